@@ -1,0 +1,16 @@
+import { tenantConfigOf } from '../../../shared/auth/table-ports.ts';
+import { capabilities } from '../../../shared/discovery/discovery.ts';
+import { CapabilitiesSchema } from '../../../shared/discovery/schemas.ts';
+import { defineOperation } from '../../../shared/http/operation.ts';
+import { httpHandler } from '../../../shared/http/pipeline.ts';
+
+export const contract = defineOperation({
+  operationId: 'getCapabilities',
+  description: 'Contract version, limits, event types and features. `contract_version` equals `info.version` of this document.',
+  responses: { 200: { description: 'The capabilities of this service for the calling tenant', schema: CapabilitiesSchema } },
+});
+
+export const handler = httpHandler(contract, async ({ principal }) => ({
+  status: 200,
+  body: capabilities(await tenantConfigOf(principal.tenant)),
+}));

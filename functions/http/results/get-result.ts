@@ -1,0 +1,3 @@
+import { notImplementedOperation } from '../../../shared/http/not-implemented.ts';
+
+export const { contract, handler } = notImplementedOperation('getOrderResult');

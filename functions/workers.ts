@@ -1,0 +1,16 @@
+/**
+ * The background functions: not routes, but deployed by the CDK app and run by the local
+ * runtime from this one list.
+ */
+export interface Worker {
+  readonly name: string;
+  readonly handler: string;
+  readonly trigger: 'table-stream' | 'webhook-queue' | 'schedule';
+  readonly description: string;
+}
+
+export const WORKERS = {
+  streamProcessor: { name: 'stream-processor', handler: 'functions/workers/stream-processor.ts', trigger: 'table-stream', description: 'Turns outbox event records into webhook deliveries and domain reactions' },
+  webhookSender: { name: 'webhook-sender', handler: 'functions/workers/webhook-sender.ts', trigger: 'webhook-queue', description: 'Delivers signed webhooks with retries and dead-lettering' },
+  reconciler: { name: 'reconciler', handler: 'functions/workers/reconciler.ts', trigger: 'schedule', description: 'Re-enqueues records whose queue message is overdue' },
+} as const satisfies Record<string, Worker>;

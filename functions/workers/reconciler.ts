@@ -1,0 +1,9 @@
+import { reconcileOverdue } from '../../shared/queue/outbox-queue.ts';
+import { logger } from '../../shared/support/logger.ts';
+
+/** Scheduled every minute: re-sends queue messages whose records are overdue. */
+export const handler = async (): Promise<{ resent: number }> => {
+  const resent = await reconcileOverdue(new Date());
+  if (resent) logger.warn('re-enqueued overdue records', { resent });
+  return { resent };
+};

@@ -1,0 +1,186 @@
+/**
+ * The local API Gateway: turns each HTTP request into an API Gateway REST proxy event and
+ * calls the very handler the route table names, with Lambda's 10 s timeout.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { BASE_PATH, pathPattern, type Route, ROUTES } from '../functions/routes.ts';
+import { FUNCTION_SETTINGS } from '../shared/storage/definition.ts';
+import { gatewayProblem, gatewayProblemBody, gatewayStatus } from '../shared/http/gateway-responses.ts';
+import { MethodNotAllowedError } from '../shared/http/errors.ts';
+import { renderProblem } from '../shared/http/problem.ts';
+import { parseQueryString } from '../shared/auth/signing.ts';
+
+/** API Gateway REST's own payload limit; larger requests never reach a function. */
+const GATEWAY_MAX_BYTES = 10 * 1024 * 1024;
+
+type LambdaHandler<E, R> = (event: E, context: Context) => Promise<R>;
+
+const repoRoot = new URL('..', import.meta.url).pathname;
+const modules = new Map<string, Promise<{ handler: LambdaHandler<unknown, unknown> }>>();
+
+/** Imports a handler module named in the route or worker table (cached like a warm Lambda). */
+export function loadHandler<E, R>(modulePath: string): Promise<LambdaHandler<E, R>> {
+  let mod = modules.get(modulePath);
+  if (!mod) {
+    mod = import(pathToFileURL(join(repoRoot, modulePath)).href);
+    modules.set(modulePath, mod);
+  }
+  return mod.then((m) => m.handler as LambdaHandler<E, R>);
+}
+
+export function lambdaContext(functionName: string, timeoutSeconds: number): Context {
+  const deadline = Date.now() + timeoutSeconds * 1000;
+  const awsRequestId = randomUUID();
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
+    memoryLimitInMB: String(FUNCTION_SETTINGS.apiMemoryMb),
+    awsRequestId,
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+interface Match {
+  route?: Route;
+  params: Record<string, string>;
+  allowed: string[];
+}
+
+function matchRoute(method: string, relativePath: string): Match {
+  const allowed: string[] = [];
+  for (const route of ROUTES) {
+    const m = pathPattern(route.path).exec(relativePath);
+    if (!m) continue;
+    allowed.push(route.method);
+    if (route.method === method) {
+      const params = Object.fromEntries(Object.entries(m.groups ?? {}).map(([k, v]) => [k, decodeURIComponent(v)]));
+      return { route, params, allowed };
+    }
+  }
+  return { params: {}, allowed };
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer | 'too_large'> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > GATEWAY_MAX_BYTES) return 'too_large';
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function send(res: ServerResponse, result: APIGatewayProxyResult): void {
+  res.writeHead(result.statusCode, result.headers as Record<string, string>);
+  res.end(result.body);
+}
+
+function gatewayResponse(responseType: string, requestId: string, path: string): APIGatewayProxyResult {
+  const problem = gatewayProblem(responseType);
+  return {
+    statusCode: gatewayStatus(problem),
+    headers: { 'Content-Type': 'application/problem+json', 'X-Request-Id': requestId },
+    body: gatewayProblemBody(problem, requestId, path),
+  };
+}
+
+function toEvent(req: IncomingMessage, route: Route, params: Record<string, string>, path: string, rawQuery: string, body: Buffer, requestId: string): APIGatewayProxyEvent {
+  const headers: Record<string, string> = {};
+  const multiValueHeaders: Record<string, string[]> = {};
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i]!;
+    const value = req.rawHeaders[i + 1]!;
+    headers[name] = value;
+    (multiValueHeaders[name] ??= []).push(value);
+  }
+  const multiValueQuery = parseQueryString(rawQuery) as Record<string, string[]>;
+  const hasQuery = Object.keys(multiValueQuery).length > 0;
+  const hasParams = Object.keys(params).length > 0;
+  return {
+    resource: BASE_PATH + route.path,
+    path,
+    httpMethod: route.method,
+    headers,
+    multiValueHeaders,
+    queryStringParameters: hasQuery ? Object.fromEntries(Object.entries(multiValueQuery).map(([k, v]) => [k, v.at(-1)!])) : null,
+    multiValueQueryStringParameters: hasQuery ? multiValueQuery : null,
+    pathParameters: hasParams ? params : null,
+    stageVariables: null,
+    body: body.length ? body.toString('utf8') : null,
+    isBase64Encoded: false,
+    requestContext: {
+      requestId,
+      resourcePath: BASE_PATH + route.path,
+      httpMethod: route.method,
+      path,
+      stage: 'local',
+      accountId: '000000000000',
+      apiId: 'local',
+      protocol: 'HTTP/1.1',
+      requestTimeEpoch: Date.now(),
+      resourceId: route.operationId,
+      authorizer: null,
+      identity: { sourceIp: req.socket.remoteAddress ?? '127.0.0.1' } as APIGatewayProxyEvent['requestContext']['identity'],
+    },
+  };
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const requestId = randomUUID();
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  const path = q < 0 ? url : url.slice(0, q);
+  const rawQuery = q < 0 ? '' : url.slice(q + 1);
+  const method = (req.method ?? 'GET').toUpperCase();
+
+  const body = await readBody(req);
+  if (body === 'too_large') return send(res, gatewayResponse('REQUEST_TOO_LARGE', requestId, path));
+  if (!path.startsWith(`${BASE_PATH}/`)) return send(res, gatewayResponse('MISSING_AUTHENTICATION_TOKEN', requestId, path));
+
+  const { route, params, allowed } = matchRoute(method, path.slice(BASE_PATH.length));
+  if (!route) {
+    if (allowed.length === 0) return send(res, gatewayResponse('MISSING_AUTHENTICATION_TOKEN', requestId, path));
+    const problem = renderProblem(new MethodNotAllowedError(allowed), path, requestId);
+    return send(res, { statusCode: problem.status, headers: { ...problem.headers, 'X-Request-Id': requestId }, body: JSON.stringify(problem.body) });
+  }
+
+  const handler = await loadHandler<APIGatewayProxyEvent, APIGatewayProxyResult>(route.handler);
+  const event = toEvent(req, route, params, path, rawQuery, body, requestId);
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), FUNCTION_SETTINGS.apiTimeoutSeconds * 1000);
+  });
+  try {
+    const result = await Promise.race([handler(event, lambdaContext(route.operationId, FUNCTION_SETTINGS.apiTimeoutSeconds)), timeout]);
+    send(res, result === 'timeout' ? gatewayResponse('INTEGRATION_TIMEOUT', requestId, path) : result);
+  } catch {
+    send(res, gatewayResponse('DEFAULT_5XX', requestId, path));
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function startGateway(port: number, host = '127.0.0.1'): Promise<Server> {
+  const server = createServer((req, res) => {
+    handle(req, res).catch(() => {
+      if (!res.headersSent) send(res, gatewayResponse('DEFAULT_5XX', randomUUID(), req.url ?? '/'));
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve(server));
+  });
+}

@@ -1,0 +1,80 @@
+/**
+ * Feeds an SQS queue to a handler with Lambda's event-source semantics: batches of up to
+ * `batchSize` messages; successful messages are deleted; messages named in
+ * `batchItemFailures` (or all, when the handler throws) stay and reappear after their
+ * visibility timeout; the queue's redrive policy moves them to the DLQ after
+ * maxReceiveCount receives.
+ */
+import { DeleteMessageBatchCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+
+export interface QueuePollerOptions {
+  client: SQSClient;
+  queueUrl: string;
+  queueArn: string;
+  region: string;
+  batchSize: number;
+  handler: (event: SQSEvent) => Promise<SQSBatchResponse | void>;
+  onError?: (error: unknown) => void;
+}
+
+export function startQueuePoller(options: QueuePollerOptions): { stop: () => Promise<void> } {
+  let running = true;
+  const abort = new AbortController();
+  const loop = (async () => {
+    while (running) {
+      try {
+        const { Messages = [] } = await options.client.send(
+          new ReceiveMessageCommand({
+            QueueUrl: options.queueUrl,
+            MaxNumberOfMessages: options.batchSize,
+            WaitTimeSeconds: 1,
+            MessageSystemAttributeNames: ['All'],
+            MessageAttributeNames: ['All'],
+          }),
+          { abortSignal: abort.signal },
+        );
+        if (!Messages.length) continue;
+        const records: SQSRecord[] = Messages.map((m) => ({
+          messageId: m.MessageId!,
+          receiptHandle: m.ReceiptHandle!,
+          body: m.Body ?? '',
+          attributes: m.Attributes as unknown as SQSRecord['attributes'],
+          messageAttributes: (m.MessageAttributes ?? {}) as unknown as SQSRecord['messageAttributes'],
+          md5OfBody: m.MD5OfBody ?? '',
+          eventSource: 'aws:sqs',
+          eventSourceARN: options.queueArn,
+          awsRegion: options.region,
+        }));
+        let failed: Set<string>;
+        try {
+          const response = await options.handler({ Records: records });
+          failed = new Set((response?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
+        } catch (error) {
+          options.onError?.(error);
+          failed = new Set(records.map((r) => r.messageId));
+        }
+        const succeeded = records.filter((r) => !failed.has(r.messageId));
+        if (succeeded.length) {
+          await options.client.send(
+            new DeleteMessageBatchCommand({
+              QueueUrl: options.queueUrl,
+              Entries: succeeded.map((r, i) => ({ Id: String(i), ReceiptHandle: r.receiptHandle })),
+            }),
+          );
+        }
+      } catch (error) {
+        if (!running) break;
+        options.onError?.(error);
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      abort.abort();
+      await loop;
+    },
+  };
+}

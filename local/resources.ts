@@ -1,0 +1,78 @@
+/**
+ * Creates the table and the queues on the local emulators from the same definitions the
+ * CDK app deploys (shared/storage/definition.ts).
+ */
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  type DynamoDBClient,
+  ResourceInUseException,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
+import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { QUEUE_DEFINITIONS, TABLE_DEFINITION } from '../shared/storage/definition.ts';
+
+export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<string> {
+  const t = TABLE_DEFINITION;
+  const attributes = [t.partitionKey, t.sortKey, ...t.globalIndexes.flatMap((i) => [i.partitionKey, i.sortKey])];
+  try {
+    await client.send(
+      new CreateTableCommand({
+        TableName: tableName,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: attributes.map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+        KeySchema: [
+          { AttributeName: t.partitionKey, KeyType: 'HASH' },
+          { AttributeName: t.sortKey, KeyType: 'RANGE' },
+        ],
+        GlobalSecondaryIndexes: t.globalIndexes.map((i) => ({
+          IndexName: i.indexName,
+          KeySchema: [
+            { AttributeName: i.partitionKey, KeyType: 'HASH' },
+            { AttributeName: i.sortKey, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        })),
+        StreamSpecification: { StreamEnabled: true, StreamViewType: t.streamView },
+      }),
+    );
+    await client.send(
+      new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: t.ttlAttribute, Enabled: true } }),
+    );
+  } catch (error) {
+    if (!(error instanceof ResourceInUseException)) throw error;
+  }
+  const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+  if (!Table?.LatestStreamArn) throw new Error(`Table ${tableName} has no stream`);
+  return Table.LatestStreamArn;
+}
+
+export interface LocalQueues {
+  webhookQueueUrl: string;
+  webhookDlqUrl: string;
+  webhookDlqArn: string;
+}
+
+export async function ensureQueues(client: SQSClient, prefix: string): Promise<LocalQueues> {
+  const dlq = QUEUE_DEFINITIONS.webhooksDeadLetter;
+  const main = QUEUE_DEFINITIONS.webhooks;
+  const { QueueUrl: webhookDlqUrl } = await client.send(
+    new CreateQueueCommand({
+      QueueName: `${prefix}-${dlq.logicalName}`,
+      Attributes: { MessageRetentionPeriod: String(dlq.retentionSeconds), VisibilityTimeout: String(dlq.visibilityTimeoutSeconds) },
+    }),
+  );
+  const { Attributes } = await client.send(new GetQueueAttributesCommand({ QueueUrl: webhookDlqUrl, AttributeNames: ['QueueArn'] }));
+  const webhookDlqArn = Attributes!.QueueArn!;
+  const { QueueUrl: webhookQueueUrl } = await client.send(
+    new CreateQueueCommand({
+      QueueName: `${prefix}-${main.logicalName}`,
+      Attributes: {
+        MessageRetentionPeriod: String(main.retentionSeconds),
+        VisibilityTimeout: String(main.visibilityTimeoutSeconds),
+        RedrivePolicy: JSON.stringify({ deadLetterTargetArn: webhookDlqArn, maxReceiveCount: main.maxReceiveCount }),
+      },
+    }),
+  );
+  return { webhookQueueUrl: webhookQueueUrl!, webhookDlqUrl: webhookDlqUrl!, webhookDlqArn };
+}

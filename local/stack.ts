@@ -1,0 +1,154 @@
+/**
+ * The whole system on one machine with real parts: DynamoDB Local, the fauxqs SQS emulator,
+ * the local API gateway and the pollers that run the worker handlers with Lambda's
+ * event-source semantics. Used by `npm start` and by the test suite.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Server } from 'node:http';
+import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import type { DynamoDBBatchResponse, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { startFauxqs } from 'fauxqs';
+import { BASE_PATH } from '../functions/routes.ts';
+import { WORKERS } from '../functions/workers.ts';
+import { EVENT_SOURCES, FUNCTION_SETTINGS } from '../shared/storage/definition.ts';
+import { freePort, spawnDynamoDbLocal, stopProcess } from './processes.ts';
+import { ensureQueues, ensureTable } from './resources.ts';
+import { lambdaContext, loadHandler, startGateway } from './gateway.ts';
+import { startQueuePoller } from './queue-poller.ts';
+import { startStreamPoller } from './stream-poller.ts';
+
+export const LOCAL_REGION = 'us-east-1';
+export const LOCAL_TABLE = 'commerce-interface';
+/** DynamoDB Local and the emulator accept any credentials; static ones avoid the provider chain. */
+const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+export interface LocalStackOptions {
+  /** Directory for DynamoDB Local's data and the stream checkpoint; in memory when absent. */
+  dataDir?: string;
+  port?: number;
+  /** Extra environment for the handlers (e.g. WEBHOOK_BACKOFF_SCALE in tests). */
+  env?: Record<string, string>;
+  /** How often the reconciler runs; EventBridge runs it every minute on AWS. */
+  reconcileEveryMs?: number;
+  log?: (line: string) => void;
+}
+
+export interface LocalStack {
+  baseUrl: string;
+  port: number;
+  dynamodbEndpoint: string;
+  sqsEndpoint: string;
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+async function waitForDynamo(endpoint: string, failed: () => boolean): Promise<void> {
+  const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
+  const deadline = Date.now() + 60_000;
+  try {
+    for (;;) {
+      if (failed()) throw new Error('DynamoDB Local exited during start-up (is Java 17+ installed?)');
+      try {
+        await client.send(new ListTablesCommand({}));
+        return;
+      } catch (error) {
+        if (Date.now() > deadline) throw error;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  } finally {
+    client.destroy();
+  }
+}
+
+export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+  const log = options.log ?? (() => undefined);
+  const [dynamoPort, gatewayPort] = await Promise.all([freePort(), options.port ?? freePort()]);
+  if (options.dataDir) mkdirSync(join(options.dataDir, 'dynamodb'), { recursive: true });
+
+  const dynamo = spawnDynamoDbLocal(dynamoPort, options.dataDir && join(options.dataDir, 'dynamodb'));
+  let dynamoExited = false;
+  dynamo.once('exit', () => {
+    dynamoExited = true;
+  });
+  const dynamodbEndpoint = `http://127.0.0.1:${dynamoPort}`;
+  const sqs = await startFauxqs({ port: 0, host: '127.0.0.1', logger: false });
+  const sqsEndpoint = sqs.address;
+  const stopAll: (() => Promise<void>)[] = [async () => sqs.stop(), () => stopProcess(dynamo)];
+
+  try {
+    await waitForDynamo(dynamodbEndpoint, () => dynamoExited);
+    const credentials = { AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local', AWS_REGION: LOCAL_REGION };
+    const dynamoClient = new DynamoDBClient({ endpoint: dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+    const sqsClient = new SQSClient({ endpoint: sqsEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+    const streamArn = await ensureTable(dynamoClient, LOCAL_TABLE);
+    const queues = await ensureQueues(sqsClient, 'local');
+
+    const env: Record<string, string> = {
+      ...credentials,
+      TABLE_NAME: LOCAL_TABLE,
+      DYNAMODB_ENDPOINT: dynamodbEndpoint,
+      SQS_ENDPOINT: sqsEndpoint,
+      WEBHOOK_QUEUE_URL: queues.webhookQueueUrl,
+      WEBHOOK_DLQ_URL: queues.webhookDlqUrl,
+      POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
+      ...options.env,
+    };
+    // The handlers run in this process, as one warm Lambda instance each.
+    Object.assign(process.env, env);
+
+    const server: Server = await startGateway(gatewayPort);
+    stopAll.unshift(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    server.closeIdleConnections?.();
+
+    const streamHandler = await loadHandler<DynamoDBStreamEvent, DynamoDBBatchResponse>(WORKERS.streamProcessor.handler);
+    const streamPoller = startStreamPoller({
+      endpoint: dynamodbEndpoint,
+      region: LOCAL_REGION,
+      streamArn,
+      ...(options.dataDir ? { checkpointFile: join(options.dataDir, 'stream-checkpoint.json') } : {}),
+      handler: (event) => streamHandler(event, lambdaContext(WORKERS.streamProcessor.name, FUNCTION_SETTINGS.workerTimeoutSeconds)),
+      onSkip: (records, error) => log(`stream poller: ${records.length ? 'skipped a record after retries' : 'retrying'}: ${String(error)}`),
+    });
+    stopAll.unshift(streamPoller.stop);
+
+    const senderHandler = await loadHandler<SQSEvent, SQSBatchResponse>(WORKERS.webhookSender.handler);
+    const queuePoller = startQueuePoller({
+      client: sqsClient,
+      queueUrl: queues.webhookQueueUrl,
+      queueArn: `arn:aws:sqs:${LOCAL_REGION}:000000000000:local-webhook-deliveries`,
+      region: LOCAL_REGION,
+      batchSize: EVENT_SOURCES.webhookQueue.batchSize,
+      handler: (event) => senderHandler(event, lambdaContext(WORKERS.webhookSender.name, FUNCTION_SETTINGS.webhookSenderTimeoutSeconds)),
+      onError: (error) => log(`queue poller: ${String(error)}`),
+    });
+    stopAll.unshift(queuePoller.stop);
+
+    const reconciler = await loadHandler<unknown, unknown>(WORKERS.reconciler.handler);
+    const reconcileTimer = setInterval(() => {
+      reconciler({}, lambdaContext(WORKERS.reconciler.name, FUNCTION_SETTINGS.workerTimeoutSeconds)).catch((error) => log(`reconciler: ${String(error)}`));
+    }, options.reconcileEveryMs ?? FUNCTION_SETTINGS.reconcilerEveryMinutes * 60_000);
+    stopAll.unshift(async () => clearInterval(reconcileTimer));
+
+    let stopped = false;
+    return {
+      baseUrl: `http://127.0.0.1:${gatewayPort}${BASE_PATH}`,
+      port: gatewayPort,
+      dynamodbEndpoint,
+      sqsEndpoint,
+      env,
+      stop: async () => {
+        if (stopped) return;
+        stopped = true;
+        for (const stop of stopAll) await stop().catch(() => undefined);
+        dynamoClient.destroy();
+        sqsClient.destroy();
+      },
+    };
+  } catch (error) {
+    for (const stop of stopAll) await stop().catch(() => undefined);
+    throw error;
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * `npm start`: the whole system on this machine. Data lives in `.local/` and survives
+ * restarts; `--in-memory` gives a throwaway run. Ctrl-C (or SIGTERM) stops every child.
+ */
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { seedSandbox } from './seed.ts';
+import { startLocalStack } from './stack.ts';
+
+const localDir = resolve(new URL('..', import.meta.url).pathname, '.local');
+const inMemory = process.argv.includes('--in-memory');
+const port = Number(process.env.PORT ?? 3000);
+mkdirSync(localDir, { recursive: true });
+
+const allowPrivate = process.env.WEBHOOK_ALLOW_PRIVATE_URLS === 'true';
+if (allowPrivate) console.warn('WARNING: WEBHOOK_ALLOW_PRIVATE_URLS=true: webhook URLs on private and loopback addresses are accepted (local use only).');
+
+const stack = await startLocalStack({
+  ...(inMemory ? {} : { dataDir: localDir }),
+  port,
+  env: Object.fromEntries(
+    ['WEBHOOK_ALLOW_PRIVATE_URLS', 'WEBHOOK_BACKOFF_SCALE', 'CALL_RETRY_DELAY_SECONDS', 'POWERTOOLS_LOG_LEVEL']
+      .filter((name) => process.env[name] !== undefined)
+      .map((name) => [name, process.env[name]!]),
+  ),
+  log: (line) => console.error(line),
+});
+
+const runtimeFile = join(localDir, 'runtime.json');
+writeFileSync(
+  runtimeFile,
+  JSON.stringify({ pid: process.pid, base_url: stack.baseUrl, dynamodb_endpoint: stack.dynamodbEndpoint, sqs_endpoint: stack.sqsEndpoint, env: stack.env }, null, 2),
+);
+const credentialsFile = join(localDir, 'credentials.json');
+const credentials = await seedSandbox(credentialsFile, stack.baseUrl);
+
+console.log(`Commerce Interface v1 is running at ${stack.baseUrl}`);
+console.log(`  tenant: sandbox, key id: ${credentials.key_id} (secret in ${credentialsFile})`);
+console.log(`  DynamoDB Local: ${stack.dynamodbEndpoint}   SQS emulator: ${stack.sqsEndpoint}`);
+console.log(inMemory ? '  data: in memory (--in-memory)' : `  data: ${localDir}`);
+console.log('Press Ctrl-C to stop.');
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  console.log(`\n${signal}: stopping…`);
+  await stack.stop();
+  rmSync(runtimeFile, { force: true });
+  process.exit(0);
+}
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void shutdown(signal));

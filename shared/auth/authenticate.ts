@@ -1,0 +1,91 @@
+/**
+ * The HMAC authorizer's logic (contract-decisions section 1), independent of Middy. Checks
+ * run in the contract's order: headers, key, body hash and signature (all one code, so the
+ * response never reveals which key ids exist), then the timestamp window, then the nonce.
+ */
+import type { Scope } from '../../functions/routes.ts';
+import {
+  ExpiredTimestampError,
+  InvalidSignatureError,
+  ReplayedNonceError,
+} from '../http/errors.ts';
+import { hexEquals, hmacHex, type QueryParameters, SIGNATURE_PREFIX, sha256Hex, stringToSign } from './signing.ts';
+
+export const REPLAY_WINDOW_SECONDS = 300;
+
+export interface Principal {
+  tenant: string;
+  keyId: string;
+  scopes: readonly Scope[];
+}
+
+export interface KnownKey {
+  tenant: string;
+  scopes: readonly Scope[];
+  secret: string;
+  status: 'active' | 'revoked';
+}
+
+export interface AuthPorts {
+  findKey(keyId: string): Promise<KnownKey | undefined>;
+  /** Records the nonce until `expiresAt`; false when it is already recorded and unexpired. */
+  claimNonce(principal: Principal, nonce: string, expiresAt: Date, now: Date): Promise<boolean>;
+  now(): Date;
+}
+
+export interface IncomingRequest {
+  method: string;
+  /** Canonical path: BASE_PATH plus the route path with encodeURIComponent'd parameters. */
+  path: string;
+  query: QueryParameters | null | undefined;
+  /** Lower-case header names. */
+  headers: Readonly<Record<string, string | undefined>>;
+  body: Buffer;
+}
+
+const KEY_ID = /^[A-Za-z0-9_-]{1,128}$/;
+const NONCE = /^[A-Za-z0-9._~-]{1,128}$/;
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+const SIGNATURE = new RegExp(`^${SIGNATURE_PREFIX}([0-9a-f]{64})$`);
+const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|\+00:00)$/;
+
+export async function authenticate(request: IncomingRequest, ports: AuthPorts): Promise<Principal> {
+  const h = request.headers;
+  const keyId = h['x-svc-key-id'];
+  const timestamp = h['x-svc-timestamp'];
+  const nonce = h['x-svc-nonce'];
+  const contentSha256 = h['x-svc-content-sha256'];
+  const signature = SIGNATURE.exec(h['x-svc-signature'] ?? '')?.[1];
+  const instant = timestamp && RFC3339_UTC.test(timestamp) ? Date.parse(timestamp) : Number.NaN;
+  if (
+    !keyId || !KEY_ID.test(keyId) ||
+    !nonce || !NONCE.test(nonce) ||
+    !contentSha256 || !SHA256_HEX.test(contentSha256) ||
+    !signature || !timestamp || Number.isNaN(instant)
+  ) {
+    throw new InvalidSignatureError('The five X-SVC authentication headers must be present and well formed.');
+  }
+
+  const key = await ports.findKey(keyId);
+  const expected = key?.status === 'active' ? key : undefined;
+  const bodyMatches = hexEquals(sha256Hex(request.body), contentSha256);
+  const signed = stringToSign({ method: request.method, path: request.path, query: request.query, keyId, timestamp, nonce, contentSha256 });
+  // Computed even for an unknown key, so timing does not reveal whether a key id exists.
+  const signatureMatches = hexEquals(hmacHex(expected?.secret ?? 'unknown-key', signed), signature);
+  if (!expected || !bodyMatches || !signatureMatches) {
+    throw new InvalidSignatureError('The request signature does not verify.');
+  }
+
+  const now = ports.now();
+  if (Math.abs(now.getTime() - instant) > REPLAY_WINDOW_SECONDS * 1000) {
+    throw new ExpiredTimestampError(`X-SVC-Timestamp must be within ${REPLAY_WINDOW_SECONDS} s of the server time (${now.toISOString()}).`);
+  }
+
+  const principal: Principal = { tenant: expected.tenant, keyId, scopes: expected.scopes };
+  // A replay of this exact request stays possible until its own timestamp leaves the window.
+  const nonceExpiresAt = new Date(instant + REPLAY_WINDOW_SECONDS * 1000);
+  if (!(await ports.claimNonce(principal, nonce, nonceExpiresAt, now))) {
+    throw new ReplayedNonceError(`The nonce was already used within the last ${REPLAY_WINDOW_SECONDS} s.`);
+  }
+  return principal;
+}

@@ -1,0 +1,88 @@
+/**
+ * The authorizer's ports backed by the table: cached key lookup, nonce claims, per-key rate
+ * windows and the cached tenant configuration.
+ */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { runtimeConfig } from '../config/runtime.ts';
+import { tableClient, tableName } from '../storage/clients.ts';
+import { keys } from '../storage/keys.ts';
+import { ttlCache } from '../support/ttl-cache.ts';
+import { readApiKey, readTenantConfig } from '../tenants/store.ts';
+import { TenantConfigSchema, type TenantConfig } from '../tenants/config.ts';
+import type { AuthPorts, KnownKey, Principal } from './authenticate.ts';
+
+const cacheMs = () => runtimeConfig().authCacheSeconds * 1000;
+const epochSeconds = (d: Date) => Math.floor(d.getTime() / 1000);
+
+const keyCache = ttlCache<KnownKey | undefined>(async (keyId) => {
+  const record = await readApiKey(keyId);
+  return record && { tenant: record.tenant, scopes: record.scopes, secret: record.secret, status: record.status };
+}, cacheMs);
+
+/** An unknown tenant runs on the defaults: it is simply not ready (no market configured). */
+const tenantCache = ttlCache<TenantConfig>(
+  async (tenant) => (await readTenantConfig(tenant)) ?? TenantConfigSchema.parse({}),
+  cacheMs,
+);
+
+export const tenantConfigOf = (tenant: string) => tenantCache.get(tenant);
+
+export function clearAuthCaches(): void {
+  keyCache.clear();
+  tenantCache.clear();
+}
+
+/** True when the conditional write succeeded, false when its condition failed. */
+async function conditionally(write: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await write();
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+export function tableAuthPorts(now: () => Date = () => new Date()): AuthPorts {
+  return {
+    findKey: (keyId) => keyCache.get(keyId),
+    // DynamoDB TTL deletes lazily, so an item whose expiry has passed counts as free.
+    claimNonce: (principal: Principal, nonce: string, expiresAt: Date, at: Date) =>
+      conditionally(() =>
+        tableClient().send(
+          new PutCommand({
+            TableName: tableName(),
+            Item: { ...keys.nonce(principal.tenant, principal.keyId, nonce), expires_at: epochSeconds(expiresAt) },
+            ConditionExpression: 'attribute_not_exists(pk) OR expires_at < :now',
+            ExpressionAttributeValues: { ':now': epochSeconds(at) },
+          }),
+        ),
+      ),
+    now,
+  };
+}
+
+/**
+ * Per-key rate limit as fixed windows of burst / rate seconds, each admitting `burst`
+ * requests: the long-run average is `requests_per_second` and a burst never exceeds `burst`
+ * per window. One conditional update per request, on a partition key that moves every window.
+ * Returns the seconds to wait, or 0 when the request is admitted.
+ */
+export async function takeRateToken(principal: Principal, limit: TenantConfig['rate_limit'], at: Date): Promise<number> {
+  const windowMs = Math.max(1000, Math.round((limit.burst / limit.requests_per_second) * 1000));
+  const windowStart = Math.floor(at.getTime() / windowMs) * windowMs;
+  const windowEnd = windowStart + windowMs;
+  const admitted = await conditionally(() =>
+    tableClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.rateWindow(principal.tenant, principal.keyId, windowStart),
+        UpdateExpression: 'ADD request_count :one SET expires_at = :expires',
+        ConditionExpression: 'attribute_not_exists(request_count) OR request_count < :burst',
+        ExpressionAttributeValues: { ':one': 1, ':burst': limit.burst, ':expires': Math.ceil(windowEnd / 1000) + 60 },
+      }),
+    ),
+  );
+  return admitted ? 0 : Math.max(1, Math.ceil((windowEnd - at.getTime()) / 1000));
+}

@@ -1,0 +1,68 @@
+/**
+ * Runtime configuration, read and validated once per function instance (the composition
+ * root). Nothing below this module reads `process.env`.
+ */
+import { z } from 'zod';
+
+const flag = z
+  .enum(['true', 'false'])
+  .default('false')
+  .transform((v) => v === 'true');
+
+const RuntimeEnv = z.object({
+  TABLE_NAME: z.string().min(1),
+  WEBHOOK_QUEUE_URL: z.string().default(''),
+  WEBHOOK_DLQ_URL: z.string().default(''),
+  AWS_REGION: z.string().default('us-east-1'),
+  /** Set only by the local runtime and tests: DynamoDB Local and the SQS emulator. */
+  DYNAMODB_ENDPOINT: z.string().optional(),
+  SQS_ENDPOINT: z.string().optional(),
+  /** How long an API key or tenant configuration is cached in a function instance. */
+  AUTH_CACHE_SECONDS: z.coerce.number().int().min(0).max(60).default(30),
+  WEBHOOK_ALLOW_PRIVATE_URLS: flag,
+  WEBHOOK_BACKOFF_SCALE: z.coerce.number().positive().max(1).default(1),
+  CALL_RETRY_DELAY_SECONDS: z.coerce.number().min(0).default(2),
+  CALL_PLATFORM: z.enum(['sandbox']).default('sandbox'),
+  /** Bench runs only: count DynamoDB calls and consumed capacity per request. */
+  COST_METERING: flag,
+});
+
+export type RuntimeConfig = {
+  tableName: string;
+  webhookQueueUrl: string;
+  webhookDlqUrl: string;
+  region: string;
+  dynamodbEndpoint: string | undefined;
+  sqsEndpoint: string | undefined;
+  authCacheSeconds: number;
+  webhookAllowPrivateUrls: boolean;
+  webhookBackoffScale: number;
+  callRetryDelaySeconds: number;
+  callPlatform: 'sandbox';
+  costMetering: boolean;
+};
+
+export function parseRuntimeConfig(env: Record<string, string | undefined>): RuntimeConfig {
+  const e = RuntimeEnv.parse(env);
+  return {
+    tableName: e.TABLE_NAME,
+    webhookQueueUrl: e.WEBHOOK_QUEUE_URL,
+    webhookDlqUrl: e.WEBHOOK_DLQ_URL,
+    region: e.AWS_REGION,
+    dynamodbEndpoint: e.DYNAMODB_ENDPOINT,
+    sqsEndpoint: e.SQS_ENDPOINT,
+    authCacheSeconds: e.AUTH_CACHE_SECONDS,
+    webhookAllowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS,
+    webhookBackoffScale: e.WEBHOOK_BACKOFF_SCALE,
+    callRetryDelaySeconds: e.CALL_RETRY_DELAY_SECONDS,
+    callPlatform: e.CALL_PLATFORM,
+    costMetering: e.COST_METERING,
+  };
+}
+
+let cached: RuntimeConfig | undefined;
+/** The instance's configuration, parsed from the environment on first use. */
+export function runtimeConfig(): RuntimeConfig {
+  cached ??= parseRuntimeConfig(process.env);
+  return cached;
+}

@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { MarketSchema, QuietHoursSchema } from '../tenants/config.ts';
+
+export const EVENT_TYPES = [
+  'commerce.order.status_changed.v1',
+  'commerce.call.attempt_completed.v1',
+  'commerce.order.result_ready.v1',
+  'commerce.writeback.failed.v1',
+] as const;
+
+export const ORDER_KINDS = ['standard', 'repurchase_intent'] as const;
+
+export const CapabilitiesSchema = z
+  .object({
+    contract_version: z.string().regex(/^\d{4}\.\d{2}\.\d{2}-draft\.\d+$/),
+    base_path: z.literal('/api/v1/commerce'),
+    order_kinds: z.array(z.enum(ORDER_KINDS)),
+    events: z.array(z.enum(EVENT_TYPES)),
+    limits: z.object({
+      products_batch_max: z.number().int(),
+      variants_per_product_max: z.number().int(),
+      order_items_max: z.number().int(),
+      rule_conditions_max: z.number().int(),
+      request_body_max_bytes: z.number().int(),
+      webhook_payload_max_bytes: z.number().int(),
+      page_limit_default: z.number().int(),
+      page_limit_max: z.number().int(),
+    }),
+    features: z.object({
+      webhooks: z.boolean(),
+      repurchase_intents: z.boolean(),
+      writeback: z.enum(['partner_dependent', 'enabled', 'disabled']),
+    }),
+  })
+  .meta({ id: 'Capabilities' });
+
+export const BlockerSchema = z
+  .object({ code: z.enum(['no_market_configured', 'no_webhook_subscription', 'webhook_subscription_disabled']), message: z.string() })
+  .meta({ id: 'ReadinessBlocker' });
+
+export const EffectiveConfigurationSchema = z
+  .object({
+    readiness: z.enum(['ready', 'not_ready']),
+    blockers: z.array(BlockerSchema),
+    markets: z.array(MarketSchema),
+    quiet_hours: QuietHoursSchema,
+    features_enabled: z.object({ upsell: z.boolean(), repurchase_intent: z.boolean() }),
+    writeback: z.object({ enabled: z.boolean() }),
+    max_call_attempts: z.number().int(),
+    rate_limit: z.object({ requests_per_second: z.number().int(), burst: z.number().int() }),
+  })
+  .meta({ id: 'EffectiveConfiguration' });

@@ -1,0 +1,82 @@
+/**
+ * Nothing lives only in a queue: a record that needs a queue message carries that message
+ * (`queue_message`) and a due time in the sparse gsi2 index. Whoever handles the message
+ * moves the due time on or removes it; when it passes unhandled (the message was lost: a
+ * failed SendMessage, a restarted in-memory emulator), the reconciler sends it again.
+ * Consumers are idempotent per record, so a duplicate message is harmless.
+ */
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { runtimeConfig } from '../config/runtime.ts';
+import { queueClient, tableClient, tableName } from '../storage/clients.ts';
+import { DUE_SHARDS, keys } from '../storage/keys.ts';
+
+export interface QueueMessage {
+  body: string;
+  delay_seconds?: number;
+}
+
+/** Time a re-sent message gets before it counts as lost again: the queue's visibility timeout and a margin. */
+export const REENQUEUE_GRACE_SECONDS = 420;
+
+export const dueAttributes = (recordPk: string, dueAt: Date, message: QueueMessage) => ({
+  ...keys.due(recordPk, dueAt.toISOString()),
+  queue_message: message,
+});
+
+export async function sendToWebhookQueue(message: QueueMessage): Promise<void> {
+  await queueClient().send(
+    new SendMessageCommand({
+      QueueUrl: runtimeConfig().webhookQueueUrl,
+      MessageBody: message.body,
+      ...(message.delay_seconds ? { DelaySeconds: Math.min(900, Math.max(0, Math.round(message.delay_seconds))) } : {}),
+    }),
+  );
+}
+
+/** Re-sends the message of every record whose due time has passed; returns how many. */
+export async function reconcileOverdue(now: Date): Promise<number> {
+  let resent = 0;
+  for (let shard = 0; shard < DUE_SHARDS; shard++) {
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await tableClient().send(
+        new QueryCommand({
+          TableName: tableName(),
+          IndexName: 'gsi2',
+          KeyConditionExpression: 'gsi2pk = :shard AND gsi2sk <= :now',
+          ExpressionAttributeValues: { ':shard': keys.dueShard(shard), ':now': now.toISOString() },
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of page.Items ?? []) {
+        if (await postpone(item.pk, item.sk, item.gsi2sk, now)) {
+          await sendToWebhookQueue({ body: (item.queue_message as QueueMessage).body });
+          resent++;
+        }
+      }
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+  }
+  return resent;
+}
+
+/** Moves the due time on, unless the record's owner changed it meanwhile (no double send). */
+async function postpone(pk: string, sk: string, seenDueAt: string, now: Date): Promise<boolean> {
+  try {
+    await tableClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: { pk, sk },
+        UpdateExpression: 'SET gsi2sk = :next',
+        ConditionExpression: 'gsi2sk = :seen',
+        ExpressionAttributeValues: { ':seen': seenDueAt, ':next': new Date(now.getTime() + REENQUEUE_GRACE_SECONDS * 1000).toISOString() },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * AWS SDK clients, built once per function instance. Locally they point at DynamoDB Local
+ * and the SQS emulator; on Lambda at the region's endpoints.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { runtimeConfig } from '../config/runtime.ts';
+
+let documentClient: DynamoDBDocumentClient | undefined;
+let rawClient: DynamoDBClient | undefined;
+let sqsClient: SQSClient | undefined;
+
+export function dynamoClient(): DynamoDBClient {
+  const config = runtimeConfig();
+  rawClient ??= new DynamoDBClient({
+    region: config.region,
+    ...(config.dynamodbEndpoint ? { endpoint: config.dynamodbEndpoint } : {}),
+    // Lambda's default of 3 attempts is too few for DynamoDB throttling during batch imports.
+    maxAttempts: 6,
+  });
+  return rawClient;
+}
+
+export function tableClient(): DynamoDBDocumentClient {
+  documentClient ??= DynamoDBDocumentClient.from(dynamoClient(), {
+    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+  });
+  return documentClient;
+}
+
+export function queueClient(): SQSClient {
+  const config = runtimeConfig();
+  sqsClient ??= new SQSClient({
+    region: config.region,
+    ...(config.sqsEndpoint ? { endpoint: config.sqsEndpoint } : {}),
+  });
+  return sqsClient;
+}
+
+export const tableName = () => runtimeConfig().tableName;

@@ -1,0 +1,51 @@
+/**
+ * The single table and the webhook queues, defined once. The CDK app builds its resources
+ * from these values and the local runtime creates DynamoDB Local's table and the SQS
+ * emulator's queues from them, so the two can never drift apart.
+ */
+export const TABLE_DEFINITION = {
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  /** Unix seconds; nonces, idempotency records and expired secrets carry it (DynamoDB TTL). */
+  ttlAttribute: 'expires_at',
+  streamView: 'NEW_AND_OLD_IMAGES',
+  globalIndexes: [
+    /** Tenant-scoped lists (products, orders, rules, deliveries), written sharded: see keys.ts. */
+    { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
+    /** Sparse "due work" index: records whose queue message must exist by `gsi2sk`. */
+    { indexName: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
+  ],
+} as const;
+
+export const WEBHOOK_MAX_RECEIVE_COUNT = 8;
+const FOURTEEN_DAYS = 14 * 24 * 3600;
+
+export const QUEUE_DEFINITIONS = {
+  webhooks: {
+    logicalName: 'webhook-deliveries',
+    /** Six times the sender's timeout, as Lambda's SQS event source requires. */
+    visibilityTimeoutSeconds: 360,
+    retentionSeconds: FOURTEEN_DAYS,
+    maxReceiveCount: WEBHOOK_MAX_RECEIVE_COUNT,
+  },
+  webhooksDeadLetter: {
+    logicalName: 'webhook-deliveries-dlq',
+    visibilityTimeoutSeconds: 30,
+    retentionSeconds: FOURTEEN_DAYS,
+  },
+} as const;
+
+/** Lambda event-source settings shared by the CDK app and the local pollers. */
+export const EVENT_SOURCES = {
+  tableStream: { batchSize: 100, maxBatchingWindowSeconds: 1, retryAttempts: 10 },
+  webhookQueue: { batchSize: 10, maxBatchingWindowSeconds: 0 },
+} as const;
+
+export const FUNCTION_SETTINGS = {
+  apiTimeoutSeconds: 10,
+  apiMemoryMb: 512,
+  webhookSenderTimeoutSeconds: 60,
+  workerTimeoutSeconds: 60,
+  workerMemoryMb: 512,
+  reconcilerEveryMinutes: 1,
+} as const;

@@ -1,0 +1,61 @@
+/**
+ * Key builders: every item key of the single table is built here and nowhere else.
+ *
+ * Access patterns (pattern → key condition → index):
+ * | pattern                               | key condition                                   | index |
+ * |---------------------------------------|-------------------------------------------------|-------|
+ * | API key by key id (authentication)    | pk = KEY#{keyId}, sk = KEY                      | table |
+ * | tenant configuration                  | pk = T#{tenant}, sk = CONFIG                    | table |
+ * | nonce seen for a key within 300 s     | pk = T#{tenant}#NONCE#{keyId}#{nonce}, sk = NONCE | table |
+ * | idempotency record                    | pk = T#{tenant}#IDEM#{hash}, sk = IDEM          | table |
+ * | requests of a key in a rate window    | pk = T#{tenant}#RATE#{keyId}#{windowStart}, sk = RATE | table |
+ * | webhook subscription                  | pk = T#{tenant}#WEBHOOK, sk = SUBSCRIPTION      | table |
+ * | server-side key material              | pk = SYSTEM, sk = {name}                        | table |
+ * | overdue queue work                    | gsi2pk = DUE#{shard}, gsi2sk <= now             | gsi2  |
+ *
+ * Tenant data always starts with `T#{tenant}#`, so no request can address another tenant's
+ * items: the tenant comes only from the authenticated principal. No partition key ever
+ * holds a whole tenant's catalog or order book (DynamoDB allows 1,000 write units per
+ * second per partition key): each entity has its own partition key and tenant-wide lists
+ * use a GSI partition key spread over LIST_SHARDS shards.
+ */
+import { createHash } from 'node:crypto';
+import { TABLE_DEFINITION } from './definition.ts';
+
+export const TABLE_TTL_ATTRIBUTE = TABLE_DEFINITION.ttlAttribute;
+export const LIST_SHARDS = 8;
+export const DUE_SHARDS = 4;
+
+export interface ItemKey {
+  pk: string;
+  sk: string;
+}
+
+const tenantPrefix = (tenant: string) => `T#${tenant}`;
+
+/** Deterministic shard of an id, so a writer and a reader agree without coordination. */
+export function shardOf(id: string, shards: number): number {
+  return createHash('sha256').update(id).digest().readUInt32BE(0) % shards;
+}
+
+export const keys = {
+  apiKey: (keyId: string): ItemKey => ({ pk: `KEY#${keyId}`, sk: 'KEY' }),
+  tenantConfig: (tenant: string): ItemKey => ({ pk: tenantPrefix(tenant), sk: 'CONFIG' }),
+  nonce: (tenant: string, keyId: string, nonce: string): ItemKey => ({
+    pk: `${tenantPrefix(tenant)}#NONCE#${keyId}#${nonce}`,
+    sk: 'NONCE',
+  }),
+  rateWindow: (tenant: string, keyId: string, windowStartMs: number): ItemKey => ({
+    pk: `${tenantPrefix(tenant)}#RATE#${keyId}#${windowStartMs}`,
+    sk: 'RATE',
+  }),
+  idempotency: (tenant: string, hash: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#IDEM#${hash}`, sk: 'IDEM' }),
+  webhookSubscription: (tenant: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#WEBHOOK`, sk: 'SUBSCRIPTION' }),
+  system: (name: string): ItemKey => ({ pk: 'SYSTEM', sk: name }),
+  /** Due-work index entry: the reconciler scans each shard for `gsi2sk <= now`. */
+  due: (recordPk: string, dueAtIso: string) => ({
+    gsi2pk: `DUE#${shardOf(recordPk, DUE_SHARDS)}`,
+    gsi2sk: dueAtIso,
+  }),
+  dueShard: (shard: number) => `DUE#${shard}`,
+} as const;

@@ -1,0 +1,86 @@
+/**
+ * Tenants and their API keys in the table. Key secrets are 32 random bytes shown once at
+ * creation; reads for authentication go through a short per-instance cache so that a
+ * revoked key stops working within AUTH_CACHE_SECONDS (at most 60 s).
+ */
+import { randomBytes } from 'node:crypto';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { tableClient, tableName } from '../storage/clients.ts';
+import { keys } from '../storage/keys.ts';
+import { SCOPES, type Scope } from '../../functions/routes.ts';
+import { type TenantConfig, TenantConfigSchema } from './config.ts';
+
+export interface ApiKeyRecord {
+  key_id: string;
+  tenant: string;
+  scopes: Scope[];
+  secret: string;
+  status: 'active' | 'revoked';
+  created_at: string;
+  revoked_at?: string;
+}
+
+export interface CreatedApiKey {
+  key_id: string;
+  secret: string;
+  tenant: string;
+  scopes: Scope[];
+}
+
+export const isScope = (s: string): s is Scope => (SCOPES as readonly string[]).includes(s);
+
+export async function putTenantConfig(tenant: string, input: unknown, now = new Date()): Promise<TenantConfig> {
+  const config = TenantConfigSchema.parse(input);
+  await tableClient().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...keys.tenantConfig(tenant), entity: 'tenant', tenant, config, updated_at: now.toISOString() },
+    }),
+  );
+  return config;
+}
+
+export async function readTenantConfig(tenant: string): Promise<TenantConfig | undefined> {
+  const { Item } = await tableClient().send(new GetCommand({ TableName: tableName(), Key: keys.tenantConfig(tenant) }));
+  return Item ? TenantConfigSchema.parse(Item.config) : undefined;
+}
+
+export async function createApiKey(tenant: string, scopes: Scope[], now = new Date()): Promise<CreatedApiKey> {
+  const key_id = `key_${randomBytes(12).toString('hex')}`;
+  const secret = randomBytes(32).toString('base64url');
+  const record: ApiKeyRecord = { key_id, tenant, scopes, secret, status: 'active', created_at: now.toISOString() };
+  await tableClient().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...keys.apiKey(key_id), entity: 'api_key', ...record },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
+  return { key_id, secret, tenant, scopes };
+}
+
+/** Returns false when no such key exists. */
+export async function revokeApiKey(keyId: string, now = new Date()): Promise<boolean> {
+  try {
+    await tableClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.apiKey(keyId),
+        UpdateExpression: 'SET #status = :revoked, revoked_at = :now',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':revoked': 'revoked', ':now': now.toISOString() },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+export async function readApiKey(keyId: string): Promise<ApiKeyRecord | undefined> {
+  const { Item } = await tableClient().send(new GetCommand({ TableName: tableName(), Key: keys.apiKey(keyId) }));
+  return Item as ApiKeyRecord | undefined;
+}
