@@ -37,6 +37,10 @@ export interface Route {
   /** Handler module, relative to the repository root; it exports `handler` and `contract`. */
   readonly handler: string;
   readonly summary: string;
+  /** DynamoDB actions the handler uses beyond the pipeline's own (least-privilege IAM). */
+  readonly tableActions?: readonly ('Query' | 'BatchGetItem' | 'BatchWriteItem' | 'TransactWriteItems' | 'ConditionCheckItem')[];
+  /** Queue actions the handler uses. */
+  readonly queueActions?: readonly 'send'[];
   readonly tag: 'Discovery' | 'Catalog' | 'Customers' | 'Orders' | 'Results' | 'Sales rules' | 'Webhooks';
 }
 
