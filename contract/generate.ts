@@ -1,0 +1,210 @@
+/**
+ * Generates the OpenAPI 3.1 contract from the route table and the zod schemas every handler
+ * validates with. `npm run contract` writes contract/openapi.json; a test fails when the
+ * committed file is out of date.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { z } from 'zod';
+import { BASE_PATH, isMutation, type Route, ROUTES, SCOPES } from '../functions/routes.ts';
+import { CONTRACT_VERSION } from '../shared/contract/version.ts';
+import { PROBLEM_CODES, type ProblemCode } from '../shared/http/errors.ts';
+import type { OperationContract } from '../shared/http/operation.ts';
+import { ProblemSchema } from '../shared/http/problem-schema.ts';
+
+type JsonSchema = Record<string, unknown>;
+const repoRoot = join(import.meta.dirname, '..');
+export const OPENAPI_FILE = join(repoRoot, 'contract', 'openapi.json');
+
+class Components {
+  readonly schemas: Record<string, JsonSchema> = {};
+
+  /** Converts a zod schema, moving every schema with an id into components.schemas. */
+  add(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+    const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as JsonSchema;
+    const defs = (json.$defs ?? {}) as Record<string, JsonSchema>;
+    delete json.$defs;
+    delete json.$schema;
+    const renames: Record<string, string> = {};
+    for (const [id, def] of Object.entries(defs)) {
+      const existing = this.schemas[id];
+      const name = existing && JSON.stringify(existing) !== JSON.stringify(def) ? `${id}${io === 'input' ? 'Input' : 'Output'}` : id;
+      renames[id] = name;
+      this.schemas[name] = def;
+    }
+    const rewrite = (value: unknown): unknown => {
+      if (Array.isArray(value)) return value.map(rewrite);
+      if (value && typeof value === 'object') {
+        return Object.fromEntries(
+          Object.entries(value).map(([k, v]) => [
+            k,
+            k === '$ref' && typeof v === 'string' && v.startsWith('#/$defs/') ? `#/components/schemas/${renames[v.slice(8)] ?? v.slice(8)}` : rewrite(v),
+          ]),
+        );
+      }
+      return value;
+    };
+    for (const name of Object.values(renames)) this.schemas[name] = rewrite(this.schemas[name]) as JsonSchema;
+    return rewrite(json) as JsonSchema;
+  }
+}
+
+const AUTH_HEADERS = [
+  { name: 'X-SVC-Key-Id', description: 'Key identifier', schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,128}$' } },
+  { name: 'X-SVC-Timestamp', description: 'RFC 3339 UTC, within 300 s of the server time', schema: { type: 'string', format: 'date-time' } },
+  { name: 'X-SVC-Nonce', description: 'Unique per key within 300 s: 1 to 128 of [A-Za-z0-9._~-]', schema: { type: 'string', pattern: '^[A-Za-z0-9._~-]{1,128}$' } },
+  { name: 'X-SVC-Content-SHA256', description: 'Lower-case hex SHA-256 of the raw body (of the empty string without a body)', schema: { type: 'string', pattern: '^[0-9a-f]{64}$' } },
+  { name: 'X-SVC-Signature', description: '`hmac-sha256=` + lower-case hex HMAC-SHA256(secret, string to sign); see the description of this document', schema: { type: 'string', pattern: '^hmac-sha256=[0-9a-f]{64}$' } },
+];
+
+const TAG_DESCRIPTIONS: Record<Route['tag'], string> = {
+  Discovery: 'Capabilities and the effective configuration of the calling tenant.',
+  Catalog: 'Products and variants; removal archives (tombstone).',
+  Customers: 'Customer profiles with contact consent and its proof; GDPR anonymization.',
+  Orders: 'Order submission and lifecycle.',
+  Results: 'Order results and call attempts.',
+  'Sales rules': 'Replacement, upsell, cross-sell, quantity and price constraints.',
+  Webhooks: 'The webhook subscription, its signing secret and the delivery log.',
+};
+
+const COMMON_PROBLEMS: ProblemCode[] = ['invalid_signature', 'insufficient_scope', 'resource_not_found', 'validation_failed', 'rate_limited', 'internal_error', 'tenant_unavailable'];
+const MUTATION_PROBLEMS: ProblemCode[] = ['idempotency_key_reused', 'payload_too_large', 'unsupported_media_type'];
+
+const DESCRIPTION = `Partner-facing API: catalog, customers with consent, sales rules, orders for automated phone-call processing, results, call history and signed webhooks.
+
+## Authentication (HMAC)
+Every request carries the five X-SVC headers. The string to sign is seven lines joined by \\n (no trailing newline):
+METHOD, PATH (full path starting with ${BASE_PATH}, path parameters encodeURIComponent-encoded, no query), QUERY (parameters sorted by name then value, each encodeURIComponent(name)=encodeURIComponent(value), joined with &), KEY_ID, TIMESTAMP (exactly as sent), NONCE, CONTENT_SHA256.
+Checks in order: headers, key, body hash and signature (401 invalid_signature), timestamp within 300 s (401 expired_timestamp), nonce unused within the window (401 replay_nonce), scope (403 insufficient_scope).
+
+## Idempotency
+Every mutation carries Idempotency-Key (1 to 255 printable ASCII). Scope: (tenant, key); retention 24 h. A retry with the same method, path and body replays the stored response with Idempotent-Replayed: true; a different request with the same key gives 409 idempotency_key_reused (reason payload_mismatch); while the first is running, 409 with reason in_progress and Retry-After: 1. 5xx responses are not stored.
+
+## Errors
+application/problem+json with type, title, status, code, detail, instance, request_id; validation failures list every offending field in errors[] with a JSON Pointer. Every response carries X-Request-Id.
+
+## Limits
+Request body 2 MiB (413 payload_too_large), page limit 1..200 (default 50), per-key rate limit (default 50 requests per second with bursts of 100; 429 rate_limited with Retry-After). A suspended tenant gets 503 tenant_unavailable with Retry-After.`;
+
+async function loadContract(handlerModule: string): Promise<OperationContract> {
+  const mod = (await import(pathToFileURL(join(repoRoot, handlerModule)).href)) as { contract: OperationContract };
+  return mod.contract;
+}
+
+/** Every `{name}` of the route path: from the contract's params schema, else a plain string. */
+function pathParameters(routePath: string, schema: z.ZodType | undefined, components: Components) {
+  const declared = parametersOf(schema, 'path', components);
+  const names = [...routePath.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+  return names.map(
+    (name) => declared.find((p) => p.name === name) ?? { name, in: 'path', required: true, schema: { type: 'string', minLength: 1, maxLength: 255 } },
+  );
+}
+
+function parametersOf(schema: z.ZodType | undefined, location: 'path' | 'query', components: Components) {
+  if (!schema) return [];
+  const json = components.add(schema, 'input');
+  const properties = (json.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set((json.required ?? []) as string[]);
+  return Object.entries(properties).map(([name, s]) => ({
+    name,
+    in: location,
+    required: location === 'path' || required.has(name),
+    ...(s.description ? { description: s.description } : {}),
+    schema: s,
+  }));
+}
+
+export async function buildOpenApi(): Promise<Record<string, unknown>> {
+  const components = new Components();
+  const problemRef = components.add(ProblemSchema, 'output');
+  const paths: Record<string, Record<string, unknown>> = {};
+
+  for (const route of ROUTES) {
+    const contract = await loadContract(route.handler);
+    if (contract.operationId !== route.operationId) throw new Error(`${route.handler} declares ${contract.operationId}, the route table ${route.operationId}`);
+    const mutation = isMutation(route.method);
+    const problems = new Set<ProblemCode>([...COMMON_PROBLEMS, ...(mutation ? MUTATION_PROBLEMS : []), ...((contract.problems ?? []) as ProblemCode[])]);
+    const responses: Record<string, unknown> = {};
+    for (const [status, response] of Object.entries(contract.responses)) {
+      responses[status] = {
+        description: response.description,
+        headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } },
+        ...(response.schema ? { content: { 'application/json': { schema: components.add(response.schema, 'output') } } } : {}),
+      };
+    }
+    const byStatus = new Map<number, ProblemCode[]>();
+    for (const code of problems) byStatus.set(PROBLEM_CODES[code].status, [...(byStatus.get(PROBLEM_CODES[code].status) ?? []), code]);
+    for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
+      responses[String(status)] = {
+        description: codes.join(', '),
+        headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } },
+        content: { 'application/problem+json': { schema: problemRef } },
+      };
+    }
+    const operation = {
+      operationId: route.operationId,
+      summary: route.summary,
+      ...(contract.description ? { description: contract.description } : {}),
+      tags: [route.tag],
+      security: [{ hmac: [route.scope] }],
+      'x-required-scope': route.scope,
+      parameters: [
+        ...pathParameters(route.path, contract.params, components),
+        ...parametersOf(contract.query, 'query', components),
+        ...AUTH_HEADERS.map((h) => ({ $ref: `#/components/parameters/${h.name}` })),
+        ...(mutation ? [{ $ref: '#/components/parameters/Idempotency-Key' }] : []),
+      ],
+      ...(contract.body ? { requestBody: { required: true, content: { 'application/json': { schema: components.add(contract.body, 'input') } } } } : {}),
+      responses,
+    };
+    (paths[route.path] ??= {})[route.method.toLowerCase()] = operation;
+  }
+
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Commerce Interface v1',
+      version: CONTRACT_VERSION,
+      description: DESCRIPTION,
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+    },
+    servers: [
+      { url: `{origin}${BASE_PATH}`, description: 'A deployment or the local runtime', variables: { origin: { default: 'http://127.0.0.1:3000' } } },
+    ],
+    tags: Object.entries(TAG_DESCRIPTIONS).map(([name, description]) => ({ name, description })),
+    security: [{ hmac: [] }],
+    paths,
+    components: {
+      securitySchemes: {
+        hmac: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-SVC-Key-Id',
+          description: `HMAC request signing: the key id here plus the other X-SVC headers of every operation (see the description of this document). Scopes: ${SCOPES.join(', ')}.`,
+        },
+      },
+      parameters: {
+        ...Object.fromEntries(AUTH_HEADERS.map((h) => [h.name, { name: h.name, in: 'header', required: true, description: h.description, schema: h.schema }])),
+        'Idempotency-Key': {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: true,
+          description: 'Required on every mutation: 1 to 255 printable ASCII characters; retained 24 h per tenant.',
+          schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7e]{1,255}$' },
+        },
+      },
+      headers: {
+        'X-Request-Id': { description: 'Identifier of this request; quote it to support.', schema: { type: 'string' } },
+      },
+      schemas: components.schemas,
+    },
+  };
+}
+
+export const renderOpenApi = async () => `${JSON.stringify(await buildOpenApi(), null, 2)}\n`;
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  writeFileSync(OPENAPI_FILE, await renderOpenApi());
+  console.log(`wrote ${OPENAPI_FILE}`);
+}

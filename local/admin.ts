@@ -1,0 +1,150 @@
+/**
+ * Admin CLI for tenants, keys and the webhook dead-letter queue (contract-decisions section 9).
+ * Targets the running `npm start` (endpoints from .local/runtime.json) or, with
+ * `--stack NAME` and AWS credentials, a deployed stack (from its CloudFormation outputs).
+ *
+ *   npm run admin -- keys create --tenant T --scopes a,b [--json]
+ *   npm run admin -- keys revoke --key-id K
+ *   npm run admin -- tenants put --tenant T --config FILE
+ *   npm run admin -- dlq list
+ *   npm run admin -- dlq redrive
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import {
+  DeleteMessageCommand,
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  StartMessageMoveTaskCommand,
+} from '@aws-sdk/client-sqs';
+
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: {
+    tenant: { type: 'string' },
+    scopes: { type: 'string' },
+    'key-id': { type: 'string' },
+    config: { type: 'string' },
+    json: { type: 'boolean', default: false },
+    stack: { type: 'string' },
+    region: { type: 'string' },
+  },
+});
+
+function fail(message: string): never {
+  console.error(`admin: ${message}`);
+  process.exit(2);
+}
+
+interface Target {
+  local: boolean;
+  webhookQueueArn?: string;
+  webhookDlqArn?: string;
+}
+
+/** Points the shared modules' configuration at the chosen stack before they are loaded. */
+async function selectTarget(): Promise<Target> {
+  if (values.stack) {
+    const cfn = new CloudFormationClient(values.region ? { region: values.region } : {});
+    const { Stacks } = await cfn.send(new DescribeStacksCommand({ StackName: values.stack }));
+    const outputs = Object.fromEntries((Stacks?.[0]?.Outputs ?? []).map((o) => [o.OutputKey, o.OutputValue]));
+    Object.assign(process.env, {
+      TABLE_NAME: outputs.TableName,
+      WEBHOOK_QUEUE_URL: outputs.WebhookQueueUrl,
+      WEBHOOK_DLQ_URL: outputs.WebhookDlqUrl,
+      ...(values.region ? { AWS_REGION: values.region } : {}),
+    });
+    return { local: false, webhookQueueArn: outputs.WebhookQueueArn, webhookDlqArn: outputs.WebhookDlqArn };
+  }
+  const runtimeFile = resolve(new URL('..', import.meta.url).pathname, '.local', 'runtime.json');
+  if (!existsSync(runtimeFile)) fail('no running local stack (.local/runtime.json is missing): run `npm start` first, or pass --stack NAME');
+  Object.assign(process.env, JSON.parse(readFileSync(runtimeFile, 'utf8')).env);
+  return { local: true };
+}
+
+const target = await selectTarget();
+const { createApiKey, isScope, putTenantConfig, revokeApiKey } = await import('../shared/tenants/store.ts');
+const { TENANT_ID_PATTERN } = await import('../shared/tenants/config.ts');
+const { queueClient } = await import('../shared/storage/clients.ts');
+const { runtimeConfig } = await import('../shared/config/runtime.ts');
+
+const [area, action] = positionals;
+switch (`${area} ${action}`) {
+  case 'keys create': {
+    const tenant = values.tenant ?? fail('--tenant is required');
+    if (!TENANT_ID_PATTERN.test(tenant)) fail(`--tenant must match ${TENANT_ID_PATTERN}`);
+    const scopes = (values.scopes ?? fail('--scopes is required (comma-separated)')).split(',').map((s) => s.trim()).filter(Boolean);
+    const unknown = scopes.filter((s) => !isScope(s));
+    if (unknown.length || !scopes.length) fail(`unknown scopes: ${unknown.join(', ') || '(none given)'}`);
+    const key = await createApiKey(tenant, scopes.filter(isScope));
+    if (values.json) console.log(JSON.stringify(key));
+    else console.log(`Created key ${key.key_id} for tenant ${tenant}.\nSecret (shown once, store it now): ${key.secret}`);
+    break;
+  }
+  case 'keys revoke': {
+    const keyId = values['key-id'] ?? fail('--key-id is required');
+    if (!(await revokeApiKey(keyId))) fail(`no key ${keyId}`);
+    console.log(`Revoked ${keyId}; function instances stop accepting it within their cache time (at most 60 s).`);
+    break;
+  }
+  case 'tenants put': {
+    const tenant = values.tenant ?? fail('--tenant is required');
+    if (!TENANT_ID_PATTERN.test(tenant)) fail(`--tenant must match ${TENANT_ID_PATTERN}`);
+    const file = values.config ?? fail('--config FILE is required');
+    try {
+      const config = await putTenantConfig(tenant, JSON.parse(readFileSync(file, 'utf8')));
+      console.log(JSON.stringify({ tenant, config }, null, 2));
+    } catch (error) {
+      fail(`invalid configuration: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    break;
+  }
+  case 'dlq list': {
+    const { webhookDlqUrl } = runtimeConfig();
+    const { Attributes } = await queueClient().send(new GetQueueAttributesCommand({ QueueUrl: webhookDlqUrl, AttributeNames: ['ApproximateNumberOfMessages'] }));
+    console.log(`${Attributes?.ApproximateNumberOfMessages ?? 0} message(s) in the webhook dead-letter queue`);
+    const { Messages = [] } = await queueClient().send(
+      new ReceiveMessageCommand({ QueueUrl: webhookDlqUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 0, MessageSystemAttributeNames: ['All'] }),
+    );
+    for (const m of Messages) {
+      // Only identifiers are printed: the payload may carry personal data.
+      const body = (() => {
+        try {
+          return JSON.parse(m.Body ?? '{}') as Record<string, unknown>;
+        } catch {
+          return {};
+        }
+      })();
+      console.log(`${m.MessageId}  delivery=${String(body.delivery_id ?? '?')}  tenant=${String(body.tenant ?? '?')}  sent=${new Date(Number(m.Attributes?.SentTimestamp)).toISOString()}`);
+    }
+    break;
+  }
+  case 'dlq redrive': {
+    const { webhookDlqUrl, webhookQueueUrl } = runtimeConfig();
+    if (!target.local) {
+      const { TaskHandle } = await queueClient().send(
+        new StartMessageMoveTaskCommand({ SourceArn: target.webhookDlqArn, DestinationArn: target.webhookQueueArn }),
+      );
+      console.log(`Started the move task ${TaskHandle}: every message goes back to the webhook queue.`);
+      break;
+    }
+    // The emulator has no StartMessageMoveTask: the same move, message by message.
+    let moved = 0;
+    for (;;) {
+      const { Messages = [] } = await queueClient().send(new ReceiveMessageCommand({ QueueUrl: webhookDlqUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
+      if (!Messages.length) break;
+      for (const m of Messages) {
+        await queueClient().send(new SendMessageCommand({ QueueUrl: webhookQueueUrl, MessageBody: m.Body ?? '' }));
+        await queueClient().send(new DeleteMessageCommand({ QueueUrl: webhookDlqUrl, ReceiptHandle: m.ReceiptHandle! }));
+        moved++;
+      }
+    }
+    console.log(`Moved ${moved} message(s) back to the webhook queue.`);
+    break;
+  }
+  default:
+    fail('usage: admin (keys create --tenant T --scopes a,b [--json] | keys revoke --key-id K | tenants put --tenant T --config FILE | dlq list | dlq redrive) [--stack NAME --region R]');
+}
