@@ -1,0 +1,87 @@
+import { App } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ROUTES } from '../../functions/routes.ts';
+import { WORKERS } from '../../functions/workers.ts';
+import { CommerceInterfaceStack } from '../../infra/stack.ts';
+import { GATEWAY_PROBLEMS } from '../../shared/http/gateway-responses.ts';
+
+let template: Template;
+beforeAll(() => {
+  // Skipping bundling keeps this test fast; `npx cdk synth` bundles every function for real.
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const stack = new CommerceInterfaceStack(app, 'Test');
+  template = Template.fromStack(stack);
+});
+
+describe('the CDK app', () => {
+  it('deploys one Node 22 function per route plus the three workers, each with the 10 s API timeout', () => {
+    const functions = template.findResources('AWS::Lambda::Function', { Properties: { Runtime: 'nodejs22.x' } });
+    expect(Object.keys(functions)).toHaveLength(ROUTES.length + Object.keys(WORKERS).length);
+    const apiFunctions = Object.values(functions).filter((f) => f.Properties.Timeout === 10);
+    expect(apiFunctions).toHaveLength(ROUTES.length);
+  });
+
+  it('wires every route of the route table to API Gateway, with a 10 s integration timeout', () => {
+    const methods = template.findResources('AWS::ApiGateway::Method', { Properties: { Integration: { Type: 'AWS_PROXY' } } });
+    expect(Object.values(methods).map((m) => m.Properties.OperationName).sort()).toEqual(ROUTES.map((r) => r.operationId).sort());
+    for (const m of Object.values(methods)) expect(m.Properties.Integration.TimeoutInMillis).toBe(10_000);
+    template.hasResourceProperties('AWS::ApiGateway::RestApi', { EndpointConfiguration: { Types: ['REGIONAL'] } });
+  });
+
+  it('has one on-demand table with pk/sk, two GSIs, a NEW_AND_OLD_IMAGES stream, TTL and point-in-time recovery', () => {
+    template.resourceCountIs('AWS::DynamoDB::Table', 1);
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+      StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' },
+      TimeToLiveSpecification: { AttributeName: 'expires_at', Enabled: true },
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      GlobalSecondaryIndexes: [Match.objectLike({ IndexName: 'gsi1' }), Match.objectLike({ IndexName: 'gsi2' })],
+    });
+  });
+
+  it('has the webhook queue with a 14-day DLQ after 8 receives, consumed with partial batch failures', () => {
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      RedrivePolicy: { maxReceiveCount: 8, deadLetterTargetArn: Match.anyValue() },
+      MessageRetentionPeriod: 1209600,
+    });
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      EventSourceArn: Match.objectLike({ 'Fn::GetAtt': Match.arrayWith([Match.stringLikeRegexp('WebhookQueue')]) }),
+    });
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      BisectBatchOnFunctionError: true,
+      StartingPosition: 'TRIM_HORIZON',
+    });
+  });
+
+  it('alarms on DLQ depth, API 5xx and errors of every function', () => {
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
+    const metrics = alarms.map((a) => a.Properties.MetricName);
+    expect(metrics).toContain('ApproximateNumberOfMessagesVisible');
+    expect(metrics).toContain('5XXError');
+    expect(metrics.filter((m) => m === 'Errors')).toHaveLength(ROUTES.length + Object.keys(WORKERS).length);
+  });
+
+  it("turns API Gateway's own errors into problem+json", () => {
+    for (const problem of GATEWAY_PROBLEMS) {
+      template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+        ResponseType: problem.responseType,
+        ResponseParameters: Match.objectLike({ 'gatewayresponse.header.Content-Type': "'application/problem+json'" }),
+        ResponseTemplates: { 'application/json': Match.stringLikeRegexp(`"code":"${problem.code}"`) },
+      });
+    }
+  });
+
+  it('grants each API function only the table actions it uses, never a wildcard action', () => {
+    const policies = Object.values(template.findResources('AWS::IAM::Policy'));
+    const actions = policies.flatMap((p) => p.Properties.PolicyDocument.Statement.flatMap((s: { Action: string | string[] }) => [s.Action].flat()));
+    expect(actions.filter((a) => a.startsWith('dynamodb:') && a.includes('*'))).toEqual([]);
+    expect(actions).not.toContain('dynamodb:Scan');
+  });
+});
