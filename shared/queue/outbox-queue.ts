@@ -36,7 +36,7 @@ export async function sendToWebhookQueue(message: QueueMessage): Promise<void> {
 }
 
 /** Re-sends the message of every record whose due time has passed; returns how many. */
-export async function reconcileOverdue(now: Date): Promise<number> {
+export async function reconcileOverdue(now: Date, send: (message: QueueMessage) => Promise<void> = sendToWebhookQueue): Promise<number> {
   let resent = 0;
   for (let shard = 0; shard < DUE_SHARDS; shard++) {
     let startKey: Record<string, unknown> | undefined;
@@ -52,7 +52,7 @@ export async function reconcileOverdue(now: Date): Promise<number> {
       );
       for (const item of page.Items ?? []) {
         if (await postpone(item.pk, item.sk, item.gsi2sk, now)) {
-          await sendToWebhookQueue({ body: (item.queue_message as QueueMessage).body });
+          await send({ body: (item.queue_message as QueueMessage).body });
           resent++;
         }
       }

@@ -12,7 +12,7 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject) {
-  const stack = await startLocalStack({ env: { AUTH_CACHE_SECONDS: '1' }, reconcileEveryMs: 500 });
+  const stack = await startLocalStack({ env: { AUTH_CACHE_SECONDS: '1' }, reconcileEveryMs: 60_000 });
   project.provide('stack', { baseUrl: stack.baseUrl, env: stack.env });
   return () => stack.stop();
 }

@@ -1,0 +1,108 @@
+import { randomUUID } from 'node:crypto';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Context } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { newTenant } from '../support/stack.ts';
+import { lambdaContext } from '../../local/gateway.ts';
+import { REPLAYED_HEADER, runIdempotent } from '../../shared/http/idempotency.ts';
+import { tableClient, tableName } from '../../shared/storage/clients.ts';
+
+const context = (): Context => lambdaContext('test', 10);
+
+/** A mutation that counts its executions in the table, so a double execution is visible. */
+function countingMutation(counterPk: string, delayMs = 50) {
+  return async () => {
+    await new Promise((r) => setTimeout(r, delayMs));
+    const { Attributes } = await tableClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: { pk: counterPk, sk: 'COUNTER' },
+        UpdateExpression: 'ADD executions :one',
+        ExpressionAttributeValues: { ':one': 1 },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return { statusCode: 201, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ executions: Attributes!.executions }) };
+  };
+}
+
+const executions = async (pk: string) =>
+  (await tableClient().send(new GetCommand({ TableName: tableName(), Key: { pk, sk: 'COUNTER' } }))).Item?.executions ?? 0;
+
+const requestFor = (tenant: string, key: string, overrides: Partial<{ method: string; path: string; body_sha256: string }> = {}) => ({
+  tenant,
+  idempotency_key: key,
+  method: 'POST',
+  path: '/api/v1/commerce/orders',
+  body_sha256: 'a'.repeat(64),
+  ...overrides,
+});
+
+describe('idempotency on the single table (DynamoDB Local)', () => {
+  it('executes 20 concurrent identical requests exactly once; the others replay or get in_progress', async () => {
+    const { tenant } = await newTenant();
+    const counter = `T#${tenant}#TEST#${randomUUID()}`;
+    const key = randomUUID();
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 20 }, () => runIdempotent(requestFor(tenant, key), context(), countingMutation(counter, 200))),
+    );
+    expect(await executions(counter)).toBe(1);
+    const fulfilled = outcomes.filter((o) => o.status === 'fulfilled').map((o) => (o as PromiseFulfilledResult<{ headers?: Record<string, unknown> }>).value);
+    const rejected = outcomes.filter((o) => o.status === 'rejected').map((o) => (o as PromiseRejectedResult).reason);
+    expect(fulfilled.filter((r) => r.headers?.[REPLAYED_HEADER] !== 'true')).toHaveLength(1);
+    for (const error of rejected) expect(error).toMatchObject({ code: 'idempotency_key_reused', reason: 'in_progress' });
+    // After the first finished, a retry is a replay of the stored response.
+    const retry = await runIdempotent(requestFor(tenant, key), context(), countingMutation(counter));
+    expect(retry.headers?.[REPLAYED_HEADER]).toBe('true');
+    expect(JSON.parse(retry.body)).toEqual({ executions: 1 });
+    expect(retry.statusCode).toBe(201);
+    expect(await executions(counter)).toBe(1);
+  });
+
+  it('answers 409 payload_mismatch when the key is reused for another body, path or method', async () => {
+    const { tenant } = await newTenant();
+    const counter = `T#${tenant}#TEST#${randomUUID()}`;
+    const key = randomUUID();
+    await runIdempotent(requestFor(tenant, key), context(), countingMutation(counter, 0));
+    for (const change of [{ body_sha256: 'b'.repeat(64) }, { path: '/api/v1/commerce/orders/x/cancel' }, { method: 'PUT' }]) {
+      await expect(runIdempotent(requestFor(tenant, key, change), context(), countingMutation(counter, 0))).rejects.toMatchObject({
+        code: 'idempotency_key_reused',
+        reason: 'payload_mismatch',
+      });
+    }
+    expect(await executions(counter)).toBe(1);
+  });
+
+  it("never replays one tenant's response to another tenant using the same key", async () => {
+    const a = await newTenant();
+    const b = await newTenant();
+    const key = `shared-${randomUUID()}`;
+    const counterA = `T#${a.tenant}#TEST#${randomUUID()}`;
+    const counterB = `T#${b.tenant}#TEST#${randomUUID()}`;
+    await runIdempotent(requestFor(a.tenant, key), context(), countingMutation(counterA, 0));
+    const forB = await runIdempotent(requestFor(b.tenant, key), context(), countingMutation(counterB, 0));
+    expect(forB.headers?.[REPLAYED_HEADER]).toBeUndefined();
+    expect(await executions(counterB)).toBe(1);
+  });
+
+  it('does not store an unexpected error: a retry executes again', async () => {
+    const { tenant } = await newTenant();
+    const counter = `T#${tenant}#TEST#${randomUUID()}`;
+    const key = randomUUID();
+    await expect(runIdempotent(requestFor(tenant, key), context(), async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    const retry = await runIdempotent(requestFor(tenant, key), context(), countingMutation(counter, 0));
+    expect(retry.headers?.[REPLAYED_HEADER]).toBeUndefined();
+    expect(await executions(counter)).toBe(1);
+  });
+
+  it('stores each record under its own tenant-prefixed partition key, never a shared static one', async () => {
+    const { tenant } = await newTenant();
+    const key = randomUUID();
+    await runIdempotent(requestFor(tenant, key), context(), countingMutation(`T#${tenant}#TEST#${randomUUID()}`, 0));
+    const { ScanCommand } = await import('@aws-sdk/lib-dynamodb');
+    const items = await tableClient().send(new ScanCommand({ TableName: tableName(), FilterExpression: 'sk = :s AND begins_with(pk, :p)', ExpressionAttributeValues: { ':s': 'IDEM', ':p': `T#${tenant}#IDEM#` } }));
+    expect(items.Items).toHaveLength(1);
+    // Powertools' hash (base64 MD5) of (tenant, key): one partition key per record.
+    expect(items.Items![0]!.pk).toMatch(new RegExp(`^T#${tenant}#IDEM#commerce#[A-Za-z0-9+/]{22}==$`));
+  });
+});

@@ -1,0 +1,33 @@
+import { randomUUID } from 'node:crypto';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import '../support/stack.ts';
+import { dueAttributes, type QueueMessage, reconcileOverdue, REENQUEUE_GRACE_SECONDS } from '../../shared/queue/outbox-queue.ts';
+import { tableClient, tableName } from '../../shared/storage/clients.ts';
+
+describe('the reconciler: nothing lives only in a queue', () => {
+  it('re-sends the message of a record whose due time passed, once, and moves its due time on', async () => {
+    const pk = `T#reconcile#DELIVERY#${randomUUID()}`;
+    const body = JSON.stringify({ delivery_id: pk });
+    const now = new Date();
+    await tableClient().send(
+      new PutCommand({ TableName: tableName(), Item: { pk, sk: 'DELIVERY', ...dueAttributes(pk, new Date(now.getTime() - 1000), { body }) } }),
+    );
+    const notYetDue = `T#reconcile#DELIVERY#${randomUUID()}`;
+    await tableClient().send(
+      new PutCommand({ TableName: tableName(), Item: { pk: notYetDue, sk: 'DELIVERY', ...dueAttributes(notYetDue, new Date(now.getTime() + 60_000), { body: 'later' }) } }),
+    );
+
+    const sent: QueueMessage[] = [];
+    await reconcileOverdue(now, async (m) => void sent.push(m));
+    expect(sent.filter((m) => m.body === body)).toHaveLength(1);
+    expect(sent.some((m) => m.body === 'later')).toBe(false);
+
+    const { Item } = await tableClient().send(new GetCommand({ TableName: tableName(), Key: { pk, sk: 'DELIVERY' } }));
+    expect(Date.parse(Item!.gsi2sk)).toBe(now.getTime() + REENQUEUE_GRACE_SECONDS * 1000);
+
+    const again: QueueMessage[] = [];
+    await reconcileOverdue(now, async (m) => void again.push(m));
+    expect(again.filter((m) => m.body === body)).toHaveLength(0);
+  });
+});
