@@ -50,3 +50,8 @@ async function shutdown(signal: string) {
   process.exit(0);
 }
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void shutdown(signal));
+// If whatever started us dies without passing a signal on, stop rather than linger as an orphan.
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) void shutdown('parent exited');
+}, 1000).unref();
