@@ -101,7 +101,6 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
     const server: Server = await startGateway(gatewayPort);
     stopAll.unshift(() => new Promise<void>((resolve) => server.close(() => resolve())));
-    server.closeIdleConnections?.();
 
     const streamHandler = await loadHandler<DynamoDBStreamEvent, DynamoDBBatchResponse>(WORKERS.streamProcessor.handler);
     const streamPoller = startStreamPoller({

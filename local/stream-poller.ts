@@ -53,7 +53,6 @@ export function startStreamPoller(options: StreamPollerOptions): { stop: () => P
   const checkpoints: Record<string, string> =
     options.checkpointFile && existsSync(options.checkpointFile) ? JSON.parse(readFileSync(options.checkpointFile, 'utf8')) : {};
   const iterators = new Map<string, string | null>();
-  const pending = new Map<string, DynamoDBRecord[]>();
   let running = true;
 
   const saveCheckpoint = (shardId: string, sequenceNumber: string) => {
@@ -123,8 +122,7 @@ export function startStreamPoller(options: StreamPollerOptions): { stop: () => P
           if (!iterator) continue;
           const { Records = [], NextShardIterator } = await client.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
           iterators.set(shardId, NextShardIterator ?? null);
-          const records = [...(pending.get(shardId) ?? []), ...Records.map((r) => toLambdaRecord(r, options.streamArn, options.region))];
-          pending.delete(shardId);
+          const records = Records.map((r) => toLambdaRecord(r, options.streamArn, options.region));
           if (records.length) {
             sawRecords = true;
             await deliver(shardId, records);
