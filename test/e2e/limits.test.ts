@@ -39,21 +39,17 @@ describe('request limits and tenant gate', () => {
 
   it('answers 429 rate_limited with Retry-After once a key exceeds its burst', async () => {
     const key = await newTenant({ config: { rate_limit: { requests_per_second: 1, burst: 3 } } });
-    const statuses: number[] = [];
-    let retryAfter: string | null = null;
-    for (let i = 0; i < 5; i++) {
-      const res = await call(key, 'GET', '/capabilities');
-      statuses.push(res.status);
-      if (res.status === 429) {
-        expect(res.body.code).toBe('rate_limited');
-        retryAfter = res.headers.get('retry-after');
-      }
-    }
-    // A 3 s window admits 3 requests; the 4th and 5th within it are refused.
+    // Fixed windows of burst/rate = 3 s: eight requests sent together land in at most two
+    // windows, which admit at most 6, so at least two must be refused wherever the boundary falls.
+    const responses = await Promise.all(Array.from({ length: 8 }, () => call(key, 'GET', '/capabilities')));
+    const statuses = responses.map((r) => r.status);
     expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(3);
-    expect(statuses).toContain(429);
-    expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
-    expect(Number(retryAfter)).toBeLessThanOrEqual(3);
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(2);
+    for (const res of responses.filter((r) => r.status === 429)) {
+      expect(res.body.code).toBe('rate_limited');
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(Number(res.headers.get('retry-after'))).toBeLessThanOrEqual(3);
+    }
   });
 
   it('never leaks internals: a mutation on a route not built yet answers 501 problem+json', async () => {
