@@ -31,7 +31,10 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
             { AttributeName: i.partitionKey, KeyType: 'HASH' },
             { AttributeName: i.sortKey, KeyType: 'RANGE' },
           ],
-          Projection: { ProjectionType: 'ALL' },
+          Projection:
+            i.projectedAttributes === 'all'
+              ? { ProjectionType: 'ALL' }
+              : { ProjectionType: 'INCLUDE', NonKeyAttributes: [...i.projectedAttributes] },
         })),
         StreamSpecification: { StreamEnabled: true, StreamViewType: t.streamView },
       }),

@@ -10,10 +10,14 @@ export const TABLE_DEFINITION = {
   ttlAttribute: 'expires_at',
   streamView: 'NEW_AND_OLD_IMAGES',
   globalIndexes: [
-    /** Tenant-scoped lists (products, orders, rules, deliveries), written sharded: see keys.ts. */
-    { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
+    /**
+     * Tenant-scoped lists (products, orders, rules, deliveries), written sharded: see keys.ts.
+     * Only the list view is projected: a product's variants (up to 100) are never copied into
+     * the index, so list pages and index writes cost what the list shows, not the whole item.
+     */
+    { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk', projectedAttributes: ['list_view', 'search_text'] },
     /** Sparse "due work" index: records whose queue message must exist by `gsi2sk`. */
-    { indexName: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
+    { indexName: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk', projectedAttributes: 'all' },
   ],
 } as const;
 

@@ -36,3 +36,25 @@ export function compareSourceVersions(a: string, b: string): -1 | 0 | 1 {
   }
   return byCodePoints(a, b);
 }
+
+export type VersionKind = 'integer' | 'instant' | 'string';
+
+const INSTANT_SECONDS_OFFSET = 10n ** 12n;
+
+/**
+ * A string key whose byte order (DynamoDB's order for strings) is the order of
+ * `compareSourceVersions` among versions of the same kind, so the version check can be the
+ * condition of the write itself. Versions of different kinds compare by code points, which
+ * is the order of the raw strings, so a condition falls back to `source_version` for them.
+ */
+export function sortableVersion(value: string): { kind: VersionKind; key: string } {
+  if (DIGITS.test(value)) return { kind: 'integer', key: BigInt(value).toString().padStart(40, '0') };
+  const at = instant(value);
+  if (at) {
+    const seconds = BigInt(Math.floor(at[0] / 1000)) + INSTANT_SECONDS_OFFSET;
+    // Offsets shift whole minutes, so the written fraction is the instant's fraction.
+    const fraction = (/\.(\d+)/.exec(value)?.[1] ?? '').replace(/0+$/, '');
+    return { kind: 'instant', key: seconds.toString().padStart(13, '0') + (fraction ? `.${fraction}` : '') };
+  }
+  return { kind: 'string', key: value };
+}

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compareSourceVersions } from '../../shared/versioning/source-version.ts';
+import { compareSourceVersions, sortableVersion } from '../../shared/versioning/source-version.ts';
 
 describe('compareSourceVersions (contract-decisions section 3)', () => {
   it('compares digit strings as integers, not as text', () => {
@@ -27,6 +27,38 @@ describe('compareSourceVersions (contract-decisions section 3)', () => {
       fc.property(version, version, (a, b) => {
         expect(compareSourceVersions(a, a)).toBe(0);
         expect(compareSourceVersions(a, b)).toBe(-compareSourceVersions(b, a) || 0);
+      }),
+    );
+  });
+});
+
+describe('sortableVersion (the key the conditional write compares)', () => {
+  const version = fc.oneof(
+    fc.tuple(fc.bigInt({ min: 0n, max: 10n ** 38n - 1n }), fc.nat(2)).map(([n, zeros]) => '0'.repeat(zeros) + n.toString()),
+    fc
+      .tuple(fc.date({ noInvalidDate: true, min: new Date('0001-01-02T00:00:00Z'), max: new Date('9999-12-30T00:00:00Z') }), fc.stringMatching(/^(\.\d{1,12})?$/), fc.constantFrom('Z', '+02:00', '-05:30', '+00:00'))
+      .map(([d, fraction, zone]) => d.toISOString().slice(0, 19) + fraction + zone),
+    fc.string(),
+  );
+  const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+
+  it('orders keys of the same kind by UTF-8 bytes exactly as compareSourceVersions orders the versions', () => {
+    fc.assert(
+      fc.property(version, version, (a, b) => {
+        const x = sortableVersion(a);
+        const y = sortableVersion(b);
+        fc.pre(x.kind === y.kind);
+        expect(Math.sign(byBytes(x.key, y.key))).toBe(compareSourceVersions(a, b));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('orders versions of different kinds like their raw strings, as the contract falls back to code points', () => {
+    fc.assert(
+      fc.property(version, version, (a, b) => {
+        fc.pre(sortableVersion(a).kind !== sortableVersion(b).kind);
+        expect(Math.sign(byBytes(a, b))).toBe(compareSourceVersions(a, b));
       }),
     );
   });

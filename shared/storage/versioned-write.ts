@@ -1,0 +1,125 @@
+/**
+ * The source_version guard of contract-decisions section 3, as one reusable piece: the
+ * version check is the condition of the write itself, so two racing writers can never both
+ * win and the newer version always ends stored. Every versioned entity writes through here.
+ */
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { createHash } from 'node:crypto';
+import { StaleVersionError } from '../http/errors.ts';
+import { compareSourceVersions, sortableVersion } from '../versioning/source-version.ts';
+import { tableClient, tableName } from './clients.ts';
+import type { ItemKey } from './keys.ts';
+
+/** Attributes every versioned item carries. */
+export interface VersionAttributes {
+  source_version: string;
+  version_kind: string;
+  version_key: string;
+  /** Hash of the partner's content, so the same version with the same content is `unchanged`. */
+  content_sha256: string;
+}
+
+/** Stable JSON: object keys sorted, so equal content hashes equally whatever the key order. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+export function versionAttributes(sourceVersion: string, content: unknown): VersionAttributes {
+  const { kind, key } = sortableVersion(sourceVersion);
+  return {
+    source_version: sourceVersion,
+    version_kind: kind,
+    version_key: key,
+    content_sha256: createHash('sha256').update(canonicalJson(content)).digest('base64url'),
+  };
+}
+
+export interface Condition {
+  ConditionExpression: string;
+  ExpressionAttributeNames: Record<string, string>;
+  ExpressionAttributeValues: Record<string, unknown>;
+}
+
+/** "No item yet, or the stored version is older than `v`" as a DynamoDB condition. */
+export function newerVersionCondition(v: VersionAttributes, also?: Condition): Condition {
+  const base: Condition = {
+    ConditionExpression:
+      'attribute_not_exists(#sv) OR (#vkind = :vkind AND #vkey < :vkey) OR (#vkind <> :vkind AND #sv < :sv)',
+    ExpressionAttributeNames: { '#sv': 'source_version', '#vkind': 'version_kind', '#vkey': 'version_key' },
+    ExpressionAttributeValues: { ':sv': v.source_version, ':vkind': v.version_kind, ':vkey': v.version_key },
+  };
+  if (!also) return base;
+  return {
+    ConditionExpression: `(${base.ConditionExpression}) AND (${also.ConditionExpression})`,
+    ExpressionAttributeNames: { ...base.ExpressionAttributeNames, ...also.ExpressionAttributeNames },
+    ExpressionAttributeValues: { ...base.ExpressionAttributeValues, ...also.ExpressionAttributeValues },
+  };
+}
+
+/**
+ * Why a versioned write was refused, given the stored item: the same version with the same
+ * content is `unchanged` (success, nothing written); anything else is stale. Returns
+ * undefined when the version check passed, i.e. the caller's extra condition failed.
+ */
+export function refusedVersionOutcome(stored: Record<string, unknown> | undefined, v: VersionAttributes): 'unchanged' | undefined {
+  if (!stored || typeof stored.source_version !== 'string') return undefined;
+  const order = compareSourceVersions(v.source_version, stored.source_version);
+  if (order > 0) return undefined;
+  if (order === 0 && stored.content_sha256 === v.content_sha256) return 'unchanged';
+  throw new StaleVersionError(
+    stored.source_version,
+    order === 0
+      ? `source_version ${stored.source_version} is already stored with different content; send a newer one.`
+      : undefined,
+  );
+}
+
+export type VersionedPutResult<T> =
+  | { outcome: 'upserted'; previous: T | undefined }
+  | { outcome: 'unchanged'; previous: T }
+  | { outcome: 'refused'; previous: T | undefined };
+
+/**
+ * Puts `item` if its version is newer than the stored one, in one conditional write.
+ * `refused` means `also` (the caller's own condition) failed while the version was newer.
+ * @throws StaleVersionError when the stored version is newer, or equal with other content.
+ */
+export async function versionedPut<T extends Record<string, unknown>>(
+  key: ItemKey,
+  item: Record<string, unknown>,
+  version: VersionAttributes,
+  also?: Condition,
+): Promise<VersionedPutResult<T>> {
+  try {
+    const { Attributes } = await tableClient().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...item, ...version, ...key },
+        ...newerVersionCondition(version, also),
+        ReturnValues: 'ALL_OLD',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    return { outcome: 'upserted', previous: Attributes as T | undefined };
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    const stored = error.Item ? (unmarshall(error.Item) as T) : undefined;
+    if (refusedVersionOutcome(stored, version) === 'unchanged') return { outcome: 'unchanged', previous: stored! };
+    return { outcome: 'refused', previous: stored };
+  }
+}
+
+/** The stored item of a transaction's refused condition, by the index of its action. */
+export function cancelledItem(error: unknown, index: number): Record<string, unknown> | undefined {
+  if (!(error instanceof TransactionCanceledException)) return undefined;
+  const item = error.CancellationReasons?.[index]?.Item;
+  return item ? unmarshall(item) : undefined;
+}
