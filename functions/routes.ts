@@ -51,13 +51,13 @@ export const ROUTES: readonly Route[] = [
   route({ operationId: 'getEffectiveConfiguration', method: 'GET', path: '/configuration/effective', scope: 'configuration:read', handler: 'functions/http/discovery/get-effective-configuration.ts', summary: "Read the tenant's effective configuration and readiness", tag: 'Discovery' }),
 
   route({ operationId: 'upsertProductsBatch', method: 'POST', path: '/products/batch', scope: 'catalog:write', handler: 'functions/http/products/upsert-batch.ts', summary: 'Upsert up to 500 products with their variants', tag: 'Catalog' }),
-  route({ operationId: 'listProducts', method: 'GET', path: '/products', scope: 'catalog:read', handler: 'functions/http/products/list.ts', summary: 'List and search products', tag: 'Catalog' }),
+  route({ operationId: 'listProducts', method: 'GET', path: '/products', scope: 'catalog:read', handler: 'functions/http/products/list.ts', tableActions: ['Query'], summary: 'List and search products', tag: 'Catalog' }),
   route({ operationId: 'getProduct', method: 'GET', path: '/products/{externalProductId}', scope: 'catalog:read', handler: 'functions/http/products/get.ts', summary: 'Read one product with its variants', tag: 'Catalog' }),
   route({ operationId: 'archiveProduct', method: 'DELETE', path: '/products/{externalProductId}', scope: 'catalog:write', handler: 'functions/http/products/archive.ts', summary: 'Archive a product (tombstone, never a hard delete)', tag: 'Catalog' }),
 
   route({ operationId: 'putCustomer', method: 'PUT', path: '/customers/{externalCustomerId}', scope: 'customers:write', handler: 'functions/http/customers/put.ts', summary: 'Upsert a customer with contact consent and its proof', tag: 'Customers' }),
   route({ operationId: 'getCustomer', method: 'GET', path: '/customers/{externalCustomerId}', scope: 'customers:read', handler: 'functions/http/customers/get.ts', summary: 'Read the sanitized view of a customer', tag: 'Customers' }),
-  route({ operationId: 'anonymizeCustomer', method: 'POST', path: '/customers/{externalCustomerId}/anonymize', scope: 'customers:erase', handler: 'functions/http/customers/anonymize.ts', summary: "Irreversibly erase a customer's personal data (GDPR)", tag: 'Customers' }),
+  route({ operationId: 'anonymizeCustomer', method: 'POST', path: '/customers/{externalCustomerId}/anonymize', scope: 'customers:erase', handler: 'functions/http/customers/anonymize.ts', tableActions: ['TransactWriteItems'], summary: "Irreversibly erase a customer's personal data (GDPR)", tag: 'Customers' }),
 
   route({ operationId: 'createOrder', method: 'POST', path: '/orders', scope: 'orders:write', handler: 'functions/http/orders/create.ts', summary: 'Submit (create or upsert) an order', tag: 'Orders' }),
   route({ operationId: 'listOrders', method: 'GET', path: '/orders', scope: 'orders:read', handler: 'functions/http/orders/list.ts', summary: 'List orders', tag: 'Orders' }),

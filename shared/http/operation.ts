@@ -14,28 +14,35 @@ export interface OperationContract<
   P extends z.ZodType = z.ZodType,
   Q extends z.ZodType = z.ZodType,
   B extends z.ZodType = z.ZodType,
+  E extends z.ZodType = z.ZodType,
 > {
   operationId: string;
   description?: string;
   params?: P;
   query?: Q;
   body?: B;
+  /**
+   * What the pipeline validates instead of `body` when the handler validates the items of a
+   * batch one by one (so one bad item never fails the batch); `body` is still what the
+   * contract documents.
+   */
+  bodyEnvelope?: E;
   /** Success responses by status; the common problem responses are added by the generator. */
   responses: Record<number, ResponseContract>;
   /** Problem codes this operation answers beyond the common ones of spec section 7. */
   problems?: readonly string[];
 }
 
-export const defineOperation = <P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType>(
-  contract: OperationContract<P, Q, B>,
+export const defineOperation = <P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, E extends z.ZodType = never>(
+  contract: OperationContract<P, Q, B, E>,
 ) => contract;
 
-type Out<T> = T extends z.ZodType ? z.output<T> : undefined;
+type Out<T> = [Exclude<T, undefined>] extends [never] ? undefined : z.output<Exclude<T, undefined>>;
 
 export interface OperationInput<C extends OperationContract> {
   params: Out<C['params']>;
   query: Out<C['query']>;
-  body: Out<C['body']>;
+  body: [Exclude<C['bodyEnvelope'], undefined>] extends [never] ? Out<C['body']> : Out<C['bodyEnvelope']>;
   principal: Principal;
   requestId: string;
   correlationId: string;

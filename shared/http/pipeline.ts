@@ -175,7 +175,7 @@ export function httpHandler<C extends OperationContract>(
     const input = {
       params: contract.params ? parseOrThrow(contract.params, event.pathParameters ?? {}, 'path') : undefined,
       query: contract.query ? parseOrThrow(contract.query, singleValuedQuery(event), 'query') : undefined,
-      body: contract.body ? parseOrThrow(contract.body, parseJsonBody(http.body), 'body') : undefined,
+      body: (contract.bodyEnvelope ?? contract.body) ? parseOrThrow((contract.bodyEnvelope ?? contract.body)!, parseJsonBody(http.body), 'body') : undefined,
       principal: http.principal!,
       requestId: http.requestId,
       correlationId: http.correlationId,

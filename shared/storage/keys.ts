@@ -10,6 +10,12 @@
  * | idempotency record                    | pk = T#{tenant}#IDEM#{hash}, sk = IDEM          | table |
  * | requests of a key in a rate window    | pk = T#{tenant}#RATE#{keyId}#{windowStart}, sk = RATE | table |
  * | webhook subscription                  | pk = T#{tenant}#WEBHOOK, sk = SUBSCRIPTION      | table |
+ * | product (with its variants)           | pk = T#{tenant}#PRODUCT#{id}, sk = PRODUCT      | table |
+ * | product of a variant                  | pk = T#{tenant}#VARIANT#{id}, sk = VARIANT      | table |
+ * | customer                              | pk = T#{tenant}#CUSTOMER#{id}, sk = CUSTOMER    | table |
+ * | sales rule                            | pk = T#{tenant}#RULE#{id}, sk = RULE            | table |
+ * | audit record of an erasure            | pk = T#{tenant}#CUSTOMER#{id}, sk = AUDIT#{at}  | table |
+ * | a list page (products, rules, ...)    | gsi1pk = T#{tenant}#{LIST}#{shard}, gsi1sk > cursor | gsi1 (all shards merged) |
  * | server-side key material              | pk = SYSTEM, sk = {name}                        | table |
  * | overdue queue work                    | gsi2pk = DUE#{shard}, gsi2sk <= now             | gsi2  |
  *
@@ -25,6 +31,8 @@ import { TABLE_DEFINITION } from './definition.ts';
 export const TABLE_TTL_ATTRIBUTE = TABLE_DEFINITION.ttlAttribute;
 export const LIST_SHARDS = 8;
 export const DUE_SHARDS = 4;
+
+export type ListName = 'PRODUCTS' | 'RULES' | 'ORDERS' | 'DELIVERIES';
 
 export interface ItemKey {
   pk: string;
@@ -51,6 +59,18 @@ export const keys = {
   }),
   idempotency: (tenant: string, hash: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#IDEM#${hash}`, sk: 'IDEM' }),
   webhookSubscription: (tenant: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#WEBHOOK`, sk: 'SUBSCRIPTION' }),
+  product: (tenant: string, id: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#PRODUCT#${id}`, sk: 'PRODUCT' }),
+  variant: (tenant: string, id: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#VARIANT#${id}`, sk: 'VARIANT' }),
+  customer: (tenant: string, id: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#CUSTOMER#${id}`, sk: 'CUSTOMER' }),
+  customerAudit: (tenant: string, id: string, atIso: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#CUSTOMER#${id}`, sk: `AUDIT#${atIso}` }),
+  salesRule: (tenant: string, id: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#RULE#${id}`, sk: 'RULE' }),
+  /** The list-index entry of an item: its shard follows from its own id. */
+  listEntry: (tenant: string, list: ListName, id: string, sortKey: string) => ({
+    gsi1pk: `${tenantPrefix(tenant)}#${list}#${shardOf(id, LIST_SHARDS)}`,
+    gsi1sk: sortKey,
+  }),
+  listShards: (tenant: string, list: ListName): string[] =>
+    Array.from({ length: LIST_SHARDS }, (_, shard) => `${tenantPrefix(tenant)}#${list}#${shard}`),
   system: (name: string): ItemKey => ({ pk: 'SYSTEM', sk: name }),
   /** Due-work index entry: the reconciler scans each shard for `gsi2sk <= now`. */
   due: (recordPk: string, dueAtIso: string) => ({

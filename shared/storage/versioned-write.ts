@@ -4,7 +4,7 @@
  * win and the newer version always ends stored. Every versioned entity writes through here.
  */
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { createHash } from 'node:crypto';
 import { StaleVersionError } from '../http/errors.ts';
@@ -82,28 +82,59 @@ export function refusedVersionOutcome(stored: Record<string, unknown> | undefine
   );
 }
 
-export type VersionedPutResult<T> =
+export type VersionedWriteResult<T> =
   | { outcome: 'upserted'; previous: T | undefined }
   | { outcome: 'unchanged'; previous: T }
   | { outcome: 'refused'; previous: T | undefined };
 
+export interface VersionedWriteOptions {
+  /** The caller's own condition, e.g. "not anonymized"; `refused` when it alone fails. */
+  also?: Condition;
+  /** Attributes of an older version that the new one no longer has. */
+  remove?: readonly string[];
+  /** Set as `created_at` on the first write and kept by later ones. */
+  createdAt?: string;
+}
+
 /**
- * Puts `item` if its version is newer than the stored one, in one conditional write.
- * `refused` means `also` (the caller's own condition) failed while the version was newer.
+ * Writes `attributes` if their version is newer than the stored one, in one conditional
+ * write (an update, so `created_at` survives new versions).
  * @throws StaleVersionError when the stored version is newer, or equal with other content.
  */
-export async function versionedPut<T extends Record<string, unknown>>(
+export async function versionedWrite<T extends Record<string, unknown>>(
   key: ItemKey,
-  item: Record<string, unknown>,
+  attributes: Record<string, unknown>,
   version: VersionAttributes,
-  also?: Condition,
-): Promise<VersionedPutResult<T>> {
+  options: VersionedWriteOptions = {},
+): Promise<VersionedWriteResult<T>> {
+  const condition = newerVersionCondition(version, options.also);
+  const values: Record<string, unknown> = { ...condition.ExpressionAttributeValues };
+  const names: Record<string, string> = { ...condition.ExpressionAttributeNames };
+  const sets = Object.entries({ ...attributes, ...version })
+    .filter(([, value]) => value !== undefined)
+    .map(([name, value], i) => {
+      names[`#u${i}`] = name;
+      values[`:u${i}`] = value;
+      return `#u${i} = :u${i}`;
+    });
+  if (options.createdAt) {
+    names['#created'] = 'created_at';
+    values[':created'] = options.createdAt;
+    sets.push('#created = if_not_exists(#created, :created)');
+  }
+  const removes = (options.remove ?? []).map((name, i) => {
+    names[`#r${i}`] = name;
+    return `#r${i}`;
+  });
   try {
     const { Attributes } = await tableClient().send(
-      new PutCommand({
+      new UpdateCommand({
         TableName: tableName(),
-        Item: { ...item, ...version, ...key },
-        ...newerVersionCondition(version, also),
+        Key: key,
+        UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
+        ConditionExpression: condition.ConditionExpression,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
         ReturnValues: 'ALL_OLD',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),

@@ -4,11 +4,11 @@ import { describe, expect, it } from 'vitest';
 import '../support/stack.ts';
 import { StaleVersionError } from '../../shared/http/errors.ts';
 import { tableClient, tableName } from '../../shared/storage/clients.ts';
-import { versionAttributes, versionedPut } from '../../shared/storage/versioned-write.ts';
+import { versionAttributes, versionedWrite } from '../../shared/storage/versioned-write.ts';
 
 const key = () => ({ pk: `T#test#VERSIONED#${randomUUID()}`, sk: 'ITEM' });
 const write = (k: { pk: string; sk: string }, version: string, content: unknown = { version }) =>
-  versionedPut(k, { content }, versionAttributes(version, content));
+  versionedWrite(k, { content }, versionAttributes(version, content));
 const stored = async (k: { pk: string; sk: string }) =>
   (await tableClient().send(new GetCommand({ TableName: tableName(), Key: k, ConsistentRead: true }))).Item;
 

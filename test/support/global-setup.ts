@@ -1,18 +1,45 @@
 /**
  * Starts one real local stack (DynamoDB Local, the SQS emulator, the local gateway and the
  * pollers) on free ports for the whole run; test files reach it through `inject('stack')`.
+ * The handlers' JSON log lines go to a file instead of the terminal, so tests can search
+ * what was logged (no phone numbers, secrets or bodies) and CI output stays readable.
  */
+import { appendFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startLocalStack } from '../../local/stack.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     stack: { baseUrl: string; env: Record<string, string> };
+    logFile: string;
   }
 }
 
+function captureJsonLogs(file: string): () => void {
+  const streams = [process.stdout, process.stderr];
+  const originals = streams.map((stream) => stream.write.bind(stream));
+  streams.forEach((stream, i) => {
+    stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+      const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+      if (!text.startsWith('{"level"')) return (originals[i] as (...args: unknown[]) => boolean)(chunk, ...rest);
+      appendFileSync(file, text.endsWith('\n') ? text : `${text}\n`);
+      return true;
+    }) as typeof stream.write;
+  });
+  return () => streams.forEach((stream, i) => (stream.write = originals[i]!));
+}
+
 export default async function setup(project: TestProject) {
-  const stack = await startLocalStack({ env: { AUTH_CACHE_SECONDS: '1' }, reconcileEveryMs: 60_000 });
+  const logFile = join(mkdtempSync(join(tmpdir(), 'commerce-logs-')), 'handlers.ndjson');
+  const restore = captureJsonLogs(logFile);
+  const stack = await startLocalStack({ env: { AUTH_CACHE_SECONDS: '1', POWERTOOLS_LOG_LEVEL: 'INFO' }, reconcileEveryMs: 60_000 });
   project.provide('stack', { baseUrl: stack.baseUrl, env: stack.env });
-  return () => stack.stop();
+  project.provide('logFile', logFile);
+  console.log(`handler logs: ${logFile}`);
+  return async () => {
+    await stack.stop();
+    restore();
+  };
 }

@@ -1,3 +1,25 @@
-import { notImplementedOperation } from '../../../shared/http/not-implemented.ts';
+import { z } from 'zod';
+import { AnonymizeResultSchema } from '../../../shared/customers/customer-schemas.ts';
+import { anonymizeCustomer } from '../../../shared/customers/customer-store.ts';
+import { ExternalId } from '../../../shared/domain/fields.ts';
+import { defineOperation } from '../../../shared/http/operation.ts';
+import { httpHandler } from '../../../shared/http/pipeline.ts';
 
-export const { contract, handler } = notImplementedOperation('anonymizeCustomer');
+export const contract = defineOperation({
+  operationId: 'anonymizeCustomer',
+  description:
+    "Irreversibly erases the customer's phone number and consent proof reference, and the personal data in their orders and call attempts. " +
+    'An audit record (when, which key, which request) remains; later orders for this customer are rejected. ' +
+    'Idempotent: every call answers the time of the first erasure. No request body.',
+  params: z.object({ externalCustomerId: ExternalId }),
+  responses: { 200: { description: 'The customer is anonymized', schema: AnonymizeResultSchema } },
+});
+
+export const handler = httpHandler(contract, async ({ principal, params, requestId, now }) => ({
+  status: 200,
+  body: {
+    external_customer_id: params.externalCustomerId,
+    outcome: 'anonymized' as const,
+    anonymized_at: await anonymizeCustomer(principal.tenant, params.externalCustomerId, principal, requestId, now),
+  },
+}));

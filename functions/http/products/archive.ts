@@ -1,3 +1,20 @@
-import { notImplementedOperation } from '../../../shared/http/not-implemented.ts';
+import { z } from 'zod';
+import { ProductSchema } from '../../../shared/catalog/product-schemas.ts';
+import { archiveProduct } from '../../../shared/catalog/product-store.ts';
+import { ExternalId } from '../../../shared/domain/fields.ts';
+import { defineOperation } from '../../../shared/http/operation.ts';
+import { httpHandler } from '../../../shared/http/pipeline.ts';
 
-export const { contract, handler } = notImplementedOperation('archiveProduct');
+export const contract = defineOperation({
+  operationId: 'archiveProduct',
+  description:
+    'Archives the product (a tombstone, never a hard delete) and returns it. Active orders using its variants are requalified. ' +
+    'A later upsert with a newer `source_version` revives it. Archiving an archived product returns it unchanged.',
+  params: z.object({ externalProductId: ExternalId }),
+  responses: { 200: { description: 'The archived product', schema: ProductSchema } },
+});
+
+export const handler = httpHandler(contract, async ({ principal, params, now }) => ({
+  status: 200,
+  body: await archiveProduct(principal.tenant, params.externalProductId, now),
+}));

@@ -1,3 +1,18 @@
-import { notImplementedOperation } from '../../../shared/http/not-implemented.ts';
+import { z } from 'zod';
+import { ProductSchema } from '../../../shared/catalog/product-schemas.ts';
+import { getProduct } from '../../../shared/catalog/product-store.ts';
+import { ExternalId } from '../../../shared/domain/fields.ts';
+import { defineOperation } from '../../../shared/http/operation.ts';
+import { httpHandler } from '../../../shared/http/pipeline.ts';
 
-export const { contract, handler } = notImplementedOperation('getProduct');
+export const contract = defineOperation({
+  operationId: 'getProduct',
+  description: 'A product with its variants; an archived product is returned with `status: archived` and `archived_at`.',
+  params: z.object({ externalProductId: ExternalId }),
+  responses: { 200: { description: 'The product', schema: ProductSchema } },
+});
+
+export const handler = httpHandler(contract, async ({ principal, params }) => ({
+  status: 200,
+  body: await getProduct(principal.tenant, params.externalProductId),
+}));

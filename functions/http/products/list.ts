@@ -1,3 +1,17 @@
-import { notImplementedOperation } from '../../../shared/http/not-implemented.ts';
+import { ProductListQuery, ProductSummarySchema } from '../../../shared/catalog/product-schemas.ts';
+import { listProducts } from '../../../shared/catalog/product-store.ts';
+import { defineOperation } from '../../../shared/http/operation.ts';
+import { httpHandler } from '../../../shared/http/pipeline.ts';
+import { PageQuery, pageOf } from '../../../shared/storage/pagination.ts';
 
-export const { contract, handler } = notImplementedOperation('listProducts');
+export const contract = defineOperation({
+  operationId: 'listProducts',
+  description: 'Products in order of `external_product_id`, with search and filters. Archived products are left out unless `include_archived=true`. A cursor continues only the list it came from (same filters).',
+  query: ProductListQuery.extend(PageQuery.shape),
+  responses: { 200: { description: 'A page of products', schema: pageOf(ProductSummarySchema) } },
+});
+
+export const handler = httpHandler(contract, async ({ principal, query }) => {
+  const { limit, cursor, ...filters } = query;
+  return { status: 200, body: await listProducts(principal.tenant, filters, { limit, cursor }) };
+});

@@ -1,0 +1,126 @@
+/** Products and variants (spec 2.1, 4.2): the request and response shapes, in one place. */
+import { z } from 'zod';
+import { checkMoney, CurrencyCode, ExternalId, MoneyAmount, SourceVersion } from '../domain/fields.ts';
+
+export const MAX_PRODUCTS_PER_BATCH = 500;
+export const MAX_VARIANTS_PER_PRODUCT = 100;
+
+export const PARTNER_PRODUCT_STATUSES = ['active', 'inactive'] as const;
+export const PRODUCT_STATUSES = [...PARTNER_PRODUCT_STATUSES, 'archived'] as const;
+export const AVAILABILITIES = ['in_stock', 'out_of_stock', 'preorder', 'backorder', 'discontinued'] as const;
+
+export const VariantSchema = z
+  .strictObject({
+    external_variant_id: ExternalId,
+    price: MoneyAmount,
+    currency: CurrencyCode,
+    inventory: z.number().int().min(0).optional(),
+    min_quantity: z.number().int().min(1).optional(),
+    max_quantity: z.number().int().min(1).optional(),
+  })
+  .superRefine((v, ctx) => {
+    checkMoney(ctx, v.price, v.currency, ['price']);
+    if (v.min_quantity !== undefined && v.max_quantity !== undefined && v.min_quantity > v.max_quantity) {
+      ctx.addIssue({ code: 'custom', path: ['max_quantity'], message: 'must not be less than min_quantity' });
+    }
+  })
+  .meta({ id: 'Variant' });
+
+export const ProductInputSchema = z
+  .strictObject({
+    external_product_id: ExternalId,
+    title: z.string().min(1).max(500),
+    category: z
+      .string()
+      .regex(/^[^/\s][^/]*(\/[^/]+)*$/, 'must be a slash-separated path such as "beverages/coffee"')
+      .max(500)
+      .optional(),
+    status: z.enum(PARTNER_PRODUCT_STATUSES).default('active').meta({ description: '`archived` is set only by DELETE.' }),
+    availability: z.enum(AVAILABILITIES).default('in_stock'),
+    source_version: SourceVersion,
+    variants: z.array(VariantSchema).min(1).max(MAX_VARIANTS_PER_PRODUCT),
+  })
+  .superRefine((p, ctx) => {
+    const seen = new Set<string>();
+    p.variants.forEach((v, i) => {
+      if (seen.has(v.external_variant_id)) {
+        ctx.addIssue({ code: 'custom', path: ['variants', i, 'external_variant_id'], message: 'appears twice in this product' });
+      }
+      seen.add(v.external_variant_id);
+    });
+  })
+  .meta({ id: 'ProductInput' });
+export type ProductInput = z.output<typeof ProductInputSchema>;
+
+export const ProductBatchSchema = z
+  .strictObject({ products: z.array(ProductInputSchema).max(MAX_PRODUCTS_PER_BATCH) })
+  .meta({ id: 'ProductBatch' });
+
+/**
+ * What the pipeline checks before the batch is split: each product is validated on its own,
+ * so one bad product never fails the batch.
+ */
+export const ProductBatchEnvelope = z.strictObject({ products: z.array(z.unknown()) });
+
+export const ItemErrorSchema = z
+  .object({ code: z.string(), pointer: z.string(), message: z.string() })
+  .meta({ id: 'ItemError', description: 'Why one item of a batch was rejected; pointer is into the request body.' });
+
+export const BatchResultSchema = z
+  .object({
+    accepted: z.number().int(),
+    rejected: z.number().int(),
+    results: z.array(
+      z.object({
+        index: z.number().int().meta({ description: 'Position in `products[]`' }),
+        external_product_id: z.string().nullable(),
+        outcome: z.enum(['upserted', 'unchanged', 'rejected']),
+        source_version: z.string().optional(),
+        errors: z.array(ItemErrorSchema).optional(),
+      }),
+    ),
+  })
+  .meta({ id: 'ProductBatchResult' });
+
+const timestamps = {
+  created_at: z.string().meta({ description: 'RFC 3339, UTC' }),
+  updated_at: z.string().meta({ description: 'RFC 3339, UTC' }),
+};
+
+export const ProductSchema = z
+  .object({
+    external_product_id: z.string(),
+    title: z.string(),
+    category: z.string().nullable(),
+    status: z.enum(PRODUCT_STATUSES),
+    availability: z.enum(AVAILABILITIES),
+    source_version: z.string(),
+    variants: z.array(VariantSchema),
+    archived_at: z.string().nullable(),
+    ...timestamps,
+  })
+  .meta({ id: 'Product' });
+export type Product = z.output<typeof ProductSchema>;
+
+export const ProductSummarySchema = z
+  .object({
+    external_product_id: z.string(),
+    title: z.string(),
+    category: z.string().nullable(),
+    status: z.enum(PRODUCT_STATUSES),
+    availability: z.enum(AVAILABILITIES),
+    variant_count: z.number().int(),
+    source_version: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: 'ProductSummary' });
+
+const booleanQuery = z.enum(['true', 'false']).transform((v) => v === 'true');
+
+export const ProductListQuery = z.strictObject({
+  q: z.string().min(1).max(200).optional().meta({ description: 'Case-insensitive substring of the title or the external id' }),
+  category: z.string().min(1).max(500).optional().meta({ description: 'Category path prefix, whole segments: `food` matches `food/fruit`, not `foodstuff`' }),
+  status: z.enum(PRODUCT_STATUSES).optional(),
+  availability: z.enum(AVAILABILITIES).optional(),
+  include_archived: booleanQuery.default(false).meta({ description: 'Archived products are left out unless true (or status=archived)' }),
+});

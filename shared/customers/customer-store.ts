@@ -1,0 +1,76 @@
+/** Customer reads and writes on the single table, including the GDPR erasure. */
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { Principal } from '../auth/authenticate.ts';
+import { InvalidTransitionError, NotFoundError, ValidationError } from '../http/errors.ts';
+import { tableClient, tableName } from '../storage/clients.ts';
+import { keys } from '../storage/keys.ts';
+import { cancelledItem, versionAttributes, versionedWrite } from '../storage/versioned-write.ts';
+import { COLLECTED_AT_SKEW_SECONDS, type CustomerInput } from './customer-schemas.ts';
+import { customerAttributes, type StoredCustomer } from './customers.ts';
+
+const anonymizedError = (id: string) =>
+  new InvalidTransitionError(`Customer ${id} was anonymized; personal data is not stored for this id again.`);
+
+export async function upsertCustomer(tenant: string, id: string, input: CustomerInput, now: Date) {
+  const collectedAt = input.consent.proof?.collected_at;
+  if (collectedAt && Date.parse(collectedAt) > now.getTime() + COLLECTED_AT_SKEW_SECONDS * 1000) {
+    throw new ValidationError([{ pointer: '/consent/proof/collected_at', message: 'must not be in the future' }]);
+  }
+  const written = await versionedWrite<StoredCustomer>(keys.customer(tenant, id), customerAttributes(id, input, now), versionAttributes(input.source_version, input), {
+    createdAt: now.toISOString(),
+    also: { ConditionExpression: 'attribute_not_exists(anonymized_at)', ExpressionAttributeNames: {}, ExpressionAttributeValues: {} },
+  });
+  if (written.outcome === 'refused') throw anonymizedError(id);
+  if (written.outcome === 'unchanged' && written.previous.anonymized_at) throw anonymizedError(id);
+  return written.outcome;
+}
+
+export async function readCustomer(tenant: string, id: string): Promise<StoredCustomer | undefined> {
+  const { Item } = await tableClient().send(new GetCommand({ TableName: tableName(), Key: keys.customer(tenant, id) }));
+  return Item as StoredCustomer | undefined;
+}
+
+/**
+ * Erases the customer's phone number, the consent proof reference and the content hash
+ * (which would let a phone number be confirmed by guessing) in one transaction with an
+ * audit record of who erased it. Later calls answer the first erasure's time. The item's
+ * change on the table's stream is what scrubs the customer's orders and call attempts.
+ */
+export async function anonymizeCustomer(tenant: string, id: string, principal: Principal, requestId: string, now: Date): Promise<string> {
+  const at = now.toISOString();
+  const customerKey = keys.customer(tenant, id);
+  try {
+    await tableClient().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName(),
+              Key: customerKey,
+              UpdateExpression: 'SET anonymized_at = :at, updated_at = :at REMOVE phone, consent.proof.#reference, content_sha256',
+              ExpressionAttributeNames: { '#reference': 'reference' },
+              ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(anonymized_at)',
+              ExpressionAttributeValues: { ':at': at },
+              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+            },
+          },
+          {
+            Put: {
+              TableName: tableName(),
+              Item: { ...keys.customerAudit(tenant, id, at), entity: 'audit', action: 'customer.anonymized', at, key_id: principal.keyId, request_id: requestId },
+            },
+          },
+        ],
+      }),
+    );
+    return at;
+  } catch (error) {
+    const stored = cancelledItem(error, 0) as StoredCustomer | undefined;
+    if (stored?.anonymized_at) return stored.anonymized_at;
+    if (!stored && isConditionFailure(error)) throw new NotFoundError(`No customer ${id}.`);
+    throw error;
+  }
+}
+
+const isConditionFailure = (error: unknown) =>
+  (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed';

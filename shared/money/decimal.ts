@@ -1,0 +1,66 @@
+/**
+ * Money as exact decimals: amounts are decimal strings on the wire and scaled BigInts in
+ * arithmetic, never floating point. Minor units come from the ISO 4217 table.
+ */
+import currencyCodes from 'currency-codes';
+
+/** ISO 4217 minor units of a currency, or undefined for a code that is not an ISO 4217 currency. */
+export function minorUnits(currency: string): number | undefined {
+  return MINOR_UNITS.get(currency);
+}
+
+const MINOR_UNITS = new Map(currencyCodes.data.map((c) => [c.code, c.digits]));
+
+const DECIMAL = /^(0|[1-9]\d{0,14})(?:\.(\d+))?$/;
+
+/** Why `amount` is not a valid non-negative amount of `currency`, or undefined when it is. */
+export function moneyProblem(amount: string, currency: string): string | undefined {
+  const digits = minorUnits(currency);
+  if (digits === undefined) return undefined; // the currency itself is reported
+  const match = DECIMAL.exec(amount);
+  if (!match) return 'must be a non-negative decimal string such as "19.99"';
+  if ((match[2]?.length ?? 0) > digits) return `has more than the ${digits} decimal places of ${currency}`;
+  return undefined;
+}
+
+export interface Decimal {
+  units: bigint;
+  scale: number;
+}
+
+export function parseDecimal(value: string): Decimal {
+  const match = /^(-)?(\d+)(?:\.(\d+))?$/.exec(value);
+  if (!match) throw new RangeError(`not a decimal string: ${value}`);
+  const fraction = match[3] ?? '';
+  const units = BigInt(match[2]! + fraction);
+  return { units: match[1] ? -units : units, scale: fraction.length };
+}
+
+const rescale = (d: Decimal, scale: number): bigint => d.units * 10n ** BigInt(scale - d.scale);
+
+export function addDecimals(a: Decimal, b: Decimal): Decimal {
+  const scale = Math.max(a.scale, b.scale);
+  return { units: rescale(a, scale) + rescale(b, scale), scale };
+}
+
+export function multiplyDecimal(a: Decimal, factor: bigint): Decimal {
+  return { units: a.units * factor, scale: a.scale };
+}
+
+export function compareDecimals(a: Decimal, b: Decimal): -1 | 0 | 1 {
+  const scale = Math.max(a.scale, b.scale);
+  const x = rescale(a, scale);
+  const y = rescale(b, scale);
+  return x === y ? 0 : x < y ? -1 : 1;
+}
+
+/** Formats with exactly `scale` decimal places (a currency's minor units for totals). */
+export function formatDecimal(d: Decimal, scale = d.scale): string {
+  if (scale < d.scale) throw new RangeError('formatting would lose digits');
+  const units = rescale(d, scale);
+  const negative = units < 0n;
+  const digits = (negative ? -units : units).toString().padStart(scale + 1, '0');
+  const whole = digits.slice(0, digits.length - scale);
+  const fraction = digits.slice(digits.length - scale);
+  return `${negative ? '-' : ''}${whole}${scale > 0 ? `.${fraction}` : ''}`;
+}
