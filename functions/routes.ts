@@ -68,7 +68,7 @@ export const ROUTES: readonly Route[] = [
   route({ operationId: 'listOrderCalls', method: 'GET', path: '/orders/{externalOrderId}/calls', scope: 'results:read', handler: 'functions/http/results/list-calls.ts', summary: "List an order's call attempts and the reports policy", tag: 'Results' }),
 
   route({ operationId: 'putSalesRule', method: 'PUT', path: '/sales-rules/{externalRuleId}', scope: 'rules:write', handler: 'functions/http/sales-rules/put.ts', summary: 'Upsert a sales rule', tag: 'Sales rules' }),
-  route({ operationId: 'listSalesRules', method: 'GET', path: '/sales-rules', scope: 'rules:read', handler: 'functions/http/sales-rules/list.ts', summary: 'List sales rules', tag: 'Sales rules' }),
+  route({ operationId: 'listSalesRules', method: 'GET', path: '/sales-rules', scope: 'rules:read', handler: 'functions/http/sales-rules/list.ts', tableActions: ['Query'], summary: 'List sales rules', tag: 'Sales rules' }),
   route({ operationId: 'getSalesRule', method: 'GET', path: '/sales-rules/{externalRuleId}', scope: 'rules:read', handler: 'functions/http/sales-rules/get.ts', summary: 'Read a sales rule', tag: 'Sales rules' }),
   route({ operationId: 'archiveSalesRule', method: 'DELETE', path: '/sales-rules/{externalRuleId}', scope: 'rules:write', handler: 'functions/http/sales-rules/archive.ts', summary: 'Archive a sales rule (tombstone)', tag: 'Sales rules' }),
 

@@ -1,12 +1,11 @@
 /** Product reads and writes on the single table. */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { NotFoundError, StaleVersionError } from '../http/errors.ts';
 import { fieldErrors } from '../http/validation.ts';
 import { tableClient, tableName } from '../storage/clients.ts';
 import { keys } from '../storage/keys.ts';
 import { paginate } from '../storage/pagination.ts';
+import { archiveItem } from '../storage/tombstone.ts';
 import { versionAttributes, versionedWrite } from '../storage/versioned-write.ts';
 import { mapWithConcurrency } from '../support/concurrency.ts';
 import { MAX_PRODUCTS_PER_BATCH, ProductInputSchema, type Product, type ProductInput } from './product-schemas.ts';
@@ -86,26 +85,9 @@ export async function getProduct(tenant: string, id: string): Promise<Product> {
  * active orders using its variants.
  */
 export async function archiveProduct(tenant: string, id: string, now: Date): Promise<Product> {
-  const at = now.toISOString();
-  try {
-    const { Attributes } = await tableClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.product(tenant, id),
-        UpdateExpression: 'SET #status = :archived, archived_at = :at, updated_at = :at, list_view.#status = :archived, list_view.updated_at = :at',
-        ConditionExpression: 'attribute_exists(pk) AND #status <> :archived',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':archived': 'archived', ':at': at },
-        ReturnValues: 'ALL_NEW',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-    return productView(Attributes as StoredProduct);
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    if (!error.Item) throw new NotFoundError(`No product ${id}.`);
-    return productView(unmarshall(error.Item) as StoredProduct);
-  }
+  const item = await archiveItem<StoredProduct>(keys.product(tenant, id), now);
+  if (!item) throw new NotFoundError(`No product ${id}.`);
+  return productView(item);
 }
 
 export function listProducts(tenant: string, filters: ProductFilters, page: { limit: number; cursor?: string | undefined }) {

@@ -1,3 +1,18 @@
-import { notImplementedOperation } from '../../../shared/http/not-implemented.ts';
+import { z } from 'zod';
+import { ExternalId } from '../../../shared/domain/fields.ts';
+import { defineOperation } from '../../../shared/http/operation.ts';
+import { httpHandler } from '../../../shared/http/pipeline.ts';
+import { SalesRuleSchema } from '../../../shared/rules/rule-schemas.ts';
+import { archiveRule } from '../../../shared/rules/rule-store.ts';
 
-export const { contract, handler } = notImplementedOperation('archiveSalesRule');
+export const contract = defineOperation({
+  operationId: 'archiveSalesRule',
+  description: 'Archives the rule (a tombstone: it no longer applies and leaves the list) and returns it. A newer `source_version` revives it.',
+  params: z.object({ externalRuleId: ExternalId }),
+  responses: { 200: { description: 'The archived rule', schema: SalesRuleSchema } },
+});
+
+export const handler = httpHandler(contract, async ({ principal, params, now }) => ({
+  status: 200,
+  body: await archiveRule(principal.tenant, params.externalRuleId, now),
+}));

@@ -1,3 +1,18 @@
-import { notImplementedOperation } from '../../../shared/http/not-implemented.ts';
+import { z } from 'zod';
+import { ExternalId } from '../../../shared/domain/fields.ts';
+import { defineOperation } from '../../../shared/http/operation.ts';
+import { httpHandler } from '../../../shared/http/pipeline.ts';
+import { SalesRuleSchema } from '../../../shared/rules/rule-schemas.ts';
+import { getRule } from '../../../shared/rules/rule-store.ts';
 
-export const { contract, handler } = notImplementedOperation('getSalesRule');
+export const contract = defineOperation({
+  operationId: 'getSalesRule',
+  description: 'A sales rule, including an archived one (`status: archived`).',
+  params: z.object({ externalRuleId: ExternalId }),
+  responses: { 200: { description: 'The rule', schema: SalesRuleSchema } },
+});
+
+export const handler = httpHandler(contract, async ({ principal, params }) => ({
+  status: 200,
+  body: await getRule(principal.tenant, params.externalRuleId),
+}));

@@ -1,3 +1,17 @@
-import { notImplementedOperation } from '../../../shared/http/not-implemented.ts';
+import { defineOperation } from '../../../shared/http/operation.ts';
+import { httpHandler } from '../../../shared/http/pipeline.ts';
+import { RuleListQuery, SalesRuleSummarySchema } from '../../../shared/rules/rule-schemas.ts';
+import { listRules } from '../../../shared/rules/rule-store.ts';
+import { PageQuery, pageOf } from '../../../shared/storage/pagination.ts';
 
-export const { contract, handler } = notImplementedOperation('listSalesRules');
+export const contract = defineOperation({
+  operationId: 'listSalesRules',
+  description: 'Unarchived sales rules in order of `external_rule_id`, optionally filtered by `enabled`.',
+  query: RuleListQuery.extend(PageQuery.shape),
+  responses: { 200: { description: 'A page of rules', schema: pageOf(SalesRuleSummarySchema) } },
+});
+
+export const handler = httpHandler(contract, async ({ principal, query }) => ({
+  status: 200,
+  body: await listRules(principal.tenant, query.enabled, { limit: query.limit, cursor: query.cursor }),
+}));

@@ -1,3 +1,26 @@
-import { notImplementedOperation } from '../../../shared/http/not-implemented.ts';
+import { z } from 'zod';
+import { ExternalId } from '../../../shared/domain/fields.ts';
+import { defineOperation } from '../../../shared/http/operation.ts';
+import { httpHandler } from '../../../shared/http/pipeline.ts';
+import { RuleInputSchema, RuleUpsertResultSchema } from '../../../shared/rules/rule-schemas.ts';
+import { upsertRule } from '../../../shared/rules/rule-store.ts';
 
-export const { contract, handler } = notImplementedOperation('putSalesRule');
+export const contract = defineOperation({
+  operationId: 'putSalesRule',
+  description:
+    'Creates or updates a sales rule, versioned by `source_version`. `action` depends on `rule_type`: replacement `{ replacement_variant }`, upsell `{ suggest_variant }`, ' +
+    'cross_sell `{ suggest_variant, quantity }`, quantity_constraint `{ min_quantity?, max_quantity? }`, price_constraint `{ currency, min_price?, max_price? }`. ' +
+    '`applies_to` holds at most 100 conditions.',
+  params: z.object({ externalRuleId: ExternalId }),
+  body: RuleInputSchema,
+  responses: { 200: { description: 'Upserted, or unchanged for the stored version with identical content', schema: RuleUpsertResultSchema } },
+});
+
+export const handler = httpHandler(contract, async ({ principal, params, body, now }) => ({
+  status: 200,
+  body: {
+    external_rule_id: params.externalRuleId,
+    outcome: await upsertRule(principal.tenant, params.externalRuleId, body, now),
+    enabled: body.enabled,
+  },
+}));

@@ -1,0 +1,100 @@
+/** Sales rules (spec 2.6, 4.6): one schema per rule type, so each action is validated for its type. */
+import { z } from 'zod';
+import { checkMoney, CurrencyCode, ExternalId, MoneyAmount, SourceVersion } from '../domain/fields.ts';
+
+export const MAX_RULE_CONDITIONS = 100;
+export const RULE_TYPES = ['replacement', 'upsell', 'cross_sell', 'quantity_constraint', 'price_constraint'] as const;
+export type RuleType = (typeof RULE_TYPES)[number];
+
+export const AppliesToSchema = z
+  .strictObject({
+    category: z.string().min(1).max(500).optional().meta({ description: 'Category path prefix (whole segments)' }),
+    external_product_ids: z.array(ExternalId).min(1).optional(),
+    external_variant_ids: z.array(ExternalId).min(1).optional(),
+  })
+  .superRefine((a, ctx) => {
+    const count = conditionCount(a);
+    if (count === 0) ctx.addIssue({ code: 'custom', path: [], message: 'must select by category, external_product_ids or external_variant_ids' });
+    if (count > MAX_RULE_CONDITIONS) ctx.addIssue({ code: 'custom', path: [], message: `holds ${count} conditions; at most ${MAX_RULE_CONDITIONS}` });
+  })
+  .meta({ id: 'RuleAppliesTo', description: 'A line matches when any condition matches. At most 100 conditions in total (a category counts as one, each id as one).' });
+export type AppliesTo = z.output<typeof AppliesToSchema>;
+
+export function conditionCount(a: AppliesTo): number {
+  return (a.category ? 1 : 0) + (a.external_product_ids?.length ?? 0) + (a.external_variant_ids?.length ?? 0);
+}
+
+const quantityBounds = z
+  .strictObject({ min_quantity: z.number().int().min(1).optional(), max_quantity: z.number().int().min(1).optional() })
+  .superRefine((a, ctx) => {
+    if (a.min_quantity === undefined && a.max_quantity === undefined) ctx.addIssue({ code: 'custom', path: [], message: 'needs min_quantity or max_quantity' });
+    if (a.min_quantity !== undefined && a.max_quantity !== undefined && a.min_quantity > a.max_quantity) {
+      ctx.addIssue({ code: 'custom', path: ['max_quantity'], message: 'must not be less than min_quantity' });
+    }
+  });
+
+const priceBounds = z
+  .strictObject({ currency: CurrencyCode, min_price: MoneyAmount.optional(), max_price: MoneyAmount.optional() })
+  .superRefine((a, ctx) => {
+    if (a.min_price === undefined && a.max_price === undefined) ctx.addIssue({ code: 'custom', path: [], message: 'needs min_price or max_price' });
+    if (a.min_price !== undefined) checkMoney(ctx, a.min_price, a.currency, ['min_price']);
+    if (a.max_price !== undefined) checkMoney(ctx, a.max_price, a.currency, ['max_price']);
+  });
+
+const ACTIONS = {
+  replacement: z.strictObject({ replacement_variant: ExternalId.meta({ description: 'Offered instead of a matching variant that is archived or unavailable' }) }),
+  upsell: z.strictObject({ suggest_variant: ExternalId.meta({ description: 'Offered instead of the matching line' }) }),
+  cross_sell: z.strictObject({
+    suggest_variant: ExternalId.meta({ description: 'Offered in addition to the matching line' }),
+    quantity: z.number().int().min(1).default(1),
+  }),
+  quantity_constraint: quantityBounds,
+  price_constraint: priceBounds,
+} as const;
+
+const common = {
+  priority: z.number().int().min(-1000).max(1000).default(0).meta({ description: 'Higher applies first' }),
+  enabled: z.boolean().default(true),
+  applies_to: AppliesToSchema,
+  source_version: SourceVersion,
+};
+
+export const RuleInputSchema = z
+  .discriminatedUnion('rule_type', [
+    z.strictObject({ rule_type: z.literal('replacement'), action: ACTIONS.replacement, ...common }),
+    z.strictObject({ rule_type: z.literal('upsell'), action: ACTIONS.upsell, ...common }),
+    z.strictObject({ rule_type: z.literal('cross_sell'), action: ACTIONS.cross_sell, ...common }),
+    z.strictObject({ rule_type: z.literal('quantity_constraint'), action: ACTIONS.quantity_constraint, ...common }),
+    z.strictObject({ rule_type: z.literal('price_constraint'), action: ACTIONS.price_constraint, ...common }),
+  ])
+  .meta({ id: 'SalesRuleInput' });
+export type RuleInput = z.output<typeof RuleInputSchema>;
+
+export const SalesRuleSchema = z
+  .object({
+    external_rule_id: z.string(),
+    rule_type: z.enum(RULE_TYPES),
+    priority: z.number().int(),
+    enabled: z.boolean(),
+    status: z.enum(['active', 'archived']),
+    applies_to: AppliesToSchema,
+    action: z.record(z.string(), z.unknown()),
+    source_version: z.string(),
+    archived_at: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: 'SalesRule' });
+export type SalesRule = z.output<typeof SalesRuleSchema>;
+
+export const SalesRuleSummarySchema = z
+  .object({ external_rule_id: z.string(), rule_type: z.enum(RULE_TYPES), enabled: z.boolean(), priority: z.number().int(), updated_at: z.string() })
+  .meta({ id: 'SalesRuleSummary' });
+
+export const RuleUpsertResultSchema = z
+  .object({ external_rule_id: z.string(), outcome: z.enum(['upserted', 'unchanged']), enabled: z.boolean() })
+  .meta({ id: 'SalesRuleUpsertResult' });
+
+export const RuleListQuery = z.strictObject({
+  enabled: z.enum(['true', 'false']).transform((v) => v === 'true').optional(),
+});

@@ -1,0 +1,77 @@
+/** Sales rule reads and writes on the single table. */
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { NotFoundError } from '../http/errors.ts';
+import { tableClient, tableName } from '../storage/clients.ts';
+import { keys } from '../storage/keys.ts';
+import { paginate } from '../storage/pagination.ts';
+import { archiveItem } from '../storage/tombstone.ts';
+import { versionAttributes, versionedWrite } from '../storage/versioned-write.ts';
+import type { RuleInput, SalesRule } from './rule-schemas.ts';
+
+type StoredRule = SalesRule & { archived_at?: string };
+
+function ruleAttributes(tenant: string, id: string, input: RuleInput, now: Date) {
+  const updatedAt = now.toISOString();
+  return {
+    entity: 'sales_rule',
+    external_rule_id: id,
+    rule_type: input.rule_type,
+    priority: input.priority,
+    enabled: input.enabled,
+    status: 'active',
+    applies_to: input.applies_to,
+    action: input.action,
+    updated_at: updatedAt,
+    ...keys.listEntry(tenant, 'RULES', id, id),
+    list_view: { external_rule_id: id, rule_type: input.rule_type, enabled: input.enabled, priority: input.priority, status: 'active', updated_at: updatedAt },
+  };
+}
+
+export const ruleView = (item: StoredRule): SalesRule => ({
+  external_rule_id: item.external_rule_id,
+  rule_type: item.rule_type,
+  priority: item.priority,
+  enabled: item.enabled,
+  status: item.status,
+  applies_to: item.applies_to,
+  action: item.action,
+  source_version: item.source_version,
+  archived_at: item.archived_at ?? null,
+  created_at: item.created_at,
+  updated_at: item.updated_at,
+});
+
+/** Upserts a rule; a newer version of an archived rule revives it. */
+export async function upsertRule(tenant: string, id: string, input: RuleInput, now: Date): Promise<'upserted' | 'unchanged'> {
+  const written = await versionedWrite(keys.salesRule(tenant, id), ruleAttributes(tenant, id, input, now), versionAttributes(input.source_version, input), {
+    createdAt: now.toISOString(),
+    remove: ['archived_at'],
+  });
+  return written.outcome === 'unchanged' ? 'unchanged' : 'upserted';
+}
+
+export async function getRule(tenant: string, id: string): Promise<SalesRule> {
+  const { Item } = await tableClient().send(new GetCommand({ TableName: tableName(), Key: keys.salesRule(tenant, id) }));
+  if (!Item) throw new NotFoundError(`No sales rule ${id}.`);
+  return ruleView(Item as StoredRule);
+}
+
+/** Archives a rule (a tombstone that no longer applies); archiving it again returns it unchanged. */
+export async function archiveRule(tenant: string, id: string, now: Date): Promise<SalesRule> {
+  const item = await archiveItem<StoredRule>(keys.salesRule(tenant, id), now);
+  if (!item) throw new NotFoundError(`No sales rule ${id}.`);
+  return ruleView(item);
+}
+
+/** Active (unarchived) rules in order of id, optionally only enabled or disabled ones. */
+export async function listRules(tenant: string, enabled: boolean | undefined, page: { limit: number; cursor?: string | undefined }) {
+  const result = await paginate({ tenant, list: 'sales-rules', filters: { enabled } }, page, {
+    shards: keys.listShards(tenant, 'RULES'),
+    filter: {
+      ConditionExpression: `#view.#status = :active${enabled === undefined ? '' : ' AND #view.enabled = :enabled'}`,
+      ExpressionAttributeNames: { '#view': 'list_view', '#status': 'status' },
+      ExpressionAttributeValues: { ':active': 'active', ...(enabled === undefined ? {} : { ':enabled': enabled }) },
+    },
+  });
+  return { ...result, data: result.data.map(({ status: _status, ...summary }) => summary) };
+}
