@@ -4,7 +4,7 @@
  * of the published OpenAPI document.
  */
 import { readFileSync } from 'node:fs';
-import Ajv2020 from 'ajv/dist/2020.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ROUTES, type Route } from '../../functions/routes.ts';
