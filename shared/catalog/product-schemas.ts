@@ -1,6 +1,7 @@
 /** Products and variants (spec 2.1, 4.2): the request and response shapes, in one place. */
 import { z } from 'zod';
-import { checkMoney, CurrencyCode, ExternalId, MoneyAmount, SourceVersion } from '../domain/fields.ts';
+import { EXTERNAL_ID_MESSAGE, EXTERNAL_ID_PATTERN, ExternalId, MONEY_PATTERN, SourceVersion } from '../domain/fields.ts';
+import { minorUnits, moneyProblem } from '../money/decimal.ts';
 
 export const MAX_PRODUCTS_PER_BATCH = 500;
 export const MAX_VARIANTS_PER_PRODUCT = 100;
@@ -9,22 +10,38 @@ export const PARTNER_PRODUCT_STATUSES = ['active', 'inactive'] as const;
 export const PRODUCT_STATUSES = [...PARTNER_PRODUCT_STATUSES, 'archived'] as const;
 export const AVAILABILITIES = ['in_stock', 'out_of_stock', 'preorder', 'backorder', 'discontinued'] as const;
 
+/**
+ * A variant's fields are checked by its product in one pass (see `variantIssues`): a batch
+ * holds up to 50,000 variants, and one pass per product is several times faster than a
+ * refinement per field. The documented patterns are the ones that pass checks.
+ */
 export const VariantSchema = z
   .strictObject({
-    external_variant_id: ExternalId,
-    price: MoneyAmount,
-    currency: CurrencyCode,
+    external_variant_id: z.string().meta({ pattern: EXTERNAL_ID_PATTERN.source, description: `Unique within the product; ${EXTERNAL_ID_MESSAGE}` }),
+    price: z.string().meta({ pattern: MONEY_PATTERN.source, description: "Decimal string with at most the currency's ISO 4217 minor units", example: '19.99' }),
+    currency: z.string().meta({ description: 'ISO 4217 code', example: 'EUR' }),
     inventory: z.number().int().min(0).optional(),
     min_quantity: z.number().int().min(1).optional(),
-    max_quantity: z.number().int().min(1).optional(),
-  })
-  .superRefine((v, ctx) => {
-    checkMoney(ctx, v.price, v.currency, ['price']);
-    if (v.min_quantity !== undefined && v.max_quantity !== undefined && v.min_quantity > v.max_quantity) {
-      ctx.addIssue({ code: 'custom', path: ['max_quantity'], message: 'must not be less than min_quantity' });
-    }
+    max_quantity: z.number().int().min(1).optional().meta({ description: 'Not less than min_quantity' }),
   })
   .meta({ id: 'Variant' });
+type Variant = z.output<typeof VariantSchema>;
+
+function variantIssues(variants: readonly Variant[], ctx: z.RefinementCtx): void {
+  const seen = new Set<string>();
+  const issue = (path: PropertyKey[], message: string) => ctx.addIssue({ code: 'custom', path: ['variants', ...path], message });
+  variants.forEach((v, i) => {
+    if (!EXTERNAL_ID_PATTERN.test(v.external_variant_id)) issue([i, 'external_variant_id'], EXTERNAL_ID_MESSAGE);
+    else if (seen.has(v.external_variant_id)) issue([i, 'external_variant_id'], 'appears twice in this product');
+    seen.add(v.external_variant_id);
+    if (minorUnits(v.currency) === undefined) issue([i, 'currency'], 'must be an ISO 4217 currency code such as EUR');
+    const money = moneyProblem(v.price, v.currency);
+    if (money) issue([i, 'price'], money);
+    if (v.min_quantity !== undefined && v.max_quantity !== undefined && v.min_quantity > v.max_quantity) {
+      issue([i, 'max_quantity'], 'must not be less than min_quantity');
+    }
+  });
+}
 
 export const ProductInputSchema = z
   .strictObject({
@@ -40,15 +57,7 @@ export const ProductInputSchema = z
     source_version: SourceVersion,
     variants: z.array(VariantSchema).min(1).max(MAX_VARIANTS_PER_PRODUCT),
   })
-  .superRefine((p, ctx) => {
-    const seen = new Set<string>();
-    p.variants.forEach((v, i) => {
-      if (seen.has(v.external_variant_id)) {
-        ctx.addIssue({ code: 'custom', path: ['variants', i, 'external_variant_id'], message: 'appears twice in this product' });
-      }
-      seen.add(v.external_variant_id);
-    });
-  })
+  .superRefine((p, ctx) => variantIssues(p.variants, ctx))
   .meta({ id: 'ProductInput' });
 export type ProductInput = z.output<typeof ProductInputSchema>;
 

@@ -3,9 +3,9 @@ import { z } from 'zod';
 import { minorUnits, moneyProblem } from '../money/decimal.ts';
 
 /** Partner ids appear in URL paths, so they are restricted to characters that need no escaping. */
-export const ExternalId = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._:~@-]{0,127}$/, 'must be 1 to 128 characters: letters, digits and . _ : ~ @ -, starting with a letter or digit');
+export const EXTERNAL_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:~@-]{0,127}$/;
+export const EXTERNAL_ID_MESSAGE = 'must be 1 to 128 characters: letters, digits and . _ : ~ @ -, starting with a letter or digit';
+export const ExternalId = z.string().regex(EXTERNAL_ID_PATTERN, EXTERNAL_ID_MESSAGE);
 
 export const SourceVersion = z
   .string()
@@ -23,9 +23,11 @@ export const CurrencyCode = z
   .refine((c) => minorUnits(c) !== undefined, 'must be an ISO 4217 currency code such as EUR')
   .meta({ description: 'ISO 4217 code', example: 'EUR' });
 
+export const MONEY_PATTERN = /^(0|[1-9]\d{0,14})(\.\d+)?$/;
+export const MONEY_MESSAGE = 'must be a non-negative decimal string such as "19.99"';
 export const MoneyAmount = z
   .string()
-  .regex(/^(0|[1-9]\d{0,14})(\.\d+)?$/, 'must be a non-negative decimal string such as "19.99"')
+  .regex(MONEY_PATTERN, MONEY_MESSAGE)
   .meta({ description: "Decimal string with at most the currency's ISO 4217 minor units", example: '19.99' });
 
 /** Checks `amount` against `currency`'s minor units; to be used in an object's superRefine. */

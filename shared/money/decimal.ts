@@ -15,12 +15,11 @@ const DECIMAL = /^(0|[1-9]\d{0,14})(?:\.(\d+))?$/;
 
 /** Why `amount` is not a valid non-negative amount of `currency`, or undefined when it is. */
 export function moneyProblem(amount: string, currency: string): string | undefined {
-  const digits = minorUnits(currency);
-  if (digits === undefined) return undefined; // the currency itself is reported
   const match = DECIMAL.exec(amount);
   if (!match) return 'must be a non-negative decimal string such as "19.99"';
-  if ((match[2]?.length ?? 0) > digits) return `has more than the ${digits} decimal places of ${currency}`;
-  return undefined;
+  const digits = minorUnits(currency);
+  if (digits !== undefined && (match[2]?.length ?? 0) > digits) return `has more than the ${digits} decimal places of ${currency}`;
+  return undefined; // an unknown currency is reported on the currency
 }
 
 export interface Decimal {

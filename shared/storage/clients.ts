@@ -6,6 +6,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { runtimeConfig } from '../config/runtime.ts';
+import { meterCapacity } from './capacity-meter.ts';
 
 let documentClient: DynamoDBDocumentClient | undefined;
 let rawClient: DynamoDBClient | undefined;
@@ -13,12 +14,14 @@ let sqsClient: SQSClient | undefined;
 
 export function dynamoClient(): DynamoDBClient {
   const config = runtimeConfig();
-  rawClient ??= new DynamoDBClient({
+  if (rawClient) return rawClient;
+  rawClient = new DynamoDBClient({
     region: config.region,
     ...(config.dynamodbEndpoint ? { endpoint: config.dynamodbEndpoint } : {}),
     // Lambda's default of 3 attempts is too few for DynamoDB throttling during batch imports.
     maxAttempts: 6,
   });
+  if (config.costMetering) meterCapacity(rawClient);
   return rawClient;
 }
 

@@ -1,0 +1,64 @@
+/**
+ * `npm run bench [-- suite...]`: runs the named suites (all by default) against the real
+ * local stack, merges their figures into bench/results/latest.json and rewrites
+ * bench/REPORT.md. Benchmarks, not tests: nothing here runs in `npm test`.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { startLocalStack } from '../local/stack.ts';
+import type { Figure } from './lib/figures.ts';
+import { writeReport } from './report.ts';
+
+const SUITES: Record<string, { needsStack: boolean; load: () => Promise<{ run: () => Promise<Figure[]> }> }> = {
+  auth: { needsStack: false, load: () => import('./suites/auth.ts') },
+  catalog: { needsStack: true, load: () => import('./suites/catalog.ts') },
+};
+
+const resultsFile = fileURLToPath(new URL('./results/latest.json', import.meta.url));
+
+interface Results {
+  commit: string;
+  machine: { cpus: number; cpu_model: string; node: string };
+  generated_at: string;
+  figures: Figure[];
+}
+
+async function main() {
+  const requested = process.argv.slice(2).filter((a) => a !== '--');
+  const unknown = requested.filter((s) => !(s in SUITES));
+  if (unknown.length) {
+    console.error(`unknown suite(s): ${unknown.join(', ')}; known: ${Object.keys(SUITES).join(', ')}`);
+    process.exit(2);
+  }
+  const suites = requested.length ? requested : Object.keys(SUITES);
+  const stack = suites.some((s) => SUITES[s]!.needsStack) ? await startLocalStack({ env: { COST_METERING: 'true' } }) : undefined;
+  const previous: Results | undefined = existsSync(resultsFile) ? JSON.parse(readFileSync(resultsFile, 'utf8')) : undefined;
+  let figures = previous?.figures ?? [];
+  try {
+    for (const name of suites) {
+      console.error(`suite ${name}`);
+      const fresh = await (await SUITES[name]!.load()).run();
+      figures = [...figures.filter((f) => f.suite !== name), ...fresh];
+      for (const f of fresh) {
+        const comparison = f.ratio === null ? '' : ` (floor ${f.floor} ${f.unit}, ratio ${f.ratio}${f.target === null ? '' : `, target ${f.direction === 'at_most' ? '≤' : '≥'} ${f.target}: ${f.met ? 'met' : 'NOT met'}`})`;
+        console.log(`${name} | ${f.name}: ${f.value} ${f.unit}${comparison}`);
+      }
+    }
+  } finally {
+    await stack?.stop();
+  }
+  const results: Results = {
+    commit: execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8' }).trim(),
+    machine: { cpus: availableParallelism(), cpu_model: cpus()[0]?.model ?? 'unknown', node: process.version },
+    generated_at: new Date().toISOString(),
+    figures,
+  };
+  mkdirSync(fileURLToPath(new URL('./results/', import.meta.url)), { recursive: true });
+  writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
+  writeReport(results);
+  console.error(`wrote bench/results/latest.json and bench/REPORT.md`);
+}
+
+await main();

@@ -1,0 +1,92 @@
+/**
+ * `auth`: the in-process cost of a request, without DynamoDB calls (issue 3).
+ * (1) authentication against SHA-256 of the body plus one HMAC;
+ * (2) parsing and validating a 500-product batch against JSON.parse of the same bytes.
+ */
+import { createHash, createHmac, randomUUID } from 'node:crypto';
+import { BASE_PATH } from '../../functions/routes.ts';
+import { authenticate, type AuthPorts } from '../../shared/auth/authenticate.ts';
+import { signRequest } from '../../shared/auth/signing.ts';
+import { ProductBatchEnvelope, ProductInputSchema } from '../../shared/catalog/product-schemas.ts';
+import { figure, type Figure } from '../lib/figures.ts';
+import { microsPerCall, progress } from '../lib/measure.ts';
+
+const SECRET = 'c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlY3JldA';
+const KEY_ID = 'key_0123456789abcdef01234567';
+
+/** Ports that answer at once, so only the in-process work is measured. */
+const ports: AuthPorts = {
+  findKey: async () => ({ tenant: 'bench', scopes: ['catalog:write'], secret: SECRET, status: 'active' }),
+  claimNonce: async () => true,
+  now: () => new Date(),
+};
+
+function signedRequest(body: Buffer) {
+  const path = `${BASE_PATH}/products/batch`;
+  const headers = signRequest({ keyId: KEY_ID, secret: SECRET }, { method: 'POST', path, body, nonce: randomUUID() });
+  return { method: 'POST', path, query: null, headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])), body };
+}
+
+export function productBatch(products: number, variants: number) {
+  return {
+    products: Array.from({ length: products }, (_, p) => ({
+      external_product_id: `p${p}`,
+      title: `Product ${p}`,
+      category: 'food/coffee',
+      source_version: '1',
+      variants: Array.from({ length: variants }, (_, v) => ({ external_variant_id: `p${p}v${v}`, price: `${v}.50`, currency: 'EUR' })),
+    })),
+  };
+}
+
+export async function run(): Promise<Figure[]> {
+  const figures: Figure[] = [];
+  for (const [label, bytes] of [['1 KiB', 1024], ['2 MiB', 2 * 1024 * 1024]] as const) {
+    progress(`authentication, ${label} body`);
+    const body = Buffer.alloc(bytes, 'a');
+    const request = signedRequest(body);
+    const batch = bytes > 4096 ? 1 : 200;
+    const value = await microsPerCall(() => authenticate(request, ports), { samples: 31, batch });
+    const floor = await microsPerCall(
+      () => {
+        createHash('sha256').update(body).digest('hex');
+        createHmac('sha256', SECRET).update('x'.repeat(200)).digest('hex');
+      },
+      { samples: 31, batch },
+    );
+    figures.push(
+      figure({
+        suite: 'auth',
+        name: `authentication, ${label} body`,
+        value,
+        unit: 'µs/request',
+        floor: { value: floor, label: 'SHA-256 of the body + one HMAC (node:crypto)' },
+        ...(bytes > 4096 ? { target: { ratio: 1.2, direction: 'at_most' as const } } : {}),
+      }),
+    );
+  }
+
+  progress('parse and validate a 500-product batch');
+  for (const [label, variants] of [['500 × 62 variants (fits 2 MiB)', 62], ['500 × 2 variants', 2]] as const) {
+    const raw = Buffer.from(JSON.stringify(productBatch(500, variants)));
+    const value = await microsPerCall(
+      () => {
+        const envelope = ProductBatchEnvelope.parse(JSON.parse(raw.toString('utf8')));
+        for (const p of envelope.products) ProductInputSchema.safeParse(p);
+      },
+      { samples: 15 },
+    );
+    const floor = await microsPerCall(() => JSON.parse(raw.toString('utf8')), { samples: 15 });
+    figures.push(
+      figure({
+        suite: 'auth',
+        name: `parse + validate batch, ${label}, ${(raw.length / 1024).toFixed(0)} KiB`,
+        value,
+        unit: 'µs/batch',
+        floor: { value: floor, label: 'JSON.parse of the same bytes' },
+        target: { ratio: 2, direction: 'at_most' },
+      }),
+    );
+  }
+  return figures;
+}

@@ -1,0 +1,52 @@
+/**
+ * Consumed-capacity metering for benchmarks and cost figures: when COST_METERING is on,
+ * every DynamoDB call asks for ReturnConsumedCapacity and the units are added up here.
+ * Off by default: asking costs nothing on AWS, but the bookkeeping is for measurements only.
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+
+export interface CapacityTotals {
+  calls: number;
+  readUnits: number;
+  writeUnits: number;
+}
+
+const totals: CapacityTotals = { calls: 0, readUnits: 0, writeUnits: 0 };
+
+export const capacityTotals = (): CapacityTotals => ({ ...totals });
+
+export function resetCapacityTotals(): void {
+  totals.calls = 0;
+  totals.readUnits = 0;
+  totals.writeUnits = 0;
+}
+
+interface Consumed {
+  ReadCapacityUnits?: number;
+  WriteCapacityUnits?: number;
+  CapacityUnits?: number;
+}
+
+function add(consumed: Consumed | Consumed[] | undefined, isWrite: boolean): void {
+  for (const c of [consumed ?? []].flat()) {
+    const read = c.ReadCapacityUnits ?? (isWrite ? 0 : (c.CapacityUnits ?? 0));
+    const write = c.WriteCapacityUnits ?? (isWrite ? (c.CapacityUnits ?? 0) : 0);
+    totals.readUnits += read;
+    totals.writeUnits += write;
+  }
+}
+
+const WRITES = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'BatchWriteItemCommand', 'TransactWriteItemsCommand']);
+
+export function meterCapacity(client: DynamoDBClient): void {
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'TOTAL';
+      const result = await next(args);
+      totals.calls++;
+      add((result.output as { ConsumedCapacity?: Consumed | Consumed[] }).ConsumedCapacity, WRITES.has(context.commandName ?? ''));
+      return result;
+    },
+    { step: 'initialize', name: 'capacityMeter' },
+  );
+}
