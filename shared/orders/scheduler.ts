@@ -1,0 +1,50 @@
+/**
+ * When to call: the earliest instant at or after `earliest` that falls on one of the
+ * market's calling days and outside the quiet hours, both in the configured IANA time zone
+ * (the platform's Intl data, so daylight-saving changes are handled by the zone rules).
+ */
+export interface CallingWindow {
+  timezone: string;
+  /** ISO weekdays, 1 = Monday. */
+  callingDays: readonly number[];
+  /** Local hours [start, end) in which no call is made; equal values mean no quiet hours. */
+  quietStartHour: number;
+  quietEndHour: number;
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+const WEEKDAYS: Record<string, number> = { Mon: 1, Tue: 2, Wed: 3, Thu: 4, Fri: 5, Sat: 6, Sun: 7 };
+
+export function localParts(at: Date, timezone: string): { weekday: number; hour: number; minute: number; second: number } {
+  let format = formatters.get(timezone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', { timeZone: timezone, weekday: 'short', hour: 'numeric', minute: 'numeric', second: 'numeric', hourCycle: 'h23' });
+    formatters.set(timezone, format);
+  }
+  const parts = Object.fromEntries(format.formatToParts(at).map((p) => [p.type, p.value]));
+  return { weekday: WEEKDAYS[parts.weekday!]!, hour: Number(parts.hour), minute: Number(parts.minute), second: Number(parts.second) };
+}
+
+export function isQuietHour(hour: number, w: CallingWindow): boolean {
+  if (w.quietStartHour === w.quietEndHour) return false;
+  return w.quietStartHour < w.quietEndHour
+    ? hour >= w.quietStartHour && hour < w.quietEndHour
+    : hour >= w.quietStartHour || hour < w.quietEndHour;
+}
+
+export function isCallable(at: Date, w: CallingWindow): boolean {
+  const local = localParts(at, w.timezone);
+  return w.callingDays.includes(local.weekday) && !isQuietHour(local.hour, w);
+}
+
+/** Steps from local hour to local hour (at most 8 days of them): a callable hour starts a window. */
+export function nextContactAt(earliest: Date, w: CallingWindow): Date {
+  if (w.callingDays.length === 0) throw new RangeError('a market needs at least one calling day');
+  let at = new Date(earliest.getTime());
+  for (let step = 0; step < 8 * 24 + 2; step++) {
+    if (isCallable(at, w)) return at;
+    const local = localParts(at, w.timezone);
+    at = new Date(at.getTime() - (at.getTime() % 1000) + ((60 - local.minute) * 60 - local.second) * 1000);
+  }
+  throw new RangeError('no callable hour within 8 days');
+}
