@@ -29,6 +29,9 @@ import { EVENT_SOURCES, FUNCTION_SETTINGS, QUEUE_DEFINITIONS, TABLE_DEFINITION }
 const repoRoot = join(import.meta.dirname, '..');
 
 /** DynamoDB actions every HTTP function needs: key and tenant reads, nonce, rate window, idempotency. */
+/** Order processing reads customers, variants and rules and writes orders with their events. */
+const ORDER_PROCESSING_TABLE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:TransactWriteItems'];
+
 export const PIPELINE_TABLE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'];
 
 export interface CommerceStackProps extends StackProps {
@@ -224,7 +227,7 @@ export class CommerceInterfaceStack extends Stack {
       id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
       reason: 'dynamodb:ListStreams has no resource-level permissions; Lambda\'s DynamoDB event source requires it on *.',
     });
-    this.table.grant(streamProcessor, 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query', 'dynamodb:TransactWriteItems', 'dynamodb:ConditionCheckItem');
+    this.table.grant(streamProcessor, ...ORDER_PROCESSING_TABLE_ACTIONS);
     this.webhookQueue.grantSendMessages(streamProcessor);
     streamProcessor.addEventSource(
       new DynamoEventSource(this.table, {
@@ -252,7 +255,13 @@ export class CommerceInterfaceStack extends Stack {
       schedule: events.Schedule.rate(Duration.minutes(FUNCTION_SETTINGS.reconcilerEveryMinutes)),
       targets: [new targets.LambdaFunction(reconciler)],
     });
-    functions.push(streamProcessor, sender, reconciler);
+    const callScheduler = worker(WORKERS.callScheduler, FUNCTION_SETTINGS.workerTimeoutSeconds);
+    this.table.grant(callScheduler, ...ORDER_PROCESSING_TABLE_ACTIONS);
+    new events.Rule(this, 'CallSchedule', {
+      schedule: events.Schedule.rate(Duration.minutes(FUNCTION_SETTINGS.callSchedulerEveryMinutes)),
+      targets: [new targets.LambdaFunction(callScheduler)],
+    });
+    functions.push(streamProcessor, sender, reconciler, callScheduler);
 
     alarm('WebhookDlqDepth', this.webhookDlq.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }), 'Webhook deliveries exhausted their attempts: inspect with `npm run admin -- dlq list` and redrive.');
     alarm('StreamFailureDepth', streamFailures.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }), 'Stream records failed processing after retries.');

@@ -32,6 +32,8 @@ export interface LocalStackOptions {
   env?: Record<string, string>;
   /** How often the reconciler runs; EventBridge runs it every minute on AWS. */
   reconcileEveryMs?: number;
+  /** How often the call scheduler runs; EventBridge runs it every minute on AWS. */
+  callSweepEveryMs?: number;
   log?: (line: string) => void;
 }
 
@@ -130,6 +132,17 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       reconciler({}, lambdaContext(WORKERS.reconciler.name, FUNCTION_SETTINGS.workerTimeoutSeconds)).catch((error) => log(`reconciler: ${String(error)}`));
     }, options.reconcileEveryMs ?? FUNCTION_SETTINGS.reconcilerEveryMinutes * 60_000);
     stopAll.unshift(async () => clearInterval(reconcileTimer));
+
+    const callScheduler = await loadHandler<unknown, unknown>(WORKERS.callScheduler.handler);
+    let sweeping = false;
+    const callTimer = setInterval(() => {
+      if (sweeping) return;
+      sweeping = true;
+      callScheduler({}, lambdaContext(WORKERS.callScheduler.name, FUNCTION_SETTINGS.workerTimeoutSeconds))
+        .catch((error) => log(`call scheduler: ${String(error)}`))
+        .finally(() => (sweeping = false));
+    }, options.callSweepEveryMs ?? 250);
+    stopAll.unshift(async () => clearInterval(callTimer));
 
     let stopped = false;
     return {

@@ -6,6 +6,7 @@ import { tableClient, tableName } from '../storage/clients.ts';
 import { keys } from '../storage/keys.ts';
 import { paginate } from '../storage/pagination.ts';
 import { archiveItem } from '../storage/tombstone.ts';
+import { eventItem } from '../events/outbox.ts';
 import { versionAttributes, versionedWrite } from '../storage/versioned-write.ts';
 import { mapWithConcurrency } from '../support/concurrency.ts';
 import { MAX_PRODUCTS_PER_BATCH, ProductInputSchema, type Product, type ProductInput } from './product-schemas.ts';
@@ -85,7 +86,16 @@ export async function getProduct(tenant: string, id: string): Promise<Product> {
  * active orders using its variants.
  */
 export async function archiveProduct(tenant: string, id: string, now: Date): Promise<Product> {
-  const item = await archiveItem<StoredProduct>(keys.product(tenant, id), now);
+  const event = eventItem(keys.productEvent(tenant, id, now.toISOString()), {
+    event_type: 'internal.product.archived',
+    tenant,
+    external_order_id: null,
+    correlation_id: `cor_archive_${id}`,
+    causation_id: null,
+    data: { external_product_id: id },
+    occurredAt: now,
+  });
+  const item = await archiveItem<StoredProduct>(keys.product(tenant, id), now, event);
   if (!item) throw new NotFoundError(`No product ${id}.`);
   return productView(item);
 }

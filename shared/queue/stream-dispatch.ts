@@ -5,6 +5,7 @@
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { logger } from '../support/logger.ts';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 
 export interface StreamChange {
@@ -31,10 +32,16 @@ export function toChange(record: DynamoDBRecord): StreamChange {
 
 export async function dispatchStream(event: DynamoDBStreamEvent, reactions: readonly Reaction[]): Promise<DynamoDBBatchResponse> {
   for (const record of event.Records) {
+    let current = '';
     try {
       const change = toChange(record);
-      for (const reaction of reactions) await reaction.handle(change);
-    } catch {
+      for (const reaction of reactions) {
+        current = reaction.name;
+        await reaction.handle(change);
+      }
+    } catch (error) {
+      // Names only: a stream image may hold personal data.
+      logger.error('stream reaction failed; the batch is retried from this record', { reaction: current, error: (error as Error).name, message: (error as Error).message });
       return { batchItemFailures: [{ itemIdentifier: record.dynamodb!.SequenceNumber! }] };
     }
   }

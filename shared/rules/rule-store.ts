@@ -6,7 +6,7 @@ import { keys } from '../storage/keys.ts';
 import { paginate } from '../storage/pagination.ts';
 import { archiveItem } from '../storage/tombstone.ts';
 import { versionAttributes, versionedWrite } from '../storage/versioned-write.ts';
-import type { RuleInput, SalesRule } from './rule-schemas.ts';
+import { SalesRuleSummarySchema, type RuleInput, type SalesRule } from './rule-schemas.ts';
 
 type StoredRule = SalesRule & { archived_at?: string };
 
@@ -23,7 +23,20 @@ function ruleAttributes(tenant: string, id: string, input: RuleInput, now: Date)
     action: input.action,
     updated_at: updatedAt,
     ...keys.listEntry(tenant, 'RULES', id, id),
-    list_view: { external_rule_id: id, rule_type: input.rule_type, enabled: input.enabled, priority: input.priority, status: 'active', updated_at: updatedAt },
+    // The whole rule is small (at most 100 conditions), so the list index holds all of it:
+    // qualification reads a tenant's rules from the index alone.
+    list_view: {
+      external_rule_id: id,
+      rule_type: input.rule_type,
+      enabled: input.enabled,
+      priority: input.priority,
+      status: 'active',
+      applies_to: input.applies_to,
+      action: input.action,
+      source_version: input.source_version,
+      created_at: updatedAt,
+      updated_at: updatedAt,
+    },
   };
 }
 
@@ -64,8 +77,8 @@ export async function archiveRule(tenant: string, id: string, now: Date): Promis
 }
 
 /** Active (unarchived) rules in order of id, optionally only enabled or disabled ones. */
-export async function listRules(tenant: string, enabled: boolean | undefined, page: { limit: number; cursor?: string | undefined }) {
-  const result = await paginate({ tenant, list: 'sales-rules', filters: { enabled } }, page, {
+function rulePage(tenant: string, enabled: boolean | undefined, page: { limit: number; cursor?: string | undefined }) {
+  return paginate({ tenant, list: 'sales-rules', filters: { enabled } }, page, {
     shards: keys.listShards(tenant, 'RULES'),
     filter: {
       ConditionExpression: `#view.#status = :active${enabled === undefined ? '' : ' AND #view.enabled = :enabled'}`,
@@ -73,5 +86,21 @@ export async function listRules(tenant: string, enabled: boolean | undefined, pa
       ExpressionAttributeValues: { ':active': 'active', ...(enabled === undefined ? {} : { ':enabled': enabled }) },
     },
   });
-  return { ...result, data: result.data.map(({ status: _status, ...summary }) => summary) };
+}
+
+export async function listRules(tenant: string, enabled: boolean | undefined, page: { limit: number; cursor?: string | undefined }) {
+  const result = await rulePage(tenant, enabled, page);
+  return { ...result, data: result.data.map((r) => SalesRuleSummarySchema.parse(r)) };
+}
+
+/** Every enabled, unarchived rule of the tenant, for qualification and call processing. */
+export async function activeRules(tenant: string): Promise<SalesRule[]> {
+  const rules: SalesRule[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await rulePage(tenant, true, { limit: 200, cursor });
+    rules.push(...page.data.map((view) => ({ archived_at: null, ...view }) as SalesRule));
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor);
+  return rules;
 }

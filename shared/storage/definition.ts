@@ -14,8 +14,9 @@ export const TABLE_DEFINITION = {
      * Tenant-scoped lists (products, orders, rules, deliveries), written sharded: see keys.ts.
      * Only the list view is projected: a product's variants (up to 100) are never copied into
      * the index, so list pages and index writes cost what the list shows, not the whole item.
+     * `match_keys` (an order's variant ids) lets a product archive find the orders using it.
      */
-    { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk', projectedAttributes: ['list_view', 'search_text'] },
+    { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk', projectedAttributes: ['list_view', 'search_text', 'match_keys'] },
     /** Sparse "due work" index: records whose queue message must exist by `gsi2sk`. */
     { indexName: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk', projectedAttributes: 'all' },
   ],
@@ -52,4 +53,5 @@ export const FUNCTION_SETTINGS = {
   workerTimeoutSeconds: 60,
   workerMemoryMb: 512,
   reconcilerEveryMinutes: 1,
+  callSchedulerEveryMinutes: 1,
 } as const;

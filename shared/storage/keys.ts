@@ -15,6 +15,9 @@
  * | customer                              | pk = T#{tenant}#CUSTOMER#{id}, sk = CUSTOMER    | table |
  * | sales rule                            | pk = T#{tenant}#RULE#{id}, sk = RULE            | table |
  * | audit record of an erasure            | pk = T#{tenant}#CUSTOMER#{id}, sk = AUDIT#{at}  | table |
+ * | order                                 | pk = T#{tenant}#ORDER#{id}, sk = ORDER          | table |
+ * | an order's events, attempts, result   | pk = T#{tenant}#ORDER#{id}, sk = EVENT#{rev} / ATTEMPT#{n} / RESULT | table |
+ * | orders due for work (call, retry)     | gsi2pk = ORDERDUE#{shard}, gsi2sk <= now        | gsi2  |
  * | a list page (products, rules, ...)    | gsi1pk = T#{tenant}#{LIST}#{shard}, gsi1sk > cursor | gsi1 (all shards merged) |
  * | server-side key material              | pk = SYSTEM, sk = {name}                        | table |
  * | overdue queue work                    | gsi2pk = DUE#{shard}, gsi2sk <= now             | gsi2  |
@@ -31,6 +34,9 @@ import { TABLE_DEFINITION } from './definition.ts';
 export const TABLE_TTL_ATTRIBUTE = TABLE_DEFINITION.ttlAttribute;
 export const LIST_SHARDS = 8;
 export const DUE_SHARDS = 4;
+
+/** The tenant of a tenant-scoped key (tenant ids never contain `#`). */
+export const tenantOfKey = (pk: string): string => pk.split('#')[1]!;
 
 export type ListName = 'PRODUCTS' | 'RULES' | 'ORDERS' | 'DELIVERIES';
 
@@ -63,6 +69,14 @@ export const keys = {
   variant: (tenant: string, id: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#VARIANT#${id}`, sk: 'VARIANT' }),
   customer: (tenant: string, id: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#CUSTOMER#${id}`, sk: 'CUSTOMER' }),
   customerAudit: (tenant: string, id: string, atIso: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#CUSTOMER#${id}`, sk: `AUDIT#${atIso}` }),
+  order: (tenant: string, id: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#ORDER#${id}`, sk: 'ORDER' }),
+  orderEvent: (orderPk: string, revision: number, suffix = ''): ItemKey => ({ pk: orderPk, sk: `EVENT#${String(revision).padStart(6, '0')}${suffix}` }),
+  orderAttempt: (orderPk: string, attempt: number): ItemKey => ({ pk: orderPk, sk: `ATTEMPT#${String(attempt).padStart(3, '0')}` }),
+  orderResult: (orderPk: string): ItemKey => ({ pk: orderPk, sk: 'RESULT' }),
+  productEvent: (tenant: string, id: string, atIso: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#PRODUCT#${id}`, sk: `EVENT#${atIso}` }),
+  /** Order work index entry: the call scheduler scans each shard for `gsi2sk <= now`. */
+  orderDue: (orderPk: string, dueAtIso: string) => ({ gsi2pk: `ORDERDUE#${shardOf(orderPk, DUE_SHARDS)}`, gsi2sk: dueAtIso }),
+  orderDueShard: (shard: number) => `ORDERDUE#${shard}`,
   salesRule: (tenant: string, id: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#RULE#${id}`, sk: 'RULE' }),
   /** The list-index entry of an item: its shard follows from its own id. */
   listEntry: (tenant: string, list: ListName, id: string, sortKey: string) => ({

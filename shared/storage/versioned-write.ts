@@ -69,7 +69,7 @@ export function newerVersionCondition(v: VersionAttributes, also?: Condition): C
  * content is `unchanged` (success, nothing written); anything else is stale. Returns
  * undefined when the version check passed, i.e. the caller's extra condition failed.
  */
-export function refusedVersionOutcome(stored: Record<string, unknown> | undefined, v: VersionAttributes): 'unchanged' | undefined {
+export function refusedVersionOutcome(stored: { source_version?: unknown; content_sha256?: unknown } | undefined, v: VersionAttributes): 'unchanged' | undefined {
   if (!stored || typeof stored.source_version !== 'string') return undefined;
   const order = compareSourceVersions(v.source_version, stored.source_version);
   if (order > 0) return undefined;

@@ -1,3 +1,22 @@
-import { notImplementedOperation } from '../../../shared/http/not-implemented.ts';
+import { z } from 'zod';
+import { ExternalId } from '../../../shared/domain/fields.ts';
+import { defineOperation } from '../../../shared/http/operation.ts';
+import { httpHandler } from '../../../shared/http/pipeline.ts';
+import { CancelSchema, OrderWriteResultSchema } from '../../../shared/orders/order-schemas.ts';
+import { cancelOrder } from '../../../shared/orders/order-store.ts';
 
-export const { contract, handler } = notImplementedOperation('cancelOrder');
+export const contract = defineOperation({
+  operationId: 'cancelOrder',
+  description:
+    'Cancels an order in any state that is not final, with compare-and-set: a concurrent state change is re-read, never overwritten. ' +
+    'Cancelling a cancelled order answers it again (200); a completed or rejected order is 409 `invalid_state_transition`. Body optional.',
+  params: z.object({ externalOrderId: ExternalId }),
+  body: CancelSchema.optional(),
+  responses: { 200: { description: 'Cancelled', schema: OrderWriteResultSchema } },
+  problems: ['invalid_state_transition'],
+});
+
+export const handler = httpHandler(contract, async ({ principal, params, body, now }) => {
+  const order = await cancelOrder(principal.tenant, params.externalOrderId, body?.reason ?? 'customer_request', body?.source_version, now);
+  return { status: 200, body: { external_order_id: order.external_order_id, processing_state: order.processing_state, correlation_id: order.correlation_id, outcome: 'cancelled' } };
+});

@@ -1,3 +1,18 @@
-import { notImplementedOperation } from '../../../shared/http/not-implemented.ts';
+import { z } from 'zod';
+import { ExternalId } from '../../../shared/domain/fields.ts';
+import { defineOperation } from '../../../shared/http/operation.ts';
+import { httpHandler } from '../../../shared/http/pipeline.ts';
+import { OrderSchema } from '../../../shared/orders/order-schemas.ts';
+import { getOrder, orderView } from '../../../shared/orders/order-store.ts';
 
-export const { contract, handler } = notImplementedOperation('getOrder');
+export const contract = defineOperation({
+  operationId: 'getOrder',
+  description: 'The canonical order with `processing_state`, `state_reason` (why it was rejected or cancelled), `next_contact_at` and `correlation_id`.',
+  params: z.object({ externalOrderId: ExternalId }),
+  responses: { 200: { description: 'The order', schema: OrderSchema } },
+});
+
+export const handler = httpHandler(contract, async ({ principal, params }) => ({
+  status: 200,
+  body: orderView(await getOrder(principal.tenant, params.externalOrderId)),
+}));

@@ -1,3 +1,23 @@
-import { notImplementedOperation } from '../../../shared/http/not-implemented.ts';
+import { z } from 'zod';
+import { ExternalId } from '../../../shared/domain/fields.ts';
+import { defineOperation } from '../../../shared/http/operation.ts';
+import { httpHandler } from '../../../shared/http/pipeline.ts';
+import { OrderPatchSchema, OrderWriteResultSchema } from '../../../shared/orders/order-schemas.ts';
+import { patchOrder } from '../../../shared/orders/order-store.ts';
+import { requalify } from '../../../shared/orders/processing.ts';
 
-export const { contract, handler } = notImplementedOperation('updateOrder');
+export const contract = defineOperation({
+  operationId: 'updateOrder',
+  description:
+    'Updates `items`, `priority`, `contact_not_before` or `confidence` with a newer `source_version`. Allowed while the order is neither final nor `in_call` ' +
+    '(else 409 `invalid_state_transition`). The order is requalified at once: the answer shows `validated` (scheduling follows) or `rejected`.',
+  params: z.object({ externalOrderId: ExternalId }),
+  body: OrderPatchSchema,
+  responses: { 200: { description: 'Updated, or unchanged for the stored version with identical content', schema: OrderWriteResultSchema } },
+  problems: ['invalid_state_transition'],
+});
+
+export const handler = httpHandler(contract, async ({ principal, params, body, now }) => {
+  const { order, outcome } = await patchOrder(principal.tenant, params.externalOrderId, body, now, requalify);
+  return { status: 200, body: { external_order_id: order.external_order_id, processing_state: order.processing_state, correlation_id: order.correlation_id, outcome } };
+});

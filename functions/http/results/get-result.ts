@@ -1,3 +1,18 @@
-import { notImplementedOperation } from '../../../shared/http/not-implemented.ts';
+import { z } from 'zod';
+import { ExternalId } from '../../../shared/domain/fields.ts';
+import { defineOperation } from '../../../shared/http/operation.ts';
+import { httpHandler } from '../../../shared/http/pipeline.ts';
+import { ResultSchema } from '../../../shared/orders/order-schemas.ts';
+import { getResult } from '../../../shared/orders/order-store.ts';
 
-export const { contract, handler } = notImplementedOperation('getOrderResult');
+export const contract = defineOperation({
+  operationId: 'getOrderResult',
+  description: "The order's result once it is completed: call disposition, business outcome and the final order snapshot with its exact total. 404 until then.",
+  params: z.object({ externalOrderId: ExternalId }),
+  responses: { 200: { description: 'The result', schema: ResultSchema } },
+});
+
+export const handler = httpHandler(contract, async ({ principal, params }) => ({
+  status: 200,
+  body: await getResult(principal.tenant, params.externalOrderId),
+}));

@@ -1,3 +1,20 @@
-import { notImplementedOperation } from '../../../shared/http/not-implemented.ts';
+import { z } from 'zod';
+import { ExternalId } from '../../../shared/domain/fields.ts';
+import { defineOperation } from '../../../shared/http/operation.ts';
+import { httpHandler } from '../../../shared/http/pipeline.ts';
+import { CallAttemptSchema, ReportsPolicySchema } from '../../../shared/orders/order-schemas.ts';
+import { listCalls, REPORTS_POLICY } from '../../../shared/orders/order-store.ts';
+import { PageQuery, pageOf } from '../../../shared/storage/pagination.ts';
 
-export const { contract, handler } = notImplementedOperation('listOrderCalls');
+export const contract = defineOperation({
+  operationId: 'listOrderCalls',
+  description: "The order's call attempts in order, with the reports policy: whether recordings or transcripts exist, how long they are kept, and how to request them.",
+  params: z.object({ externalOrderId: ExternalId }),
+  query: PageQuery,
+  responses: { 200: { description: 'A page of attempts', schema: pageOf(CallAttemptSchema).extend({ reports_policy: ReportsPolicySchema }) } },
+});
+
+export const handler = httpHandler(contract, async ({ principal, params, query }) => ({
+  status: 200,
+  body: { ...(await listCalls(principal.tenant, params.externalOrderId, query)), reports_policy: REPORTS_POLICY },
+}));

@@ -1,0 +1,69 @@
+/**
+ * The call platform port: the voice platform starts a call attempt for an order and reports
+ * how it went. A real platform answers `pending` and reports later (its callback calls
+ * `recordAttempt`); the sandbox dialer of contract-decisions section 7 reports at once.
+ */
+import type { BusinessOutcome, CallDisposition } from '../orders/order-schemas.ts';
+import type { SnapshotLine } from '../orders/snapshot.ts';
+
+export interface CallRequest {
+  tenant: string;
+  external_order_id: string;
+  attempt: number;
+  /** E.164; handed to the platform only, never logged or stored with the attempt. */
+  phone: string;
+  locale: string;
+  lines: readonly SnapshotLine[];
+  currency: string;
+}
+
+export interface AttemptReport {
+  call_disposition: CallDisposition;
+  started_at: string;
+  ended_at: string;
+  /** For an answered call: what the customer decided. */
+  decision?: Extract<BusinessOutcome, 'confirmed' | 'modified' | 'declined'>;
+  /** Sandbox only: the scenario digit, so the sandbox write-back can fail scenario 8. */
+  scenario?: string;
+}
+
+export interface CallPlatform {
+  readonly name: string;
+  startAttempt(request: CallRequest, now: Date): Promise<AttemptReport | 'pending'>;
+}
+
+/** Decides by the last digit of the phone number and the attempt number (contract-decisions 7). */
+export function sandboxDecision(phone: string, attempt: number): Pick<AttemptReport, 'call_disposition' | 'decision'> {
+  const digit = phone.at(-1);
+  switch (digit) {
+    case '1':
+      return { call_disposition: 'no_answer' };
+    case '2':
+      return attempt === 1 ? { call_disposition: 'no_answer' } : { call_disposition: 'answered', decision: 'confirmed' };
+    case '3':
+      return { call_disposition: 'answered', decision: 'declined' };
+    case '4':
+      return { call_disposition: 'answered', decision: 'modified' };
+    case '5':
+      return attempt === 1 ? { call_disposition: 'busy' } : { call_disposition: 'answered', decision: 'confirmed' };
+    case '9':
+      return { call_disposition: 'invalid_number' };
+    default: // 0, 6, 7 and 8
+      return { call_disposition: 'answered', decision: 'confirmed' };
+  }
+}
+
+export const sandboxDialer: CallPlatform = {
+  name: 'sandbox',
+  async startAttempt(request, now) {
+    const at = now.toISOString();
+    return { ...sandboxDecision(request.phone, request.attempt), started_at: at, ended_at: at, scenario: request.phone.at(-1)! };
+  },
+};
+
+export function callPlatform(name: 'sandbox'): CallPlatform {
+  switch (name) {
+    case 'sandbox':
+      return sandboxDialer;
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * The transactional outbox: an event is an item written in the same transaction as the
+ * change it reports, so no change is ever without its event and no event without its change.
+ * The table's stream carries each new event item to the webhook fan-out (public types) or to
+ * a domain reaction (internal types).
+ */
+import { createHash } from 'node:crypto';
+import { EVENT_TYPES } from '../discovery/schemas.ts';
+
+export type PublicEventType = (typeof EVENT_TYPES)[number];
+export type InternalEventType = 'internal.product.archived';
+
+/** Event items are kept 35 days: longer than the 24 h of webhook retries and any replay need. */
+export const EVENT_RETENTION_SECONDS = 35 * 24 * 3600;
+export const EVENT_VERSION = '1';
+
+export interface EventRecord {
+  entity: 'event';
+  event_id: string;
+  event_type: PublicEventType | InternalEventType;
+  tenant: string;
+  occurred_at: string;
+  external_order_id: string | null;
+  correlation_id: string;
+  causation_id: string | null;
+  data: Record<string, unknown>;
+  test?: boolean;
+  expires_at: number;
+}
+
+/** Event ids derive from the event item's key, so writing the same event twice is one event. */
+export const eventIdFor = (pk: string, sk: string) => `evt_${createHash('sha256').update(`${pk}\n${sk}`).digest('base64url').slice(0, 26)}`;
+
+export function eventItem(
+  key: { pk: string; sk: string },
+  e: Omit<EventRecord, 'entity' | 'event_id' | 'expires_at' | 'occurred_at'> & { occurredAt: Date },
+): EventRecord & { pk: string; sk: string } {
+  const { occurredAt, ...rest } = e;
+  return {
+    ...key,
+    entity: 'event',
+    event_id: eventIdFor(key.pk, key.sk),
+    ...rest,
+    occurred_at: occurredAt.toISOString(),
+    expires_at: Math.floor(occurredAt.getTime() / 1000) + EVENT_RETENTION_SECONDS,
+  };
+}
+
+export const isPublicEvent = (type: string): type is PublicEventType => (EVENT_TYPES as readonly string[]).includes(type);
+
+/** The envelope of spec section 6, as delivered. */
+export function envelopeOf(e: EventRecord) {
+  return {
+    event_id: e.event_id,
+    event_type: e.event_type,
+    event_version: EVENT_VERSION,
+    occurred_at: e.occurred_at,
+    integration_ref: e.tenant,
+    external_order_id: e.external_order_id,
+    correlation_id: e.correlation_id,
+    causation_id: e.causation_id,
+    ...(e.test ? { test: true } : {}),
+    data: e.data,
+  };
+}

@@ -1,0 +1,35 @@
+/** Batch reads and writes with DynamoDB's per-call limits and unprocessed-item retries. */
+import { BatchGetCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { tableClient, tableName } from './clients.ts';
+import type { ItemKey } from './keys.ts';
+
+const chunks = <T>(items: readonly T[], size: number): T[][] =>
+  Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
+
+const backoff = (attempt: number) => new Promise((r) => setTimeout(r, Math.min(1000, 25 * 2 ** attempt)));
+
+export async function batchGet<T>(keyList: readonly ItemKey[]): Promise<T[]> {
+  const unique = [...new Map(keyList.map((k) => [`${k.pk}\n${k.sk}`, k])).values()];
+  const found: T[] = [];
+  for (const chunk of chunks(unique, 100)) {
+    let pending: Record<string, unknown>[] | undefined = chunk as unknown as Record<string, unknown>[];
+    for (let attempt = 0; pending?.length; attempt++) {
+      if (attempt > 0) await backoff(attempt);
+      const out = await tableClient().send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending } } }));
+      found.push(...((out.Responses?.[tableName()] ?? []) as T[]));
+      pending = out.UnprocessedKeys?.[tableName()]?.Keys as Record<string, unknown>[] | undefined;
+    }
+  }
+  return found;
+}
+
+export async function batchPut(items: readonly Record<string, unknown>[]): Promise<void> {
+  for (const chunk of chunks(items, 25)) {
+    let pending = chunk.map((Item) => ({ PutRequest: { Item } }));
+    for (let attempt = 0; pending.length; attempt++) {
+      if (attempt > 0) await backoff(attempt);
+      const out = await tableClient().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
+      pending = (out.UnprocessedItems?.[tableName()] ?? []) as typeof pending;
+    }
+  }
+}
