@@ -229,7 +229,7 @@ export class CommerceInterfaceStack extends Stack {
     });
     this.table.grant(streamProcessor, ...ORDER_PROCESSING_TABLE_ACTIONS);
     this.webhookQueue.grantSendMessages(streamProcessor);
-    streamProcessor.addEventSource(
+    const streamSource = (filters?: lambda.FilterCriteria[]) =>
       new DynamoEventSource(this.table, {
         startingPosition: lambda.StartingPosition.TRIM_HORIZON,
         batchSize: EVENT_SOURCES.tableStream.batchSize,
@@ -238,8 +238,18 @@ export class CommerceInterfaceStack extends Stack {
         bisectBatchOnError: true,
         reportBatchItemFailures: true,
         onFailure: new SqsDlq(streamFailures),
-      }),
-    );
+        ...(filters ? { filters } : {}),
+      });
+    streamProcessor.addEventSource(streamSource());
+
+    // The stream's second reader (DynamoDB Streams allows two per shard): only product items reach it.
+    const catalogIndexer = worker(WORKERS.catalogIndexer, FUNCTION_SETTINGS.workerTimeoutSeconds);
+    Validations.of(catalogIndexer).acknowledge({
+      id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
+      reason: 'dynamodb:ListStreams has no resource-level permissions; Lambda\'s DynamoDB event source requires it on *.',
+    });
+    this.table.grant(catalogIndexer, 'dynamodb:BatchWriteItem');
+    catalogIndexer.addEventSource(streamSource([lambda.FilterCriteria.filter({ dynamodb: { NewImage: { entity: { S: lambda.FilterRule.isEqual('product') } } } })]));
 
     const sender = worker(WORKERS.webhookSender, FUNCTION_SETTINGS.webhookSenderTimeoutSeconds);
     this.table.grant(sender, 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem');
@@ -261,7 +271,7 @@ export class CommerceInterfaceStack extends Stack {
       schedule: events.Schedule.rate(Duration.minutes(FUNCTION_SETTINGS.callSchedulerEveryMinutes)),
       targets: [new targets.LambdaFunction(callScheduler)],
     });
-    functions.push(streamProcessor, sender, reconciler, callScheduler);
+    functions.push(streamProcessor, catalogIndexer, sender, reconciler, callScheduler);
 
     alarm('WebhookDlqDepth', this.webhookDlq.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }), 'Webhook deliveries exhausted their attempts: inspect with `npm run admin -- dlq list` and redrive.');
     alarm('StreamFailureDepth', streamFailures.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }), 'Stream records failed processing after retries.');

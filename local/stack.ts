@@ -104,16 +104,19 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const server: Server = await startGateway(gatewayPort);
     stopAll.unshift(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-    const streamHandler = await loadHandler<DynamoDBStreamEvent, DynamoDBBatchResponse>(WORKERS.streamProcessor.handler);
-    const streamPoller = startStreamPoller({
-      endpoint: dynamodbEndpoint,
-      region: LOCAL_REGION,
-      streamArn,
-      ...(options.dataDir ? { checkpointFile: join(options.dataDir, 'stream-checkpoint.json') } : {}),
-      handler: (event) => streamHandler(event, lambdaContext(WORKERS.streamProcessor.name, FUNCTION_SETTINGS.workerTimeoutSeconds)),
-      onSkip: (records, error) => log(`stream poller: ${records.length ? 'skipped a record after retries' : 'retrying'}: ${String(error)}`),
-    });
-    stopAll.unshift(streamPoller.stop);
+    // Every table-stream worker reads the stream on its own, as Lambda's event sources do.
+    for (const worker of Object.values(WORKERS).filter((w) => w.trigger === 'table-stream')) {
+      const streamHandler = await loadHandler<DynamoDBStreamEvent, DynamoDBBatchResponse>(worker.handler);
+      const streamPoller = startStreamPoller({
+        endpoint: dynamodbEndpoint,
+        region: LOCAL_REGION,
+        streamArn,
+        ...(options.dataDir ? { checkpointFile: join(options.dataDir, `stream-checkpoint-${worker.name}.json`) } : {}),
+        handler: (event) => streamHandler(event, lambdaContext(worker.name, FUNCTION_SETTINGS.workerTimeoutSeconds)),
+        onSkip: (records, error) => log(`${worker.name}: ${records.length ? 'skipped a record after retries' : 'retrying'}: ${String(error)}`),
+      });
+      stopAll.unshift(streamPoller.stop);
+    }
 
     const senderHandler = await loadHandler<SQSEvent, SQSBatchResponse>(WORKERS.webhookSender.handler);
     const queuePoller = startQueuePoller({

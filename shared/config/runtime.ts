@@ -22,6 +22,8 @@ const RuntimeEnv = z.object({
   WEBHOOK_ALLOW_PRIVATE_URLS: flag,
   WEBHOOK_BACKOFF_SCALE: z.coerce.number().positive().max(1).default(1),
   CALL_RETRY_DELAY_SECONDS: z.coerce.number().min(0).default(2),
+  /** How long a new order waits for its variants to reach the variant index before it is rejected. */
+  VARIANT_INDEX_GRACE_SECONDS: z.coerce.number().min(0).max(3600).default(60),
   CALL_PLATFORM: z.enum(['sandbox']).default('sandbox'),
   /** Bench runs only: count DynamoDB calls and consumed capacity per request. */
   COST_METERING: flag,
@@ -38,6 +40,7 @@ export type RuntimeConfig = {
   webhookAllowPrivateUrls: boolean;
   webhookBackoffScale: number;
   callRetryDelaySeconds: number;
+  variantIndexGraceSeconds: number;
   callPlatform: 'sandbox';
   costMetering: boolean;
 };
@@ -55,6 +58,7 @@ export function parseRuntimeConfig(env: Record<string, string | undefined>): Run
     webhookAllowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS,
     webhookBackoffScale: e.WEBHOOK_BACKOFF_SCALE,
     callRetryDelaySeconds: e.CALL_RETRY_DELAY_SECONDS,
+    variantIndexGraceSeconds: e.VARIANT_INDEX_GRACE_SECONDS,
     callPlatform: e.CALL_PLATFORM,
     costMetering: e.COST_METERING,
   };

@@ -9,7 +9,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { BASE_PATH, isMutation, routeById, type Route } from '../../functions/routes.ts';
 import { authenticate, type Principal } from '../auth/authenticate.ts';
 import { takeRateToken, tableAuthPorts, tenantConfigOf } from '../auth/table-ports.ts';
-import { logger } from '../support/logger.ts';
+import { appendLogKeys, logger, withLogScope } from '../support/logger.ts';
 import {
   InsufficientScopeError,
   PayloadTooLargeError,
@@ -70,7 +70,6 @@ function requestScope(route: Route): Middleware {
     const { http } = request.context;
     if (request.response) request.response.headers = { ...request.response.headers, 'X-Request-Id': http.requestId };
     logger.info('request completed', { status: request.response?.statusCode });
-    logger.resetKeys();
   };
   return {
     before: (request) => {
@@ -86,7 +85,7 @@ function requestScope(route: Route): Middleware {
         path: canonicalPath(route, event.pathParameters),
         body: event.isBase64Encoded ? Buffer.from(raw, 'base64') : Buffer.from(raw, 'utf8'),
       };
-      logger.appendKeys({ request_id: requestId, route: route.operationId, correlation_id: request.context.http.correlationId });
+      appendLogKeys({ request_id: requestId, route: route.operationId, correlation_id: request.context.http.correlationId });
     },
     after: finish,
     onError: (request) => {
@@ -120,7 +119,7 @@ function hmacAuthorizer(ports = tableAuthPorts()): Middleware {
         { method: event.httpMethod, path: http.path, query: event.multiValueQueryStringParameters, headers: http.headers, body: http.body },
         ports,
       );
-      logger.appendKeys({ tenant: http.principal.tenant });
+      appendLogKeys({ tenant: http.principal.tenant });
     },
   };
 }
@@ -212,11 +211,12 @@ export function httpHandler<C extends OperationContract>(
     );
   };
 
-  return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>()
+  const chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>()
     .use(requestScope(route))
     .use(requestLimits)
     .use(hmacAuthorizer())
     .use(requireScope(route))
     .use(tenantGate)
     .handler(core);
+  return (event: APIGatewayProxyEvent, context: Context) => withLogScope(() => chain(event, context as HttpContext));
 }

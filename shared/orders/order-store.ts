@@ -45,6 +45,8 @@ export interface StoredOrder extends VersionAttributes {
   call_attempts: number;
   next_contact_at: string | null;
   substitutions: Substitution[];
+  /** While a variant of the order is not in the variant index yet: when to qualify again. */
+  retry_qualification_at?: string | undefined;
   created_at: string;
   updated_at: string;
 }
@@ -131,8 +133,9 @@ export interface OrderChange {
   causationId?: string | null;
 }
 
-/** When the order next needs the scheduler: its contact time, or the check for a stuck call. */
+/** When the order next needs the scheduler: a qualification retry, its contact time, or the check for a stuck call. */
 function dueOf(o: StoredOrder, now: Date): Date | undefined {
+  if (o.processing_state === 'received' && o.retry_qualification_at) return new Date(o.retry_qualification_at);
   if (o.processing_state === 'scheduled' && o.next_contact_at) return new Date(o.next_contact_at);
   if (o.processing_state === 'in_call') return new Date(now.getTime() + STUCK_CALL_SECONDS * 1000);
   return undefined;

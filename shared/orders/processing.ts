@@ -21,8 +21,8 @@ import { nextContactAt, type CallingWindow } from './scheduler.ts';
 import { acceptFirstSuggestion, effectiveLines, snapshotOf } from './snapshot.ts';
 import { isFinal, type OrderState } from './state-machine.ts';
 
-/** How long an order waits for a just-imported variant to reach the variant index (fed by the stream). */
-const VARIANT_INDEX_GRACE_MS = 5_000;
+/** While an order waits for a variant to reach the variant index, qualification is retried this often. */
+const QUALIFICATION_RETRY_MS = 2_000;
 
 interface Facts {
   customer: Awaited<ReturnType<typeof readCustomer>>;
@@ -79,12 +79,15 @@ async function step(order: StoredOrder, now: Date): Promise<boolean> {
     case 'received': {
       const facts = await factsFor(order);
       const q = qualificationOf(order, facts);
-      if (!q.qualified && q.reason === 'unknown_variant' && now.getTime() - Date.parse(order.updated_at) < VARIANT_INDEX_GRACE_MS) {
-        // The variant may have been imported a moment ago and not be indexed yet.
-        await new Promise((r) => setTimeout(r, 500));
-        return true;
+      if (!q.qualified && q.reason === 'unknown_variant' && now.getTime() - Date.parse(order.created_at) < runtimeConfig().variantIndexGraceSeconds * 1000) {
+        // The variant may have been imported a moment ago and not be indexed yet: the call
+        // scheduler retries qualification shortly, without holding up the stream.
+        if (order.retry_qualification_at && Date.parse(order.retry_qualification_at) > now.getTime()) return false;
+        await writeOrder(order, { set: { retry_qualification_at: new Date(now.getTime() + QUALIFICATION_RETRY_MS).toISOString() } }, now);
+        return false;
       }
-      await writeOrder(order, q.qualified ? { to: 'validated', set: { substitutions: q.substitutions } } : { to: 'rejected', reason: q.reason }, now);
+      const cleared = { retry_qualification_at: undefined };
+      await writeOrder(order, q.qualified ? { to: 'validated', set: { ...cleared, substitutions: q.substitutions } } : { to: 'rejected', reason: q.reason, set: cleared }, now);
       return true;
     }
     case 'validated': {

@@ -74,8 +74,9 @@ export const orderProcessing: Reaction = {
   async handle(change) {
     if (entityOf(change) !== 'order') return;
     const order = change.newImage as unknown as StoredOrder;
-    const due = order.processing_state === 'scheduled' && (!order.next_contact_at || Date.parse(order.next_contact_at) <= Date.now());
-    if (order.processing_state === 'received' || order.processing_state === 'validated' || due) {
+    const dueAt = order.processing_state === 'scheduled' ? order.next_contact_at : order.processing_state === 'received' ? order.retry_qualification_at : undefined;
+    const due = !dueAt || Date.parse(dueAt) <= Date.now();
+    if ((order.processing_state === 'received' || order.processing_state === 'validated' || order.processing_state === 'scheduled') && due) {
       await advanceOrder(order.tenant, order.external_order_id);
     }
   },
@@ -163,4 +164,5 @@ export const writeBack: Reaction = {
   },
 };
 
-export const DOMAIN_REACTIONS: readonly Reaction[] = [variantIndex, orderProcessing, productArchived, customerAnonymized, writeBack];
+/** The stream processor's reactions; the variant index has its own consumer (catalog indexer). */
+export const DOMAIN_REACTIONS: readonly Reaction[] = [orderProcessing, productArchived, customerAnonymized, writeBack];

@@ -1,12 +1,16 @@
 /**
  * The stream processor's dispatch: each stream record goes to every reaction interested in
- * it, in order per shard; a failing record is reported as a partial batch failure so the
- * event source retries from it and nothing after it is lost or reordered.
+ * it. Records of the same item are handled in stream order; different items are handled side
+ * by side (as Lambda's parallelization factor does), so a large catalog import never holds
+ * up an order. A failure is reported as a partial batch failure at the earliest failed
+ * record: the event source retries from there, and records already handled come again,
+ * which the reactions tolerate (they are idempotent).
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { logger } from '../support/logger.ts';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { logger } from '../support/logger.ts';
+import { mapWithConcurrency } from '../support/concurrency.ts';
 
 export interface StreamChange {
   eventName: 'INSERT' | 'MODIFY' | 'REMOVE';
@@ -20,6 +24,9 @@ export interface Reaction {
   handle(change: StreamChange): Promise<void>;
 }
 
+/** Items handled side by side within one batch. */
+export const STREAM_ITEM_CONCURRENCY = 16;
+
 const image = (i: Record<string, unknown> | undefined) => (i ? unmarshall(i as Record<string, AttributeValue>) : undefined);
 
 export function toChange(record: DynamoDBRecord): StreamChange {
@@ -30,20 +37,34 @@ export function toChange(record: DynamoDBRecord): StreamChange {
   };
 }
 
+const itemKeyOf = (record: DynamoDBRecord) => JSON.stringify(record.dynamodb?.Keys ?? {});
+
 export async function dispatchStream(event: DynamoDBStreamEvent, reactions: readonly Reaction[]): Promise<DynamoDBBatchResponse> {
-  for (const record of event.Records) {
-    let current = '';
-    try {
-      const change = toChange(record);
-      for (const reaction of reactions) {
-        current = reaction.name;
-        await reaction.handle(change);
+  const byItem = new Map<string, { record: DynamoDBRecord; position: number }[]>();
+  event.Records.forEach((record, position) => {
+    const key = itemKeyOf(record);
+    byItem.set(key, [...(byItem.get(key) ?? []), { record, position }]);
+  });
+  let firstFailure: number | undefined;
+  await mapWithConcurrency([...byItem.values()], STREAM_ITEM_CONCURRENCY, async (records) => {
+    for (const { record, position } of records) {
+      if (firstFailure !== undefined && firstFailure < position) return;
+      let current = '';
+      try {
+        const change = toChange(record);
+        for (const reaction of reactions) {
+          current = reaction.name;
+          await reaction.handle(change);
+        }
+      } catch (error) {
+        // Names only: a stream image may hold personal data.
+        logger.error('stream reaction failed; the batch is retried from this record', { reaction: current, error: (error as Error).name, message: (error as Error).message });
+        firstFailure = Math.min(firstFailure ?? position, position);
+        return;
       }
-    } catch (error) {
-      // Names only: a stream image may hold personal data.
-      logger.error('stream reaction failed; the batch is retried from this record', { reaction: current, error: (error as Error).name, message: (error as Error).message });
-      return { batchItemFailures: [{ itemIdentifier: record.dynamodb!.SequenceNumber! }] };
     }
-  }
-  return { batchItemFailures: [] };
+  });
+  return {
+    batchItemFailures: firstFailure === undefined ? [] : [{ itemIdentifier: event.Records[firstFailure]!.dynamodb!.SequenceNumber! }],
+  };
 }

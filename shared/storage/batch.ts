@@ -1,5 +1,6 @@
 /** Batch reads and writes with DynamoDB's per-call limits and unprocessed-item retries. */
 import { BatchGetCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { mapWithConcurrency } from '../support/concurrency.ts';
 import { tableClient, tableName } from './clients.ts';
 import type { ItemKey } from './keys.ts';
 
@@ -23,13 +24,14 @@ export async function batchGet<T>(keyList: readonly ItemKey[]): Promise<T[]> {
   return found;
 }
 
+/** Writes in chunks of 25, a few chunks in flight at once. */
 export async function batchPut(items: readonly Record<string, unknown>[]): Promise<void> {
-  for (const chunk of chunks(items, 25)) {
+  await mapWithConcurrency(chunks(items, 25), 4, async (chunk) => {
     let pending = chunk.map((Item) => ({ PutRequest: { Item } }));
     for (let attempt = 0; pending.length; attempt++) {
       if (attempt > 0) await backoff(attempt);
       const out = await tableClient().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
       pending = (out.UnprocessedItems?.[tableName()] ?? []) as typeof pending;
     }
-  }
+  });
 }

@@ -51,12 +51,4 @@ describe('request limits and tenant gate', () => {
       expect(Number(res.headers.get('retry-after'))).toBeLessThanOrEqual(3);
     }
   });
-
-  it('never leaks internals: a mutation on a route not built yet answers 501 problem+json', async () => {
-    const key = await newTenant();
-    const res = await call(key, 'POST', '/orders', { body: {} });
-    expect(res.status).toBe(501);
-    expect(res.headers.get('content-type')).toBe('application/problem+json');
-    expect(res.text).not.toMatch(/at \w+ \(|node_modules|\.ts:/);
-  });
 });

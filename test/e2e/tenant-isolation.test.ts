@@ -6,6 +6,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES, type Route } from '../../functions/routes.ts';
 import { call, newTenant, samplePath, type TestKey } from '../support/stack.ts';
+import { isFinalOrder, orderBody, waitForOrder } from '../support/orders.ts';
 
 const ID = 'shared-id-1';
 
@@ -22,6 +23,14 @@ const FIXTURES: Record<string, { create: (key: TestKey) => Promise<unknown>; rea
     create: (key) => call(key, 'PUT', `/customers/${ID}`, { body: customerBody('+4915100000001') }),
     read: `/customers/${ID}`,
     writeBody: customerBody('+4915100000002'),
+  },
+  externalOrderId: {
+    create: async (key) => {
+      await call(key, 'POST', '/orders', { body: orderBody(ID, 'nobody') });
+      await waitForOrder(key, ID, isFinalOrder);
+    },
+    read: `/orders/${ID}`,
+    writeBody: { source_version: '9', priority: 1 },
   },
   externalRuleId: {
     create: (key) => call(key, 'PUT', `/sales-rules/${ID}`, { body: ruleBody(1) }),
@@ -67,8 +76,9 @@ describe.each(ROUTES.filter(parameterOf).map((r) => [`${r.method} ${r.path}`, r]
       // An upsert by another tenant lands in its own namespace; the owner's resource is untouched.
       expect((await call(intruder, 'PUT', samplePath(route.path, ID), { body: fixture!.writeBody })).status).toBe(200);
     } else {
-      const foreign = await call(intruder, route.method, samplePath(route.path, ID));
-      const missing = await call(intruder, route.method, samplePath(route.path, 'never-existed'));
+      const body = route.method === 'PATCH' ? fixture!.writeBody : undefined;
+      const foreign = await call(intruder, route.method, samplePath(route.path, ID), { body });
+      const missing = await call(intruder, route.method, samplePath(route.path, 'never-existed'), { body });
       expect(foreign.status).toBe(404);
       expect(foreign.body.code).toBe('resource_not_found');
       const shape = (r: typeof foreign) => ({ ...r.body, detail: r.body.detail.replace(/never-existed|shared-id-1/g, '{id}'), instance: undefined, request_id: undefined });

@@ -100,9 +100,18 @@ describe('idempotency on the single table (DynamoDB Local)', () => {
     const key = randomUUID();
     await runIdempotent(requestFor(tenant, key), context(), countingMutation(`T#${tenant}#TEST#${randomUUID()}`, 0));
     const { ScanCommand } = await import('@aws-sdk/lib-dynamodb');
-    const items = await tableClient().send(new ScanCommand({ TableName: tableName(), FilterExpression: 'sk = :s AND begins_with(pk, :p)', ExpressionAttributeValues: { ':s': 'IDEM', ':p': `T#${tenant}#IDEM#` } }));
-    expect(items.Items).toHaveLength(1);
+    // A filtered scan reads the table page by page (1 MB each): walk every page.
+    const found: Record<string, unknown>[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await tableClient().send(
+        new ScanCommand({ TableName: tableName(), FilterExpression: 'sk = :s AND begins_with(pk, :p)', ExpressionAttributeValues: { ':s': 'IDEM', ':p': `T#${tenant}#IDEM#` }, ExclusiveStartKey: start }),
+      );
+      found.push(...(page.Items ?? []));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    expect(found).toHaveLength(1);
     // Powertools' hash (base64 MD5) of (tenant, key): one partition key per record.
-    expect(items.Items![0]!.pk).toMatch(new RegExp(`^T#${tenant}#IDEM#commerce#[A-Za-z0-9+/]{22}==$`));
+    expect(found[0]!.pk).toMatch(new RegExp(`^T#${tenant}#IDEM#commerce#[A-Za-z0-9+/]{22}==$`));
   });
 });

@@ -53,7 +53,7 @@ export async function orderTenant(config: unknown = CALL_NOW_CONFIG): Promise<Te
 }
 
 /** Polls the order until `done` holds (the pipeline is asynchronous), failing after `timeoutMs`. */
-export async function waitForOrder(key: TestKey, id: string, done: (order: any) => boolean, timeoutMs = 30_000): Promise<any> {
+export async function waitForOrder(key: TestKey, id: string, done: (order: any) => boolean, timeoutMs = 60_000): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const res = await call(key, 'GET', `/orders/${id}`);

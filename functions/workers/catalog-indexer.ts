@@ -1,0 +1,10 @@
+import type { DynamoDBStreamEvent } from 'aws-lambda';
+import { variantIndex } from '../../shared/orders/reactions.ts';
+import { dispatchStream } from '../../shared/queue/stream-dispatch.ts';
+
+/**
+ * The table stream's second consumer: keeps the variant index current. It has its own
+ * consumer so that a large catalog import (up to 50,000 new variants per batch) never
+ * delays order processing or webhooks in the stream processor.
+ */
+export const handler = (event: DynamoDBStreamEvent) => dispatchStream(event, [variantIndex]);

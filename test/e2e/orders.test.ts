@@ -1,0 +1,177 @@
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { tableClient, tableName } from '../../shared/storage/clients.ts';
+import { call, type TestKey } from '../support/stack.ts';
+import { customerBody, isFinalOrder, orderBody, orderTenant, waitForOrder } from '../support/orders.ts';
+
+const LATER = '2099-01-01T09:00:00Z';
+
+async function storedHistory(key: TestKey, id: string) {
+  const pk = `T#${key.tenant}#ORDER#${id}`;
+  const order = (await tableClient().send(new GetCommand({ TableName: tableName(), Key: { pk, sk: 'ORDER' }, ConsistentRead: true }))).Item!;
+  const events = await tableClient().send(
+    new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :e)', ExpressionAttributeValues: { ':pk': pk, ':e': 'EVENT#' }, ConsistentRead: true }),
+  );
+  const statusEvents = (events.Items ?? []).filter((e) => e.event_type === 'commerce.order.status_changed.v1');
+  return {
+    history: (order.history as { from: string | null; to: string }[]).map((h) => [h.from, h.to]),
+    events: statusEvents.map((e) => [e.data.previous_state, e.data.processing_state]),
+  };
+}
+
+describe('orders', () => {
+  it('cancel racing the processing 50 times: cancelled or completed, never both, and the events match the stored history exactly', async () => {
+    const key = await orderTenant();
+    await call(key, 'PUT', '/customers/racer', { body: customerBody('+491510000000') });
+    const outcomes = { cancelled: 0, completed: 0 };
+    for (let round = 0; round < 5; round++) {
+      await Promise.all(
+        Array.from({ length: 10 }, async (_, i) => {
+          const id = `race-${round}-${i}`;
+          expect((await call(key, 'POST', '/orders', { body: orderBody(id, 'racer') })).status).toBe(201);
+          await new Promise((r) => setTimeout(r, (i % 5) * 60));
+          const cancel = await call(key, 'POST', `/orders/${id}/cancel`, { body: { reason: 'customer_request' } });
+          const order = await waitForOrder(key, id, isFinalOrder);
+          if (cancel.status === 200) {
+            expect(order.processing_state).toBe('cancelled');
+            outcomes.cancelled++;
+          } else {
+            expect(cancel.status).toBe(409);
+            expect(cancel.body.code).toBe('invalid_state_transition');
+            expect(order.processing_state).toBe('completed');
+            outcomes.completed++;
+          }
+          const { history, events } = await storedHistory(key, id);
+          expect(events).toEqual(history);
+          expect(history.filter(([, to]) => to === 'cancelled' || to === 'completed')).toHaveLength(1);
+        }),
+      );
+    }
+    expect(outcomes.cancelled + outcomes.completed).toBe(50);
+    expect(outcomes.cancelled).toBeGreaterThan(0);
+  });
+
+  it('archiving a product rejects an active order using it, and keeps one valid when a replacement rule applies', async () => {
+    const key = await orderTenant();
+    await call(key, 'PUT', '/customers/c1', { body: customerBody('+491510000000') });
+    const mugOrder = (id: string) => orderBody(id, 'c1', { items: [{ external_variant_id: 'mug', quantity: 1, price: '5.00', currency: 'EUR' }], contact_not_before: LATER });
+    await call(key, 'POST', '/orders', { body: mugOrder('uses-mug') });
+    await waitForOrder(key, 'uses-mug', (o) => o.processing_state === 'scheduled');
+    expect((await call(key, 'DELETE', '/products/mug')).status).toBe(200);
+    const rejected = await waitForOrder(key, 'uses-mug', isFinalOrder);
+    expect(rejected).toMatchObject({ processing_state: 'rejected', state_reason: 'variant_archived' });
+
+    const other = await orderTenant();
+    await call(other, 'PUT', '/customers/c1', { body: customerBody('+491510000000') });
+    await call(other, 'PUT', '/sales-rules/mug-to-beans', {
+      body: { rule_type: 'replacement', applies_to: { external_variant_ids: ['mug'] }, action: { replacement_variant: 'beans' }, source_version: '1' },
+    });
+    await call(other, 'POST', '/orders', { body: mugOrder('uses-mug') });
+    await waitForOrder(other, 'uses-mug', (o) => o.processing_state === 'scheduled');
+    await call(other, 'DELETE', '/products/mug');
+    await new Promise((r) => setTimeout(r, 2000));
+    expect((await call(other, 'GET', '/orders/uses-mug')).body.processing_state).toBe('scheduled');
+  });
+
+  it('PATCH requalifies at once, refuses stale versions and final orders; cancel is idempotent and refuses completed orders', async () => {
+    const key = await orderTenant();
+    await call(key, 'PUT', '/customers/c1', { body: customerBody('+491510000000') });
+    await call(key, 'POST', '/orders', { body: orderBody('later', 'c1', { contact_not_before: LATER }) });
+    const scheduled = await waitForOrder(key, 'later', (o) => o.processing_state === 'scheduled');
+    expect(scheduled.next_contact_at).toBe('2099-01-01T09:00:00.000Z');
+
+    const patched = await call(key, 'PATCH', '/orders/later', { body: { source_version: '2', priority: 7, items: [{ external_variant_id: 'beans', quantity: 3, price: '9.99', currency: 'EUR' }] } });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ processing_state: 'validated', outcome: 'updated' });
+    expect(patched.body.correlation_id).not.toBe(scheduled.correlation_id);
+    const rescheduled = await waitForOrder(key, 'later', (o) => o.processing_state === 'scheduled');
+    expect(rescheduled).toMatchObject({ priority: 7, items: [{ quantity: 3 }] });
+
+    const tooMany = await call(key, 'PATCH', '/orders/later', { body: { source_version: '3', items: [{ external_variant_id: 'beans', quantity: 11, price: '9.99', currency: 'EUR' }] } });
+    expect(tooMany.body.processing_state).toBe('rejected');
+    expect((await call(key, 'GET', '/orders/later')).body.state_reason).toBe('quantity_out_of_range');
+    const stale = await call(key, 'PATCH', '/orders/later', { body: { source_version: '1', priority: 1 } });
+    expect(stale.status).toBe(409);
+    expect(stale.body.code).toBe('stale_source_version');
+    const final = await call(key, 'PATCH', '/orders/later', { body: { source_version: '9', priority: 1 } });
+    expect(final.status).toBe(409);
+    expect(final.body.code).toBe('invalid_state_transition');
+    expect((await call(key, 'POST', '/orders/later/cancel')).status).toBe(409);
+
+    await call(key, 'POST', '/orders', { body: orderBody('to-cancel', 'c1', { contact_not_before: LATER }) });
+    const first = await call(key, 'POST', '/orders/to-cancel/cancel', { body: { reason: 'duplicate' } });
+    expect(first.body).toMatchObject({ processing_state: 'cancelled', outcome: 'cancelled' });
+    const again = await call(key, 'POST', '/orders/to-cancel/cancel', { body: { reason: 'duplicate' } });
+    expect(again.status).toBe(200);
+    expect(again.body.processing_state).toBe('cancelled');
+    expect((await call(key, 'GET', '/orders/to-cancel')).body.state_reason).toBe('duplicate');
+  });
+
+  it('upserts by external_order_id: unchanged for the same version, updated for a newer one, stale for an older one; order_kind never changes', async () => {
+    const key = await orderTenant();
+    await call(key, 'PUT', '/customers/c1', { body: customerBody('+491510000000') });
+    const body = orderBody('up', 'c1', { source_version: '5', contact_not_before: LATER });
+    const created = await call(key, 'POST', '/orders', { body });
+    await waitForOrder(key, 'up', (o) => o.processing_state === 'scheduled');
+    const same = await call(key, 'POST', '/orders', { body });
+    expect(same.status).toBe(200);
+    expect(same.body).toMatchObject({ outcome: 'unchanged', processing_state: 'scheduled', correlation_id: created.body.correlation_id });
+    const newer = await call(key, 'POST', '/orders', { body: { ...body, source_version: '6', priority: 3 } });
+    expect(newer.body).toMatchObject({ outcome: 'updated', processing_state: 'validated' });
+    expect((await call(key, 'POST', '/orders', { body: { ...body, source_version: '4' } })).body).toMatchObject({ code: 'stale_source_version', current_source_version: '6' });
+    const kind = await call(key, 'POST', '/orders', { body: { ...body, source_version: '7', order_kind: 'repurchase_intent', contact_permission: { status: 'granted', basis: 'prior_purchase', reference: 'r' } } });
+    expect(kind.status).toBe(422);
+    expect(kind.body.errors[0].pointer).toBe('/order_kind');
+  });
+
+  it('validates orders with pointers: repurchase intents need basis and reference, confidence in [0, 1], at most 250 items of one currency', async () => {
+    const key = await orderTenant();
+    const bad = await call(key, 'POST', '/orders', {
+      body: orderBody('bad', 'c1', { order_kind: 'repurchase_intent', confidence: '1.5', items: [{ external_variant_id: 'beans', quantity: 0, price: '9.999', currency: 'EUR' }] }),
+    });
+    expect(bad.status).toBe(422);
+    expect(bad.body.errors.map((e: { pointer: string }) => e.pointer).sort()).toEqual([
+      '/confidence',
+      '/contact_permission/basis',
+      '/contact_permission/reference',
+      '/items/0/price',
+      '/items/0/quantity',
+    ]);
+    const line = { external_variant_id: 'beans', quantity: 1, price: '1.00', currency: 'EUR' };
+    const many = await call(key, 'POST', '/orders', { body: orderBody('many', 'c1', { items: Array.from({ length: 251 }, () => line) }) });
+    expect(many.status).toBe(422);
+    expect(many.body.errors[0].pointer).toBe('/items');
+    const mixed = await call(key, 'POST', '/orders', { body: orderBody('mixed', 'c1', { items: [line, { ...line, currency: 'USD' }] }) });
+    expect(mixed.body.errors).toEqual([{ pointer: '/items/1/currency', message: 'must be EUR, the currency of the first item' }]);
+    expect((await call(key, 'GET', '/orders/bad')).status).toBe(404);
+    expect((await call(key, 'GET', '/orders/bad/result')).status).toBe(404);
+  });
+
+  it('rejects orders of unknown customers, withdrawn consent and unknown variants, with the reason in the order', async () => {
+    const key = await orderTenant();
+    await call(key, 'PUT', '/customers/withdrawn', { body: customerBody('+491510000000', { consent: { status: 'withdrawn' } }) });
+    await call(key, 'PUT', '/customers/ok', { body: customerBody('+491510000000') });
+    await call(key, 'POST', '/orders', { body: orderBody('no-customer', 'nobody') });
+    await call(key, 'POST', '/orders', { body: orderBody('no-consent', 'withdrawn') });
+    await call(key, 'POST', '/orders', { body: orderBody('no-variant', 'ok', { items: [{ external_variant_id: 'ghost', quantity: 1, price: '1.00', currency: 'EUR' }] }) });
+    for (const [id, reason] of [['no-customer', 'customer_not_found'], ['no-consent', 'consent_not_granted'], ['no-variant', 'unknown_variant']]) {
+      expect(await waitForOrder(key, id!, isFinalOrder)).toMatchObject({ processing_state: 'rejected', state_reason: reason });
+    }
+    const rejected = await call(key, 'GET', '/orders', { query: { processing_state: 'rejected' } });
+    expect(rejected.body.data.map((o: { external_order_id: string }) => o.external_order_id)).toEqual(['no-consent', 'no-customer', 'no-variant']);
+  });
+
+  it('anonymizing a customer erases the contact permission reference from their orders, rejects active ones and later ones', async () => {
+    const key = await orderTenant();
+    await call(key, 'PUT', '/customers/gone', { body: customerBody('+491510000000') });
+    const permission = { status: 'granted', basis: 'prior_purchase', reference: 'consent-doc-4711' };
+    await call(key, 'POST', '/orders', { body: orderBody('active', 'gone', { order_kind: 'repurchase_intent', contact_permission: permission, contact_not_before: LATER }) });
+    await waitForOrder(key, 'active', (o) => o.processing_state === 'scheduled');
+    expect((await call(key, 'POST', '/customers/gone/anonymize')).status).toBe(200);
+    const scrubbed = await waitForOrder(key, 'active', isFinalOrder);
+    expect(scrubbed).toMatchObject({ processing_state: 'rejected', state_reason: 'customer_anonymized', contact_permission: { status: 'granted', basis: 'prior_purchase' } });
+    expect(JSON.stringify(scrubbed)).not.toContain('consent-doc-4711');
+    await call(key, 'POST', '/orders', { body: orderBody('after', 'gone') });
+    expect(await waitForOrder(key, 'after', isFinalOrder)).toMatchObject({ processing_state: 'rejected', state_reason: 'customer_anonymized' });
+  });
+});
