@@ -11,9 +11,10 @@ import { startLocalStack } from '../local/stack.ts';
 import type { Figure } from './lib/figures.ts';
 import { writeReport } from './report.ts';
 
-const SUITES: Record<string, { needsStack: boolean; load: () => Promise<{ run: () => Promise<Figure[]> }> }> = {
+const SUITES: Record<string, { needsStack: boolean; load: () => Promise<{ run: (baseUrl: string) => Promise<Figure[]> }> }> = {
   auth: { needsStack: false, load: () => import('./suites/auth.ts') },
   catalog: { needsStack: true, load: () => import('./suites/catalog.ts') },
+  orders: { needsStack: true, load: () => import('./suites/orders.ts') },
 };
 
 const resultsFile = fileURLToPath(new URL('./results/latest.json', import.meta.url));
@@ -33,13 +34,13 @@ async function main() {
     process.exit(2);
   }
   const suites = requested.length ? requested : Object.keys(SUITES);
-  const stack = suites.some((s) => SUITES[s]!.needsStack) ? await startLocalStack({ env: { COST_METERING: 'true' } }) : undefined;
+  const stack = suites.some((s) => SUITES[s]!.needsStack) ? await startLocalStack({ env: { COST_METERING: 'true', CALL_RETRY_DELAY_SECONDS: '0' } }) : undefined;
   const previous: Results | undefined = existsSync(resultsFile) ? JSON.parse(readFileSync(resultsFile, 'utf8')) : undefined;
   let figures = previous?.figures ?? [];
   try {
     for (const name of suites) {
       console.error(`suite ${name}`);
-      const fresh = await (await SUITES[name]!.load()).run();
+      const fresh = await (await SUITES[name]!.load()).run(stack?.baseUrl ?? '');
       figures = [...figures.filter((f) => f.suite !== name), ...fresh];
       for (const f of fresh) {
         const comparison = f.ratio === null ? '' : ` (floor ${f.floor} ${f.unit}, ratio ${f.ratio}${f.target === null ? '' : `, target ${f.direction === 'at_most' ? '≤' : '≥'} ${f.target}: ${f.met ? 'met' : 'NOT met'}`})`;

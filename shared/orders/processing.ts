@@ -11,6 +11,7 @@ import { runtimeConfig } from '../config/runtime.ts';
 import { readCustomer } from '../customers/customer-store.ts';
 import { eventItem } from '../events/outbox.ts';
 import { activeRules } from '../rules/rule-store.ts';
+import { ttlCache } from '../support/ttl-cache.ts';
 import type { SalesRule } from '../rules/rule-schemas.ts';
 import { keys } from '../storage/keys.ts';
 import type { TenantConfig } from '../tenants/config.ts';
@@ -31,11 +32,17 @@ interface Facts {
   config: TenantConfig;
 }
 
+/**
+ * A tenant's rules change rarely and every order step reads them: they are cached in the
+ * instance as briefly as keys and tenant configuration are.
+ */
+const rulesCache = ttlCache((tenant) => activeRules(tenant), () => runtimeConfig().authCacheSeconds * 1000);
+
 /** Everything qualification and the call need, read once: customer, variants (also those rules point to), rules, configuration. */
 async function factsFor(order: StoredOrder): Promise<Facts> {
   const [customer, rules, config] = await Promise.all([
     readCustomer(order.tenant, order.external_customer_id),
-    activeRules(order.tenant),
+    rulesCache.get(order.tenant),
     tenantConfigOf(order.tenant),
   ]);
   const ruleVariants = rules.flatMap((r) => ['replacement_variant', 'suggest_variant'].map((k) => r.action[k]).filter((v): v is string => typeof v === 'string'));
@@ -73,56 +80,46 @@ function callingWindow(config: TenantConfig, locale: string | undefined): Callin
   };
 }
 
-/** One step for the order in its current state; false when nothing is to be done now. */
-async function step(order: StoredOrder, now: Date): Promise<boolean> {
+/** One step for the order in its current state: the order as written, or undefined when nothing is to be done now. */
+async function step(order: StoredOrder, now: Date, factsOf: (order: StoredOrder) => Promise<Facts>): Promise<StoredOrder | undefined> {
   switch (order.processing_state) {
     case 'received': {
-      const facts = await factsFor(order);
+      const facts = await factsOf(order);
       const q = qualificationOf(order, facts);
       if (!q.qualified && q.reason === 'unknown_variant' && now.getTime() - Date.parse(order.created_at) < runtimeConfig().variantIndexGraceSeconds * 1000) {
         // The variant may have been imported a moment ago and not be indexed yet: the call
         // scheduler retries qualification shortly, without holding up the stream.
-        if (order.retry_qualification_at && Date.parse(order.retry_qualification_at) > now.getTime()) return false;
+        if (order.retry_qualification_at && Date.parse(order.retry_qualification_at) > now.getTime()) return undefined;
         await writeOrder(order, { set: { retry_qualification_at: new Date(now.getTime() + QUALIFICATION_RETRY_MS).toISOString() } }, now);
-        return false;
+        return undefined;
       }
       const cleared = { retry_qualification_at: undefined };
-      await writeOrder(order, q.qualified ? { to: 'validated', set: { ...cleared, substitutions: q.substitutions } } : { to: 'rejected', reason: q.reason, set: cleared }, now);
-      return true;
+      return writeOrder(order, q.qualified ? { to: 'validated', set: { ...cleared, substitutions: q.substitutions } } : { to: 'rejected', reason: q.reason, set: cleared }, now);
     }
     case 'validated': {
-      const facts = await factsFor(order);
+      const facts = await factsOf(order);
       const window = callingWindow(facts.config, facts.customer?.locale);
-      if (!window) {
-        await writeOrder(order, { to: 'rejected', reason: 'no_market_configured' }, now);
-        return true;
-      }
+      if (!window) return writeOrder(order, { to: 'rejected', reason: 'no_market_configured' }, now);
       const earliest = new Date(Math.max(now.getTime(), order.contact_not_before ? Date.parse(order.contact_not_before) : 0));
-      await writeOrder(order, { to: 'scheduled', set: { next_contact_at: nextContactAt(earliest, window).toISOString() } }, now);
-      return true;
+      return writeOrder(order, { to: 'scheduled', set: { next_contact_at: nextContactAt(earliest, window).toISOString() } }, now);
     }
     case 'scheduled': {
-      if (order.next_contact_at && Date.parse(order.next_contact_at) > now.getTime()) return false;
-      return startAttempt(order, now);
+      if (order.next_contact_at && Date.parse(order.next_contact_at) > now.getTime()) return undefined;
+      return startAttempt(order, now, await factsOf(order));
     }
     case 'in_call': {
       // Only the scheduler's check for a stuck call gets here: record the attempt as failed.
-      if (Date.parse(order.updated_at) + 60_000 > now.getTime()) return false;
-      await recordAttempt(order, { call_disposition: 'failed', started_at: order.updated_at, ended_at: now.toISOString() }, now);
-      return true;
+      if (Date.parse(order.updated_at) + 60_000 > now.getTime()) return undefined;
+      return recordAttempt(order, { call_disposition: 'failed', started_at: order.updated_at, ended_at: now.toISOString() }, now, await factsOf(order));
     }
     default:
-      return false;
+      return undefined;
   }
 }
 
-async function startAttempt(order: StoredOrder, now: Date): Promise<boolean> {
-  const facts = await factsFor(order);
+async function startAttempt(order: StoredOrder, now: Date, facts: Facts): Promise<StoredOrder> {
   const q = qualificationOf(order, facts);
-  if (!q.qualified) {
-    await writeOrder(order, { to: 'rejected', reason: q.reason, set: { next_contact_at: null } }, now);
-    return true;
-  }
+  if (!q.qualified) return writeOrder(order, { to: 'rejected', reason: q.reason, set: { next_contact_at: null } }, now);
   const attempt = order.call_attempts + 1;
   const inCall = await writeOrder(order, { to: 'in_call', set: { call_attempts: attempt, next_contact_at: null, substitutions: q.substitutions } }, now);
   const report = await callPlatform(runtimeConfig().callPlatform).startAttempt(
@@ -137,8 +134,7 @@ async function startAttempt(order: StoredOrder, now: Date): Promise<boolean> {
     },
     now,
   );
-  if (report !== 'pending') await recordAttempt(inCall, report, now, facts);
-  return true;
+  return report === 'pending' ? inCall : recordAttempt(inCall, report, now, facts);
 }
 
 const resultView = (order: StoredOrder, disposition: AttemptReport['call_disposition'], outcome: BusinessOutcome, snapshot: OrderResult['final_order_snapshot'], rules: string[], at: string): OrderResult => ({
@@ -209,13 +205,18 @@ export async function recordAttempt(order: StoredOrder, report: AttemptReport, n
 
 /** Takes the order as far as it can go now. Safe to call any number of times, concurrently. */
 export async function advanceOrder(tenant: string, id: string, now: () => Date = () => new Date()): Promise<void> {
-  for (let steps = 0; steps < 20; steps++) {
-    const order = await readOrder(tenant, id, true);
-    if (!order || isFinal(order.processing_state)) return;
+  // The facts are read once per run: the steps of one run follow each other within moments.
+  let facts: Promise<Facts> | undefined;
+  const factsOf = (order: StoredOrder) => (facts ??= factsFor(order));
+  let order = await readOrder(tenant, id, true);
+  for (let steps = 0; steps < 20 && order && !isFinal(order.processing_state); steps++) {
     try {
-      if (!(await step(order, now()))) return;
+      const written = await step(order, now(), factsOf);
+      if (!written || written.processing_state === 'in_call') return;
+      order = written;
     } catch (error) {
       if (!(error instanceof RevisionConflict)) throw error;
+      order = await readOrder(tenant, id, true);
     }
   }
 }
