@@ -76,8 +76,8 @@ export const ROUTES: readonly Route[] = [
   route({ operationId: 'putWebhookSubscription', method: 'PUT', path: '/webhook-subscription', scope: 'webhooks:write', handler: 'functions/http/webhooks/put-subscription.ts', summary: 'Create or replace the webhook subscription', tag: 'Webhooks' }),
   route({ operationId: 'rotateWebhookSecret', method: 'POST', path: '/webhook-subscription/secret/rotate', scope: 'webhooks:write', handler: 'functions/http/webhooks/rotate-secret.ts', summary: 'Rotate the webhook signing secret', tag: 'Webhooks' }),
   route({ operationId: 'testWebhookSubscription', method: 'POST', path: '/webhook-subscription/test', scope: 'webhooks:write', handler: 'functions/http/webhooks/test-subscription.ts', summary: 'Send a test event through the delivery path', tag: 'Webhooks' }),
-  route({ operationId: 'listWebhookDeliveries', method: 'GET', path: '/webhook-deliveries', scope: 'webhooks:read', handler: 'functions/http/webhooks/list-deliveries.ts', summary: 'List webhook deliveries, newest first', tag: 'Webhooks' }),
-  route({ operationId: 'replayWebhookDelivery', method: 'POST', path: '/webhook-deliveries/{deliveryId}/replay', scope: 'webhooks:write', handler: 'functions/http/webhooks/replay-delivery.ts', summary: 'Replay a delivery of the same immutable event', tag: 'Webhooks' }),
+  route({ operationId: 'listWebhookDeliveries', method: 'GET', path: '/webhook-deliveries', scope: 'webhooks:read', handler: 'functions/http/webhooks/list-deliveries.ts', tableActions: ['Query'], summary: 'List webhook deliveries, newest first', tag: 'Webhooks' }),
+  route({ operationId: 'replayWebhookDelivery', method: 'POST', path: '/webhook-deliveries/{deliveryId}/replay', scope: 'webhooks:write', handler: 'functions/http/webhooks/replay-delivery.ts', queueActions: ['send'], summary: 'Replay a delivery of the same immutable event', tag: 'Webhooks' }),
 ];
 
 export const isMutation = (method: HttpMethod): boolean => method !== 'GET';

@@ -254,6 +254,8 @@ export class CommerceInterfaceStack extends Stack {
     const sender = worker(WORKERS.webhookSender, FUNCTION_SETTINGS.webhookSenderTimeoutSeconds);
     this.table.grant(sender, 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem');
     this.webhookQueue.grantConsumeMessages(sender);
+    // The 8th failure moves the message to the DLQ itself (not by waiting for the receive count).
+    this.webhookDlq.grantSendMessages(sender);
     sender.addEventSource(
       new SqsEventSource(this.webhookQueue, { batchSize: EVENT_SOURCES.webhookQueue.batchSize, reportBatchItemFailures: true }),
     );

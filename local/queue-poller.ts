@@ -16,12 +16,14 @@ export interface QueuePollerOptions {
   batchSize: number;
   handler: (event: SQSEvent) => Promise<SQSBatchResponse | void>;
   onError?: (error: unknown) => void;
+  /** Receive loops side by side, as Lambda runs several pollers per queue. */
+  concurrency?: number;
 }
 
 export function startQueuePoller(options: QueuePollerOptions): { stop: () => Promise<void> } {
   let running = true;
   const abort = new AbortController();
-  const loop = (async () => {
+  const receiveLoop = async () => {
     while (running) {
       try {
         const { Messages = [] } = await options.client.send(
@@ -69,7 +71,8 @@ export function startQueuePoller(options: QueuePollerOptions): { stop: () => Pro
         await new Promise((r) => setTimeout(r, 500));
       }
     }
-  })();
+  };
+  const loop = Promise.all(Array.from({ length: options.concurrency ?? 1 }, receiveLoop));
   return {
     stop: async () => {
       running = false;

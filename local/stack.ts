@@ -127,8 +127,17 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       batchSize: EVENT_SOURCES.webhookQueue.batchSize,
       handler: (event) => senderHandler(event, lambdaContext(WORKERS.webhookSender.name, FUNCTION_SETTINGS.webhookSenderTimeoutSeconds)),
       onError: (error) => log(`queue poller: ${String(error)}`),
+      concurrency: 4,
     });
     stopAll.unshift(queuePoller.stop);
+
+    // The emulator keeps its messages in memory: after a restart on kept data, every record
+    // that waits for a queue message gets it again now (consumers are idempotent per record).
+    if (options.dataDir) {
+      const { reconcileOverdue } = await import('../shared/queue/outbox-queue.ts');
+      const resent = await reconcileOverdue(new Date('9999-12-31T00:00:00Z'));
+      if (resent) log(`re-sent ${resent} queue message(s) lost with the previous run`);
+    }
 
     const reconciler = await loadHandler<unknown, unknown>(WORKERS.reconciler.handler);
     const reconcileTimer = setInterval(() => {

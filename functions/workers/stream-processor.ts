@@ -1,8 +1,9 @@
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { DOMAIN_REACTIONS } from '../../shared/orders/reactions.ts';
 import { dispatchStream, type Reaction } from '../../shared/queue/stream-dispatch.ts';
+import { webhookFanOut } from '../../shared/webhooks/fan-out.ts';
 
-/** The reactions to table changes: domain reactions, then (issue 6) the webhook fan-out. */
-export const reactions: Reaction[] = [...DOMAIN_REACTIONS];
+/** The reactions to table changes: the domain's, and the webhook fan-out of outbox events. */
+export const reactions: Reaction[] = [...DOMAIN_REACTIONS, webhookFanOut];
 
 export const handler = (event: DynamoDBStreamEvent) => dispatchStream(event, reactions);

@@ -21,6 +21,8 @@ const RuntimeEnv = z.object({
   AUTH_CACHE_SECONDS: z.coerce.number().int().min(0).max(60).default(30),
   WEBHOOK_ALLOW_PRIVATE_URLS: flag,
   WEBHOOK_BACKOFF_SCALE: z.coerce.number().positive().max(1).default(1),
+  /** Shrinks the 5 s connect and 15 s total delivery timeouts, for tests only. */
+  WEBHOOK_TIMEOUT_SCALE: z.coerce.number().positive().max(1).default(1),
   CALL_RETRY_DELAY_SECONDS: z.coerce.number().min(0).default(2),
   /** How long a new order waits for its variants to reach the variant index before it is rejected. */
   VARIANT_INDEX_GRACE_SECONDS: z.coerce.number().min(0).max(3600).default(60),
@@ -39,6 +41,7 @@ export type RuntimeConfig = {
   authCacheSeconds: number;
   webhookAllowPrivateUrls: boolean;
   webhookBackoffScale: number;
+  webhookTimeoutScale: number;
   callRetryDelaySeconds: number;
   variantIndexGraceSeconds: number;
   callPlatform: 'sandbox';
@@ -57,6 +60,7 @@ export function parseRuntimeConfig(env: Record<string, string | undefined>): Run
     authCacheSeconds: e.AUTH_CACHE_SECONDS,
     webhookAllowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS,
     webhookBackoffScale: e.WEBHOOK_BACKOFF_SCALE,
+    webhookTimeoutScale: e.WEBHOOK_TIMEOUT_SCALE,
     callRetryDelaySeconds: e.CALL_RETRY_DELAY_SECONDS,
     variantIndexGraceSeconds: e.VARIANT_INDEX_GRACE_SECONDS,
     callPlatform: e.CALL_PLATFORM,

@@ -18,6 +18,7 @@
  * | order                                 | pk = T#{tenant}#ORDER#{id}, sk = ORDER          | table |
  * | an order's events, attempts, result   | pk = T#{tenant}#ORDER#{id}, sk = EVENT#{rev} / ATTEMPT#{n} / RESULT | table |
  * | orders due for work (call, retry)     | gsi2pk = ORDERDUE#{shard}, gsi2sk <= now        | gsi2  |
+ * | webhook delivery (and its attempts)   | pk = T#{tenant}#DELIVERY#{id}, sk = DELIVERY / ATTEMPT#{n} | table |
  * | a list page (products, rules, ...)    | gsi1pk = T#{tenant}#{LIST}#{shard}, gsi1sk > cursor | gsi1 (all shards merged) |
  * | server-side key material              | pk = SYSTEM, sk = {name}                        | table |
  * | overdue queue work                    | gsi2pk = DUE#{shard}, gsi2sk <= now             | gsi2  |
@@ -77,6 +78,9 @@ export const keys = {
   /** Order work index entry: the call scheduler scans each shard for `gsi2sk <= now`. */
   orderDue: (orderPk: string, dueAtIso: string) => ({ gsi2pk: `ORDERDUE#${shardOf(orderPk, DUE_SHARDS)}`, gsi2sk: dueAtIso }),
   orderDueShard: (shard: number) => `ORDERDUE#${shard}`,
+  delivery: (tenant: string, id: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#DELIVERY#${id}`, sk: 'DELIVERY' }),
+  deliveryAttempt: (deliveryPk: string, attempt: number): ItemKey => ({ pk: deliveryPk, sk: `ATTEMPT#${String(attempt).padStart(3, '0')}` }),
+  testEvent: (tenant: string, id: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#TESTEVENT#${id}`, sk: 'EVENT' }),
   salesRule: (tenant: string, id: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#RULE#${id}`, sk: 'RULE' }),
   /** The list-index entry of an item: its shard follows from its own id. */
   listEntry: (tenant: string, list: ListName, id: string, sortKey: string) => ({

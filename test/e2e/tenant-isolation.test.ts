@@ -3,25 +3,38 @@
  * table: another tenant's resource answers exactly like a missing one, and a write never
  * reaches it. A new route with a new kind of resource fails here until it has a fixture.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES, type Route } from '../../functions/routes.ts';
 import { call, newTenant, samplePath, type TestKey } from '../support/stack.ts';
 import { isFinalOrder, orderBody, waitForOrder } from '../support/orders.ts';
+import { startReceiver } from '../support/receiver.ts';
 
 const ID = 'shared-id-1';
 
-/** Per path parameter: how the owner creates the resource, and a valid write body. */
-const FIXTURES: Record<string, { create: (key: TestKey) => Promise<unknown>; read: string; writeBody?: unknown }> = {
+/**
+ * Per path parameter: how the owner creates the resource (answering its id when the service
+ * chooses it), how the owner reads it, a valid write body, and a well-formed id that does not exist.
+ */
+interface Fixture {
+  create: (key: TestKey) => Promise<string | void>;
+  read: (id: string) => string;
+  writeBody?: unknown;
+  missing?: string;
+}
+const FIXTURES: Record<string, Fixture> = {
   externalProductId: {
-    create: (key) =>
-      call(key, 'POST', '/products/batch', {
+    create: async (key) => {
+      await call(key, 'POST', '/products/batch', {
         body: { products: [{ external_product_id: ID, title: 'Owned', source_version: '1', variants: [{ external_variant_id: 'v', price: '1.00', currency: 'EUR' }] }] },
-      }),
-    read: `/products/${ID}`,
+      });
+    },
+    read: (id) => `/products/${id}`,
   },
   externalCustomerId: {
-    create: (key) => call(key, 'PUT', `/customers/${ID}`, { body: customerBody('+4915100000001') }),
-    read: `/customers/${ID}`,
+    create: async (key) => {
+      await call(key, 'PUT', `/customers/${ID}`, { body: customerBody('+4915100000001') });
+    },
+    read: (id) => `/customers/${id}`,
     writeBody: customerBody('+4915100000002'),
   },
   externalOrderId: {
@@ -29,12 +42,30 @@ const FIXTURES: Record<string, { create: (key: TestKey) => Promise<unknown>; rea
       await call(key, 'POST', '/orders', { body: orderBody(ID, 'nobody') });
       await waitForOrder(key, ID, isFinalOrder);
     },
-    read: `/orders/${ID}`,
+    read: (id) => `/orders/${id}`,
     writeBody: { source_version: '9', priority: 1 },
   },
+  deliveryId: {
+    // Delivered before the test reads it, so the owner's view is stable.
+    create: async (key) => {
+      receiver = await startReceiver(() => 'ok');
+      await call(key, 'PUT', '/webhook-subscription', { body: { url: receiver.url, event_types: ['commerce.order.status_changed.v1'] } });
+      const id = (await call(key, 'POST', '/webhook-subscription/test')).body.delivery_id as string;
+      const deadline = Date.now() + 20_000;
+      while ((await call(key, 'GET', '/webhook-deliveries', { query: { status: 'delivered' } })).body.data.length < 1) {
+        if (Date.now() > deadline) throw new Error('the fixture delivery was not delivered');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      return id;
+    },
+    read: () => '/webhook-deliveries',
+    missing: 'dlv_neverexisted',
+  },
   externalRuleId: {
-    create: (key) => call(key, 'PUT', `/sales-rules/${ID}`, { body: ruleBody(1) }),
-    read: `/sales-rules/${ID}`,
+    create: async (key) => {
+      await call(key, 'PUT', `/sales-rules/${ID}`, { body: ruleBody(1) });
+    },
+    read: (id) => `/sales-rules/${id}`,
     writeBody: ruleBody(99),
   },
 };
@@ -53,9 +84,12 @@ const implemented = async (route: Route) => {
 };
 
 let owner: TestKey;
+let receiver: Awaited<ReturnType<typeof startReceiver>> | undefined;
+afterAll(() => receiver?.close());
+const ids: Record<string, string> = {};
 beforeAll(async () => {
   owner = await newTenant();
-  for (const fixture of Object.values(FIXTURES)) await fixture.create(owner);
+  for (const [param, fixture] of Object.entries(FIXTURES)) ids[param] = (await fixture.create(owner)) ?? ID;
 });
 
 describe.each(ROUTES.filter(parameterOf).map((r) => [`${r.method} ${r.path}`, r] as const))('%s', (_, route) => {
@@ -69,22 +103,24 @@ describe.each(ROUTES.filter(parameterOf).map((r) => [`${r.method} ${r.path}`, r]
     }
     const fixture = FIXTURES[param];
     expect(fixture, `a fixture for {${param}} in FIXTURES`).toBeDefined();
-    const before = await call(owner, 'GET', fixture!.read);
+    const id = ids[param]!;
+    const missingId = fixture!.missing ?? 'never-existed';
+    const before = await call(owner, 'GET', fixture!.read(id));
     expect(before.status).toBe(200);
 
     if (route.method === 'PUT') {
       // An upsert by another tenant lands in its own namespace; the owner's resource is untouched.
-      expect((await call(intruder, 'PUT', samplePath(route.path, ID), { body: fixture!.writeBody })).status).toBe(200);
+      expect((await call(intruder, 'PUT', samplePath(route.path, id), { body: fixture!.writeBody })).status).toBe(200);
     } else {
       const body = route.method === 'PATCH' ? fixture!.writeBody : undefined;
-      const foreign = await call(intruder, route.method, samplePath(route.path, ID), { body });
-      const missing = await call(intruder, route.method, samplePath(route.path, 'never-existed'), { body });
+      const foreign = await call(intruder, route.method, samplePath(route.path, id), { body });
+      const missing = await call(intruder, route.method, samplePath(route.path, missingId), { body });
       expect(foreign.status).toBe(404);
       expect(foreign.body.code).toBe('resource_not_found');
-      const shape = (r: typeof foreign) => ({ ...r.body, detail: r.body.detail.replace(/never-existed|shared-id-1/g, '{id}'), instance: undefined, request_id: undefined });
+      const shape = (r: typeof foreign) => ({ ...r.body, detail: r.body.detail.replaceAll(id, '{id}').replaceAll(missingId, '{id}'), instance: undefined, request_id: undefined });
       expect(shape(foreign)).toEqual(shape(missing));
     }
-    const after = await call(owner, 'GET', fixture!.read);
+    const after = await call(owner, 'GET', fixture!.read(id));
     expect(after.body).toEqual(before.body);
   });
 });

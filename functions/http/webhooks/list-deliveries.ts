@@ -1,3 +1,17 @@
-import { notImplementedOperation } from '../../../shared/http/not-implemented.ts';
+import { defineOperation } from '../../../shared/http/operation.ts';
+import { httpHandler } from '../../../shared/http/pipeline.ts';
+import { PageQuery, pageOf } from '../../../shared/storage/pagination.ts';
+import { listDeliveries } from '../../../shared/webhooks/deliveries.ts';
+import { DeliveryListQuery, DeliverySchema } from '../../../shared/webhooks/webhook-schemas.ts';
 
-export const { contract, handler } = notImplementedOperation('listWebhookDeliveries');
+export const contract = defineOperation({
+  operationId: 'listWebhookDeliveries',
+  description: 'Deliveries newest first, optionally by `status` (queued, delivering, retrying, delivered, dead_lettered), with the last attempt of each.',
+  query: DeliveryListQuery.extend(PageQuery.shape),
+  responses: { 200: { description: 'A page of deliveries', schema: pageOf(DeliverySchema) } },
+});
+
+export const handler = httpHandler(contract, async ({ principal, query }) => ({
+  status: 200,
+  body: await listDeliveries(principal.tenant, query.status, { limit: query.limit, cursor: query.cursor }),
+}));

@@ -1,3 +1,34 @@
-import { notImplementedOperation } from '../../../shared/http/not-implemented.ts';
+import { runtimeConfig } from '../../../shared/config/runtime.ts';
+import { ValidationError } from '../../../shared/http/errors.ts';
+import { defineOperation } from '../../../shared/http/operation.ts';
+import { httpHandler } from '../../../shared/http/pipeline.ts';
+import { systemResolver } from '../../../shared/webhooks/sender.ts';
+import { checkWebhookUrl, resolvePublicAddress } from '../../../shared/webhooks/ssrf.ts';
+import { putSubscription, subscriptionView } from '../../../shared/webhooks/subscription-store.ts';
+import { PutSubscriptionSchema, SubscriptionSchema } from '../../../shared/webhooks/webhook-schemas.ts';
 
-export const { contract, handler } = notImplementedOperation('putWebhookSubscription');
+export const contract = defineOperation({
+  operationId: 'putWebhookSubscription',
+  description:
+    'Creates or replaces the tenant\'s one subscription. The URL must be https on a public address (checked now, and again at every delivery): ' +
+    'a private, loopback, link-local, CGNAT, unique-local or metadata address, or user information in the URL, is 422 with the reason. ' +
+    'The PUT that creates the subscription answers 201 with `secret`, shown this once; later PUTs keep the secret and never show it.',
+  body: PutSubscriptionSchema,
+  responses: {
+    201: { description: 'Created; carries the secret once', schema: SubscriptionSchema },
+    200: { description: 'Updated', schema: SubscriptionSchema },
+  },
+});
+
+export const handler = httpHandler(contract, async ({ principal, body, now }) => {
+  const allowPrivate = runtimeConfig().webhookAllowPrivateUrls;
+  const checked = checkWebhookUrl(body.url, allowPrivate);
+  const resolved = checked.ok ? await resolvePublicAddress(checked.url, systemResolver, allowPrivate) : checked;
+  if (!resolved.ok) throw new ValidationError([{ pointer: '/url', message: resolved.reason }], `The webhook URL is refused: it ${resolved.reason}.`);
+  const { created, subscription } = await putSubscription(principal.tenant, body, now);
+  return {
+    status: created ? 201 : 200,
+    body: { ...subscriptionView(subscription, now), ...(created ? { secret: subscription.secret } : {}) },
+    ...(created ? { headers: { 'Cache-Control': 'no-store' } } : {}),
+  };
+});

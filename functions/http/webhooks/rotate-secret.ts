@@ -1,3 +1,19 @@
-import { notImplementedOperation } from '../../../shared/http/not-implemented.ts';
+import { defineOperation } from '../../../shared/http/operation.ts';
+import { httpHandler } from '../../../shared/http/pipeline.ts';
+import { rotateSecret } from '../../../shared/webhooks/subscription-store.ts';
+import { RotateResultSchema, RotateSchema } from '../../../shared/webhooks/webhook-schemas.ts';
 
-export const { contract, handler } = notImplementedOperation('rotateWebhookSecret');
+export const contract = defineOperation({
+  operationId: 'rotateWebhookSecret',
+  description:
+    'A new signing secret, shown this once. The previous one stays valid for `previous_secret_expires_in` seconds (default 86400, 0 ends it at once); ' +
+    'during the overlap every delivery carries both signatures. Rotating again during an overlap ends the older secret at once. Body optional.',
+  body: RotateSchema.optional(),
+  responses: { 200: { description: 'The new secret', schema: RotateResultSchema } },
+});
+
+export const handler = httpHandler(contract, async ({ principal, body, now }) => ({
+  status: 200,
+  body: await rotateSecret(principal.tenant, body?.previous_secret_expires_in ?? 86_400, now),
+  headers: { 'Cache-Control': 'no-store' },
+}));

@@ -1,3 +1,36 @@
-import { notImplementedOperation } from '../../../shared/http/not-implemented.ts';
+import { randomUUID } from 'node:crypto';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { eventItem } from '../../../shared/events/outbox.ts';
+import { NotFoundError } from '../../../shared/http/errors.ts';
+import { defineOperation } from '../../../shared/http/operation.ts';
+import { httpHandler } from '../../../shared/http/pipeline.ts';
+import { tableClient, tableName } from '../../../shared/storage/clients.ts';
+import { keys } from '../../../shared/storage/keys.ts';
+import { deliveryIdFor } from '../../../shared/webhooks/deliveries.ts';
+import { readWebhookSubscription } from '../../../shared/webhooks/subscription-store.ts';
+import { TestResultSchema } from '../../../shared/webhooks/webhook-schemas.ts';
 
-export const { contract, handler } = notImplementedOperation('testWebhookSubscription');
+export const contract = defineOperation({
+  operationId: 'testWebhookSubscription',
+  description:
+    'Sends a test event (`test: true`, type `commerce.order.status_changed.v1`, a synthetic `external_order_id`) through the same outbox and delivery path, ' +
+    'whatever the allowlist and `enabled` say. Answers at once with the delivery to watch in GET /webhook-deliveries.',
+  responses: { 202: { description: 'Queued', schema: TestResultSchema } },
+});
+
+export const handler = httpHandler(contract, async ({ principal, correlationId, now }) => {
+  if (!(await readWebhookSubscription(principal.tenant))) throw new NotFoundError('No webhook subscription yet: create it with PUT /webhook-subscription.');
+  const id = randomUUID();
+  const event = eventItem(keys.testEvent(principal.tenant, id), {
+    event_type: 'commerce.order.status_changed.v1',
+    tenant: principal.tenant,
+    external_order_id: `test-${id.slice(0, 8)}`,
+    correlation_id: correlationId,
+    causation_id: null,
+    data: { previous_state: 'received', processing_state: 'validated', reason: null },
+    test: true,
+    occurredAt: now,
+  });
+  await tableClient().send(new PutCommand({ TableName: tableName(), Item: event }));
+  return { status: 202, body: { event_id: event.event_id, delivery_id: deliveryIdFor(event.event_id), status: 'queued' as const } };
+});

@@ -1,0 +1,72 @@
+/**
+ * The webhook sender: one attempt per queue message, with SSRF checks at delivery time.
+ * Answers what the event source should do with the message.
+ */
+import { lookup } from 'node:dns/promises';
+import { runtimeConfig } from '../config/runtime.ts';
+import { logger } from '../support/logger.ts';
+import { claimDelivery, recordDeliveryAttempt, type AttemptOutcome, type StoredDelivery } from './deliveries.ts';
+import { postPinned } from './http-post.ts';
+import { signatureHeaders } from './signature.ts';
+import { checkWebhookUrl, resolvePublicAddress, type Resolver } from './ssrf.ts';
+import { activeSecrets, readWebhookSubscription, recordAttemptHealth } from './subscription-store.ts';
+
+export const CONNECT_TIMEOUT_MS = 5_000;
+export const TOTAL_TIMEOUT_MS = 15_000;
+const EXCERPT_BYTES = 1024;
+
+export const systemResolver: Resolver = (host) => lookup(host, { all: true, verbatim: true });
+
+/** At most 1 KiB kept, with long digit runs (phone numbers, card-like numbers) masked. */
+export const excerpt = (text: string) => text.slice(0, EXCERPT_BYTES).replace(/\d{6,}/g, (d) => `${d.slice(0, 2)}${'*'.repeat(d.length - 2)}`);
+
+async function attempt(delivery: StoredDelivery, now: Date, resolve: Resolver): Promise<AttemptOutcome> {
+  const started = performance.now();
+  const failed = (error: string): AttemptOutcome => ({ at: now, statusCode: null, error, latencyMs: performance.now() - started, requestExcerpt: excerpt(delivery.payload), responseExcerpt: '' });
+  const subscription = await readWebhookSubscription(delivery.tenant);
+  if (!subscription) return failed('no_subscription');
+  const config = runtimeConfig();
+  const checked = checkWebhookUrl(subscription.url, config.webhookAllowPrivateUrls);
+  if (!checked.ok) return failed(`url_refused: ${checked.reason}`);
+  const pinned = await resolvePublicAddress(checked.url, resolve, config.webhookAllowPrivateUrls);
+  if (!pinned.ok) return failed(`url_refused: ${pinned.reason}`);
+  const headers = signatureHeaders(activeSecrets(subscription, now), delivery.event_id, delivery.payload, now);
+  const result = await postPinned(checked.url, pinned, headers, delivery.payload, {
+    connectMs: CONNECT_TIMEOUT_MS * config.webhookTimeoutScale,
+    totalMs: TOTAL_TIMEOUT_MS * config.webhookTimeoutScale,
+  });
+  return {
+    at: now,
+    statusCode: result.statusCode,
+    error: result.error ?? (result.statusCode !== null && (result.statusCode < 200 || result.statusCode >= 300) ? `http_${result.statusCode}` : null),
+    latencyMs: performance.now() - started,
+    requestExcerpt: excerpt(delivery.payload),
+    responseExcerpt: excerpt(result.responseExcerpt),
+  };
+}
+
+export type MessageAction = { kind: 'done' } | { kind: 'retry'; inSeconds: number } | { kind: 'dead_letter' };
+
+export async function handleDeliveryMessage(body: string, now = new Date(), resolve: Resolver = systemResolver): Promise<MessageAction> {
+  const { tenant, delivery_id } = JSON.parse(body) as { tenant: string; delivery_id: string };
+  const leaseSeconds = Math.ceil((TOTAL_TIMEOUT_MS * runtimeConfig().webhookTimeoutScale) / 1000) + 30;
+  const claimed = await claimDelivery(tenant, delivery_id, now, leaseSeconds);
+  if (!claimed) return { kind: 'done' }; // delivered already, or another sender holds it
+  const outcome = await attempt(claimed, now, resolve);
+  const { status, retryInSeconds } = await recordDeliveryAttempt(claimed, outcome);
+  await recordAttemptHealth(tenant, status === 'delivered', now);
+  // Identifiers, status and timing only: never the payload, the URL or a secret.
+  logger.info('webhook attempt', {
+    tenant,
+    delivery_id,
+    event_id: claimed.event_id,
+    attempt: claimed.attempts + 1,
+    status_code: outcome.statusCode,
+    error: outcome.error,
+    latency_ms: Math.round(outcome.latencyMs),
+    status,
+  });
+  if (status === 'delivered') return { kind: 'done' };
+  if (status === 'dead_lettered') return { kind: 'dead_letter' };
+  return { kind: 'retry', inSeconds: retryInSeconds };
+}

@@ -1,0 +1,84 @@
+/** Webhook subscription and delivery log (spec 2.7, 4.7; contract-decisions section 8). */
+import { z } from 'zod';
+import { EVENT_TYPES } from '../discovery/schemas.ts';
+
+export const DELIVERY_STATUSES = ['queued', 'delivering', 'retrying', 'delivered', 'dead_lettered'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+export const PutSubscriptionSchema = z
+  .strictObject({
+    url: z.string().max(2048).meta({ description: 'A public https URL; private, loopback, link-local and metadata addresses are refused' }),
+    event_types: z
+      .array(z.enum(EVENT_TYPES))
+      .min(1)
+      .refine((types) => new Set(types).size === types.length, 'must not repeat an event type'),
+    enabled: z.boolean().default(true),
+  })
+  .meta({ id: 'WebhookSubscriptionInput' });
+
+export const HealthSchema = z
+  .object({
+    status: z.enum(['healthy', 'degraded', 'failing']),
+    consecutive_failures: z.number().int(),
+    last_success_at: z.string().nullable(),
+    last_failure_at: z.string().nullable(),
+    success_rate_24h: z.number().nullable().meta({ description: 'Share of attempts in the last 24 hours answered 2xx; null without attempts' }),
+  })
+  .meta({ id: 'WebhookHealth' });
+
+export const SubscriptionSchema = z
+  .object({
+    url: z.string().meta({ description: 'Masked: scheme, host and the last four characters of the path', example: 'https://hooks.example.com/…/a1b2' }),
+    event_types: z.array(z.enum(EVENT_TYPES)),
+    enabled: z.boolean(),
+    health: HealthSchema,
+    secret_last_rotated_at: z.string(),
+    previous_secret_expires_at: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+    secret: z.string().optional().meta({ description: 'Only in the answer to the PUT that creates the subscription: store it now, it is never shown again' }),
+  })
+  .meta({ id: 'WebhookSubscription' });
+
+export const RotateSchema = z
+  .strictObject({
+    previous_secret_expires_in: z.number().int().min(0).max(604_800).default(86_400).meta({ description: 'Seconds the old secret stays valid; 0 ends it at once (a leaked secret)' }),
+  })
+  .meta({ id: 'RotateSecretRequest' });
+
+export const RotateResultSchema = z
+  .object({ secret: z.string(), previous_secret_expires_at: z.string().nullable(), secret_last_rotated_at: z.string() })
+  .meta({ id: 'RotateSecretResult' });
+
+export const LastAttemptSchema = z.object({
+  at: z.string(),
+  status_code: z.number().int().nullable(),
+  error: z.string().nullable(),
+  latency_ms: z.number().int(),
+});
+
+export const DeliverySchema = z
+  .object({
+    delivery_id: z.string(),
+    event_id: z.string(),
+    event_type: z.string(),
+    status: z.enum(DELIVERY_STATUSES),
+    attempts: z.number().int(),
+    created_at: z.string(),
+    delivered_at: z.string().nullable(),
+    next_attempt_at: z.string().nullable(),
+    replay_of: z.string().nullable(),
+    last_attempt: LastAttemptSchema.nullable(),
+  })
+  .meta({ id: 'WebhookDelivery' });
+export type Delivery = z.output<typeof DeliverySchema>;
+
+export const DeliveryListQuery = z.strictObject({ status: z.enum(DELIVERY_STATUSES).optional() });
+
+export const ReplayResultSchema = z
+  .object({ delivery_id: z.string(), replay_of: z.string(), event_id: z.string(), status: z.literal('queued') })
+  .meta({ id: 'WebhookReplayResult' });
+
+export const TestResultSchema = z
+  .object({ event_id: z.string(), delivery_id: z.string(), status: z.literal('queued') })
+  .meta({ id: 'WebhookTestResult' });

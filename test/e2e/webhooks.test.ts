@@ -1,0 +1,195 @@
+/**
+ * Webhooks end to end: outbox → stream → SQS → signed delivery to a real receiver on
+ * 127.0.0.1, with retries, timeouts, resets, dead-lettering, redrive, replay and rotation.
+ * The test stack shrinks the backoff (WEBHOOK_BACKOFF_SCALE) and the timeouts (×0.1: 1.5 s total).
+ */
+import { DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { describe, expect, it } from 'vitest';
+import { runtimeConfig } from '../../shared/config/runtime.ts';
+import { queueClient } from '../../shared/storage/clients.ts';
+import { verifyWebhook } from '../../shared/webhooks/signature.ts';
+import { startReceiver, type Behaviour } from '../support/receiver.ts';
+import { call, newTenant, type TestKey } from '../support/stack.ts';
+
+const ALL_TYPES = ['commerce.order.status_changed.v1', 'commerce.call.attempt_completed.v1', 'commerce.order.result_ready.v1', 'commerce.writeback.failed.v1'];
+
+async function subscribe(key: TestKey, url: string) {
+  const res = await call(key, 'PUT', '/webhook-subscription', { body: { url, event_types: ALL_TYPES, enabled: true } });
+  expect(res.status).toBe(201);
+  expect(res.body.secret).toMatch(/^whsec_/);
+  return res.body.secret as string;
+}
+
+async function deliveryOf(key: TestKey, id: string) {
+  const list = await call(key, 'GET', '/webhook-deliveries', { query: { limit: '200' } });
+  return list.body.data.find((d: { delivery_id: string }) => d.delivery_id === id);
+}
+
+async function waitForDelivery(key: TestKey, id: string, status: string, timeoutMs = 45_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const d = await deliveryOf(key, id);
+    if (d?.status === status) return d;
+    if (Date.now() > deadline) throw new Error(`delivery ${id} is ${JSON.stringify(d)}, not ${status}`);
+    await new Promise((r) => setTimeout(r, 150));
+  }
+}
+
+/** The console's redrive, for one message: from the DLQ back to the webhook queue. */
+async function redrive(deliveryId: string): Promise<number> {
+  const { webhookDlqUrl, webhookQueueUrl } = runtimeConfig();
+  let moved = 0;
+  for (let round = 0; round < 20 && moved === 0; round++) {
+    const { Messages = [] } = await queueClient().send(new ReceiveMessageCommand({ QueueUrl: webhookDlqUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 2 }));
+    for (const m of Messages) {
+      if (!m.Body?.includes(deliveryId)) continue;
+      await queueClient().send(new SendMessageCommand({ QueueUrl: webhookQueueUrl, MessageBody: m.Body }));
+      await queueClient().send(new DeleteMessageCommand({ QueueUrl: webhookDlqUrl, ReceiptHandle: m.ReceiptHandle! }));
+      moved++;
+    }
+    if (!moved) await new Promise((r) => setTimeout(r, 250));
+  }
+  return moved;
+}
+
+describe('webhook delivery', () => {
+  it('500, then a timeout, then a reset, then 200: one delivery, 4 attempts, delivered, and every attempt verifies', async () => {
+    const script: Behaviour[] = ['fail', 'sleep', 'reset', 'ok'];
+    const receiver = await startReceiver((n) => script[n - 1] ?? 'ok', { sleepMs: 4000 });
+    try {
+      const key = await newTenant();
+      const secret = await subscribe(key, receiver.url);
+      const test = await call(key, 'POST', '/webhook-subscription/test');
+      expect(test.status).toBe(202);
+      const delivery = await waitForDelivery(key, test.body.delivery_id, 'delivered');
+      expect(delivery).toMatchObject({ attempts: 4, event_id: test.body.event_id, event_type: 'commerce.order.status_changed.v1', last_attempt: { status_code: 200, error: null } });
+      expect(receiver.received).toHaveLength(4);
+      for (const r of receiver.received) {
+        expect(verifyWebhook(r.headers as Record<string, string>, r.body, [secret])).toEqual({ valid: true, eventId: test.body.event_id });
+        expect(JSON.parse(r.body)).toMatchObject({ event_id: test.body.event_id, test: true, event_version: '1', integration_ref: key.tenant });
+      }
+      expect(new Set(receiver.received.map((r) => r.body)).size).toBe(1);
+      const subscription = await call(key, 'GET', '/webhook-subscription');
+      expect(subscription.body.health).toMatchObject({ status: 'degraded', consecutive_failures: 0, success_rate_24h: 0.25 });
+      expect(subscription.text).not.toContain(secret);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('a receiver that always fails: exactly 8 attempts, dead_lettered, one message in the DLQ; redrive and replay both deliver the same event', async () => {
+    let healthy = false;
+    const receiver = await startReceiver(() => (healthy ? 'ok' : 'fail'));
+    try {
+      const key = await newTenant();
+      const secret = await subscribe(key, receiver.url);
+      const test = await call(key, 'POST', '/webhook-subscription/test');
+      const dead = await waitForDelivery(key, test.body.delivery_id, 'dead_lettered', 60_000);
+      expect(dead.attempts).toBe(8);
+      expect(receiver.received).toHaveLength(8);
+      expect((await call(key, 'GET', '/webhook-deliveries', { query: { status: 'dead_lettered' } })).body.data.map((d: { delivery_id: string }) => d.delivery_id)).toEqual([test.body.delivery_id]);
+      expect((await call(key, 'GET', '/webhook-subscription')).body.health).toMatchObject({ status: 'failing', consecutive_failures: 8 });
+
+      healthy = true;
+      expect(await redrive(test.body.delivery_id)).toBe(1);
+      const redriven = await waitForDelivery(key, test.body.delivery_id, 'delivered');
+      expect(redriven.attempts).toBe(9);
+
+      const replay = await call(key, 'POST', `/webhook-deliveries/${test.body.delivery_id}/replay`);
+      expect(replay.status).toBe(202);
+      expect(replay.body).toMatchObject({ replay_of: test.body.delivery_id, event_id: test.body.event_id, status: 'queued' });
+      const replayed = await waitForDelivery(key, replay.body.delivery_id, 'delivered');
+      expect(replayed).toMatchObject({ replay_of: test.body.delivery_id, attempts: 1, event_id: test.body.event_id });
+      const [redriveBody, replayBody] = receiver.received.slice(-2);
+      expect(replayBody!.body).toBe(redriveBody!.body);
+      for (const r of receiver.received.slice(-2)) expect(verifyWebhook(r.headers as Record<string, string>, r.body, [secret]).valid).toBe(true);
+      expect((await call(key, 'POST', '/webhook-deliveries/dlv_unknown/replay')).status).toBe(404);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('rotation: during the overlap the receiver verifies with either secret, after it only with the new one', async () => {
+    const receiver = await startReceiver(() => 'ok');
+    try {
+      const key = await newTenant();
+      const oldSecret = await subscribe(key, receiver.url);
+      const rotated = await call(key, 'POST', '/webhook-subscription/secret/rotate', { body: { previous_secret_expires_in: 3600 } });
+      expect(rotated.status).toBe(200);
+      expect(rotated.body.secret).not.toBe(oldSecret);
+      const during = await call(key, 'POST', '/webhook-subscription/test');
+      await waitForDelivery(key, during.body.delivery_id, 'delivered');
+      const overlap = receiver.received.at(-1)!;
+      expect(verifyWebhook(overlap.headers as Record<string, string>, overlap.body, [oldSecret]).valid).toBe(true);
+      expect(verifyWebhook(overlap.headers as Record<string, string>, overlap.body, [rotated.body.secret]).valid).toBe(true);
+
+      const ended = await call(key, 'POST', '/webhook-subscription/secret/rotate', { body: { previous_secret_expires_in: 0 } });
+      const after = await call(key, 'POST', '/webhook-subscription/test');
+      await waitForDelivery(key, after.body.delivery_id, 'delivered');
+      const last = receiver.received.at(-1)!;
+      expect(verifyWebhook(last.headers as Record<string, string>, last.body, [ended.body.secret]).valid).toBe(true);
+      expect(verifyWebhook(last.headers as Record<string, string>, last.body, [oldSecret, rotated.body.secret]).valid).toBe(false);
+      expect(last.headers['x-svc-webhook-signature-previous']).toBeUndefined();
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('never follows a redirect: a 302 to another address is a failed attempt and that address is never called', async () => {
+    const target = await startReceiver(() => 'ok');
+    const receiver = await startReceiver(() => 'redirect', { redirectTo: target.url });
+    try {
+      const key = await newTenant();
+      await subscribe(key, receiver.url);
+      const test = await call(key, 'POST', '/webhook-subscription/test');
+      const deadline = Date.now() + 20_000;
+      while (receiver.received.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      const delivery = await deliveryOf(key, test.body.delivery_id);
+      expect(delivery.last_attempt).toMatchObject({ status_code: 302, error: 'http_302' });
+      expect(target.received).toHaveLength(0);
+    } finally {
+      await receiver.close();
+      await target.close();
+    }
+  });
+
+  it('order events reach the subscriber in the allowlist only, with the envelope of spec section 6, and the URL shows masked', async () => {
+    const receiver = await startReceiver(() => 'ok');
+    try {
+      const { orderTenant, customerBody, orderBody, waitForOrder, isFinalOrder } = await import('../support/orders.ts');
+      const key = await orderTenant();
+      const put = await call(key, 'PUT', '/webhook-subscription', { body: { url: receiver.url, event_types: ['commerce.order.result_ready.v1'], enabled: true } });
+      expect(put.status).toBe(201);
+      expect((await call(key, 'GET', '/webhook-subscription')).body.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/…\/erce$/);
+      await call(key, 'PUT', '/customers/c1', { body: customerBody('+491510000000') });
+      const created = await call(key, 'POST', '/orders', { body: orderBody('o-hook', 'c1') });
+      await waitForOrder(key, 'o-hook', isFinalOrder);
+      const deadline = Date.now() + 20_000;
+      while (receiver.received.length < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, 500));
+      expect(receiver.received).toHaveLength(1);
+      const envelope = JSON.parse(receiver.received[0]!.body);
+      expect(envelope).toMatchObject({
+        event_type: 'commerce.order.result_ready.v1',
+        event_version: '1',
+        external_order_id: 'o-hook',
+        correlation_id: created.body.correlation_id,
+        integration_ref: key.tenant,
+        data: { result: { business_outcome: 'confirmed', final_order_snapshot: { total: '19.98' } } },
+      });
+      expect(envelope.occurred_at).toMatch(/Z$/);
+      expect(receiver.received[0]!.headers['x-svc-webhook-event-id']).toBe(envelope.event_id);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('refuses to save a private or non-https URL in production mode: the test stack allows loopback, so this checks the saved-URL rules', async () => {
+    const key = await newTenant();
+    const res = await call(key, 'PUT', '/webhook-subscription', { body: { url: 'https://user:pw@hooks.example.com/x', event_types: ALL_TYPES } });
+    expect(res.status).toBe(422);
+    expect(res.body.errors).toEqual([{ pointer: '/url', message: 'must not contain user information (user:password@)' }]);
+    expect((await call(key, 'GET', '/webhook-subscription')).status).toBe(404);
+    expect((await call(key, 'POST', '/webhook-subscription/test')).status).toBe(404);
+  });
+});

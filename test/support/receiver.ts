@@ -1,0 +1,34 @@
+/** A real HTTP receiver on 127.0.0.1 for webhook tests: scripted answers, every request recorded. */
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+
+export type Behaviour = 'ok' | 'fail' | 'sleep' | 'reset' | 'redirect';
+
+export interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+  at: number;
+}
+
+export async function startReceiver(script: (n: number) => Behaviour, options: { sleepMs?: number; delayMs?: number; redirectTo?: string } = {}) {
+  const received: Received[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', async () => {
+      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
+      const behaviour = script(received.length);
+      if (options.delayMs) await new Promise((r) => setTimeout(r, options.delayMs));
+      if (behaviour === 'reset') return req.socket.destroy();
+      if (behaviour === 'sleep') return setTimeout(() => res.writeHead(200).end('too late'), options.sleepMs ?? 5000);
+      if (behaviour === 'redirect') return res.writeHead(302, { Location: options.redirectTo ?? 'http://127.0.0.1:1/' }).end();
+      res.writeHead(behaviour === 'ok' ? 200 : 500, { 'Content-Type': 'text/plain' }).end(behaviour === 'ok' ? 'thanks' : 'receiver error');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${address.port}/hooks/commerce`,
+    received,
+    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+  };
+}
