@@ -58,22 +58,8 @@ const dueFor = (pk: string, tenant: string, deliveryId: string, handleBy: Date) 
   queue_message: messageFor(tenant, deliveryId),
 });
 
-function listAttributes(d: Pick<StoredDelivery, 'tenant' | 'delivery_id' | 'created_at'> & Delivery) {
-  return {
-    ...keys.listEntry(d.tenant, 'DELIVERIES', d.delivery_id, `${d.created_at}#${d.delivery_id}`),
-    list_view: {
-      delivery_id: d.delivery_id,
-      event_id: d.event_id,
-      event_type: d.event_type,
-      status: d.status,
-      attempts: d.attempts,
-      created_at: d.created_at,
-      delivered_at: d.delivered_at,
-      next_attempt_at: d.next_attempt_at,
-      replay_of: d.replay_of,
-      last_attempt: d.last_attempt,
-    },
-  };
+function listAttributes(d: StoredDelivery) {
+  return { ...keys.listEntry(d.tenant, 'DELIVERIES', d.delivery_id, `${d.created_at}#${d.delivery_id}`), list_view: deliveryView(d) };
 }
 
 /** Creates a queued delivery (idempotent by id) and sends its message. */
