@@ -15,6 +15,7 @@ const SUITES: Record<string, { needsStack: boolean; load: () => Promise<{ run: (
   auth: { needsStack: false, load: () => import('./suites/auth.ts') },
   catalog: { needsStack: true, load: () => import('./suites/catalog.ts') },
   orders: { needsStack: true, load: () => import('./suites/orders.ts') },
+  webhooks: { needsStack: true, load: () => import('./suites/webhooks.ts') },
 };
 
 const resultsFile = fileURLToPath(new URL('./results/latest.json', import.meta.url));
@@ -34,7 +35,7 @@ async function main() {
     process.exit(2);
   }
   const suites = requested.length ? requested : Object.keys(SUITES);
-  const stack = suites.some((s) => SUITES[s]!.needsStack) ? await startLocalStack({ env: { COST_METERING: 'true', CALL_RETRY_DELAY_SECONDS: '0' } }) : undefined;
+  const stack = suites.some((s) => SUITES[s]!.needsStack) ? await startLocalStack({ env: { COST_METERING: 'true', CALL_RETRY_DELAY_SECONDS: '0', WEBHOOK_ALLOW_PRIVATE_URLS: 'true', POWERTOOLS_LOG_LEVEL: 'ERROR' } }) : undefined;
   const previous: Results | undefined = existsSync(resultsFile) ? JSON.parse(readFileSync(resultsFile, 'utf8')) : undefined;
   let figures = previous?.figures ?? [];
   try {

@@ -252,7 +252,7 @@ export class CommerceInterfaceStack extends Stack {
     catalogIndexer.addEventSource(streamSource([lambda.FilterCriteria.filter({ dynamodb: { NewImage: { entity: { S: lambda.FilterRule.isEqual('product') } } } })]));
 
     const sender = worker(WORKERS.webhookSender, FUNCTION_SETTINGS.webhookSenderTimeoutSeconds);
-    this.table.grant(sender, 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem');
+    this.table.grant(sender, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem');
     this.webhookQueue.grantConsumeMessages(sender);
     // The 8th failure moves the message to the DLQ itself (not by waiting for the receive count).
     this.webhookDlq.grantSendMessages(sender);

@@ -16,6 +16,8 @@ import {
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { EVENT_SOURCES } from '../shared/storage/definition.ts';
 
+const SHARD_LIST_TTL_MS = 5_000;
+
 export interface StreamPollerOptions {
   endpoint: string;
   region: string;
@@ -111,12 +113,19 @@ export function startStreamPoller(options: StreamPollerOptions): { stop: () => P
     }
   }
 
+  // New shards appear rarely (DynamoDB Local rolls them over after hours): list them every few seconds, not every poll.
+  let shards: { ShardId?: string }[] = [];
+  let shardsReadAt = 0;
   const loop = (async () => {
     while (running) {
       let sawRecords = false;
       try {
-        const { StreamDescription } = await client.send(new DescribeStreamCommand({ StreamArn: options.streamArn }));
-        for (const shard of StreamDescription?.Shards ?? []) {
+        if (Date.now() - shardsReadAt > SHARD_LIST_TTL_MS) {
+          const { StreamDescription } = await client.send(new DescribeStreamCommand({ StreamArn: options.streamArn }));
+          shards = StreamDescription?.Shards ?? [];
+          shardsReadAt = Date.now();
+        }
+        for (const shard of shards) {
           const shardId = shard.ShardId!;
           const iterator = await iteratorFor(shardId);
           if (!iterator) continue;
@@ -132,6 +141,7 @@ export function startStreamPoller(options: StreamPollerOptions): { stop: () => P
         if (!running) break;
         // An expired iterator or a restarted DynamoDB Local: start again from the checkpoints.
         iterators.clear();
+        shardsReadAt = 0;
         options.onSkip?.([], error);
       }
       if (!sawRecords) await new Promise((r) => setTimeout(r, options.pollIntervalMs ?? 200));

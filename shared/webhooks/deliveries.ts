@@ -15,7 +15,9 @@ import { NotFoundError } from '../http/errors.ts';
 import { REENQUEUE_GRACE_SECONDS, sendToWebhookQueue, type QueueMessage } from '../queue/outbox-queue.ts';
 import { tableClient, tableName } from '../storage/clients.ts';
 import { keys } from '../storage/keys.ts';
-import { paginate } from '../storage/pagination.ts';
+import { batchPut } from '../storage/batch.ts';
+import { listPage, paginate } from '../storage/pagination.ts';
+import { healthFromDeliveries, HEALTH_SAMPLE, type WebhookHealth } from './health.ts';
 import type { Delivery, DeliveryStatus } from './webhook-schemas.ts';
 
 /** DynamoDB items hold at most 400 KB: larger envelopes are delivered as a reference to the order. */
@@ -182,26 +184,19 @@ export async function recordDeliveryAttempt(previous: StoredDelivery, outcome: A
   };
   delete next.delivering_until;
   const { gsi2pk: _a, gsi2sk: _b, queue_message: _c, ...rest } = next as StoredDelivery & Record<string, unknown>;
-  await tableClient().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: { entity: 'delivery', ...rest, ...listAttributes(next), ...(nextAttemptAt ? dueFor(next.pk, next.tenant, next.delivery_id, nextAttemptAt) : {}) },
-    }),
-  );
-  await tableClient().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: {
-        ...keys.deliveryAttempt(previous.pk, attempts),
-        entity: 'delivery_attempt',
-        attempt: attempts,
-        ...lastAttempt,
-        request_excerpt: outcome.requestExcerpt,
-        response_excerpt: outcome.responseExcerpt,
-        expires_at: Math.floor(outcome.at.getTime() / 1000) + 35 * 24 * 3600,
-      },
-    }),
-  );
+  // The delivery and its attempt log entry in one call (not a transaction: the log entry is informational).
+  await batchPut([
+    { entity: 'delivery', ...rest, ...listAttributes(next), ...(nextAttemptAt ? dueFor(next.pk, next.tenant, next.delivery_id, nextAttemptAt) : {}) },
+    {
+      ...keys.deliveryAttempt(previous.pk, attempts),
+      entity: 'delivery_attempt',
+      attempt: attempts,
+      ...lastAttempt,
+      request_excerpt: outcome.requestExcerpt,
+      response_excerpt: outcome.responseExcerpt,
+      expires_at: Math.floor(outcome.at.getTime() / 1000) + 35 * 24 * 3600,
+    },
+  ]);
   return { status, retryInSeconds: retryIn };
 }
 
@@ -222,4 +217,17 @@ export function listDeliveries(tenant: string, status: DeliveryStatus | undefine
       ? { filter: { ConditionExpression: '#view.#status = :status', ExpressionAttributeNames: { '#view': 'list_view', '#status': 'status' }, ExpressionAttributeValues: { ':status': status } } }
       : {}),
   });
+}
+
+/** The subscription's health from its newest deliveries (at most the last 1,000, within 24 h). */
+export async function deliveryHealth(tenant: string, now: Date): Promise<WebhookHealth> {
+  const views: Delivery[] = [];
+  let after: string | undefined;
+  const since = new Date(now.getTime() - 24 * 3600_000).toISOString();
+  do {
+    const page = await listPage({ shards: keys.listShards(tenant, 'DELIVERIES'), limit: 200, after, descending: true });
+    views.push(...(page.views as unknown as Delivery[]));
+    after = page.last;
+  } while (after && views.length < HEALTH_SAMPLE && views.at(-1)!.created_at >= since);
+  return healthFromDeliveries(views, now);
 }

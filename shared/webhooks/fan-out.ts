@@ -6,7 +6,19 @@
 import { isPublicEvent, type EventRecord } from '../events/outbox.ts';
 import type { Reaction } from '../queue/stream-dispatch.ts';
 import { deliveryIdFor, enqueueDelivery, payloadOf } from './deliveries.ts';
-import { readWebhookSubscription } from './subscription-store.ts';
+import { readWebhookSubscription, type StoredSubscription } from './subscription-store.ts';
+import { runtimeConfig } from '../config/runtime.ts';
+import { ttlCache } from '../support/ttl-cache.ts';
+
+/**
+ * The allowlist and `enabled` change rarely: a cached subscription may say "deliver", but
+ * "do not deliver" is always confirmed by a fresh read, so a just-created or re-enabled
+ * subscription never misses an event.
+ */
+const subscriptions = ttlCache((tenant) => readWebhookSubscription(tenant), () => runtimeConfig().authCacheSeconds * 1000);
+
+const wants = (s: StoredSubscription | undefined, event: EventRecord) =>
+  s !== undefined && (event.test === true || (s.enabled && s.event_types.includes(event.event_type as never)));
 
 export const webhookFanOut: Reaction = {
   name: 'webhook-fan-out',
@@ -14,9 +26,7 @@ export const webhookFanOut: Reaction = {
     const image = change.newImage;
     if (change.eventName !== 'INSERT' || image?.entity !== 'event' || !isPublicEvent(String(image.event_type))) return;
     const event = image as unknown as EventRecord;
-    const subscription = await readWebhookSubscription(event.tenant);
-    if (!subscription) return;
-    if (!event.test && (!subscription.enabled || !subscription.event_types.includes(event.event_type as never))) return;
+    if (!wants(await subscriptions.get(event.tenant), event) && !wants(await readWebhookSubscription(event.tenant), event)) return;
     await enqueueDelivery(event.tenant, deliveryIdFor(event.event_id), event, payloadOf(event), null, new Date());
   },
 };

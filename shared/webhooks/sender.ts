@@ -9,7 +9,7 @@ import { claimDelivery, recordDeliveryAttempt, type AttemptOutcome, type StoredD
 import { postPinned } from './http-post.ts';
 import { signatureHeaders } from './signature.ts';
 import { checkWebhookUrl, resolvePublicAddress, type Resolver } from './ssrf.ts';
-import { activeSecrets, readWebhookSubscription, recordAttemptHealth } from './subscription-store.ts';
+import { activeSecrets, readWebhookSubscription } from './subscription-store.ts';
 
 export const CONNECT_TIMEOUT_MS = 5_000;
 export const TOTAL_TIMEOUT_MS = 15_000;
@@ -54,7 +54,6 @@ export async function handleDeliveryMessage(body: string, now = new Date(), reso
   if (!claimed) return { kind: 'done' }; // delivered already, or another sender holds it
   const outcome = await attempt(claimed, now, resolve);
   const { status, retryInSeconds } = await recordDeliveryAttempt(claimed, outcome);
-  await recordAttemptHealth(tenant, status === 'delivered', now);
   // Identifiers, status and timing only: never the payload, the URL or a secret.
   logger.info('webhook attempt', {
     tenant,

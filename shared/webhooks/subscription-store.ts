@@ -6,6 +6,7 @@ import { NotFoundError } from '../http/errors.ts';
 import { tableClient, tableName } from '../storage/clients.ts';
 import { keys } from '../storage/keys.ts';
 import type { EVENT_TYPES } from '../discovery/schemas.ts';
+import type { WebhookHealth } from './health.ts';
 
 export interface StoredSubscription {
   url: string;
@@ -15,12 +16,8 @@ export interface StoredSubscription {
   previous_secret?: string;
   previous_secret_expires_at?: string;
   secret_last_rotated_at: string;
-  consecutive_failures?: number;
-  last_success_at?: string;
-  last_failure_at?: string;
   created_at: string;
   updated_at: string;
-  [hourBucket: `h${string}`]: number | undefined;
 }
 
 export const newWebhookSecret = () => `whsec_${randomBytes(32).toString('base64url')}`;
@@ -47,7 +44,7 @@ export async function putSubscription(
 ): Promise<{ created: boolean; subscription: StoredSubscription }> {
   const at = now.toISOString();
   const key = keys.webhookSubscription(tenant);
-  const fresh: StoredSubscription = { ...input, secret: newWebhookSecret(), secret_last_rotated_at: at, consecutive_failures: 0, created_at: at, updated_at: at };
+  const fresh: StoredSubscription = { ...input, secret: newWebhookSecret(), secret_last_rotated_at: at, created_at: at, updated_at: at };
   try {
     await tableClient().send(new PutCommand({ TableName: tableName(), Item: { ...key, entity: 'webhook_subscription', ...fresh }, ConditionExpression: 'attribute_not_exists(pk)' }));
     return { created: true, subscription: fresh };
@@ -92,49 +89,6 @@ export async function rotateSecret(tenant: string, overlapSeconds: number, now: 
   return { secret, previous_secret_expires_at: expiresAt, secret_last_rotated_at: at };
 }
 
-const hourKey = (at: Date) => `h${at.toISOString().slice(0, 13).replace(/\D/g, '')}`;
-
-/** Counts an attempt in the subscription's health: consecutive failures and hourly buckets. */
-export async function recordAttemptHealth(tenant: string, ok: boolean, now: Date): Promise<void> {
-  const bucket = `${hourKey(now)}${ok ? 'ok' : 'fail'}`;
-  const expired = [25, 26].map((h) => `${hourKey(new Date(now.getTime() - h * 3600_000))}${ok ? 'ok' : 'fail'}`);
-  await tableClient()
-    .send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.webhookSubscription(tenant),
-        UpdateExpression: ok
-          ? 'SET consecutive_failures = :zero, last_success_at = :at ADD #bucket :one REMOVE #old0, #old1'
-          : 'SET last_failure_at = :at ADD consecutive_failures :one, #bucket :one REMOVE #old0, #old1',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: { '#bucket': bucket, '#old0': expired[0]!, '#old1': expired[1]! },
-        ExpressionAttributeValues: { ':one': 1, ':at': now.toISOString(), ...(ok ? { ':zero': 0 } : {}) },
-      }),
-    )
-    .catch((error) => {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    });
-}
-
-/**
- * Health per contract-decisions section 8: failing after 8 consecutive failures (a delivery's
- * whole budget) or under 50 % success over at least 10 attempts in 24 h; degraded while the
- * last attempt failed or under 95 % success; healthy otherwise.
- */
-export function healthOf(s: StoredSubscription, now: Date) {
-  let ok = 0;
-  let fail = 0;
-  for (let h = 0; h < 24; h++) {
-    const key = hourKey(new Date(now.getTime() - h * 3600_000));
-    ok += Number(s[`${key}ok` as `h${string}`] ?? 0);
-    fail += Number(s[`${key}fail` as `h${string}`] ?? 0);
-  }
-  const rate = ok + fail === 0 ? null : Math.round((ok / (ok + fail)) * 1000) / 1000;
-  const consecutive = s.consecutive_failures ?? 0;
-  const status = consecutive >= 8 || (ok + fail >= 10 && rate! < 0.5) ? 'failing' : consecutive > 0 || (rate !== null && rate < 0.95) ? 'degraded' : 'healthy';
-  return { status, consecutive_failures: consecutive, last_success_at: s.last_success_at ?? null, last_failure_at: s.last_failure_at ?? null, success_rate_24h: rate } as const;
-}
-
 /** `https://hooks.example.com/…/a1b2`: enough to recognise the URL, not enough to call it. */
 export function maskUrl(raw: string): string {
   const url = new URL(raw);
@@ -142,13 +96,13 @@ export function maskUrl(raw: string): string {
   return `${url.protocol}//${url.host}/…/${tail}`;
 }
 
-export function subscriptionView(s: StoredSubscription, now: Date) {
+export function subscriptionView(s: StoredSubscription, health: WebhookHealth, now: Date) {
   const overlap = s.previous_secret_expires_at && Date.parse(s.previous_secret_expires_at) > now.getTime() ? s.previous_secret_expires_at : null;
   return {
     url: maskUrl(s.url),
     event_types: s.event_types,
     enabled: s.enabled,
-    health: healthOf(s, now),
+    health,
     secret_last_rotated_at: s.secret_last_rotated_at,
     previous_secret_expires_at: overlap,
     created_at: s.created_at,

@@ -1,6 +1,7 @@
 import { NotFoundError } from '../../../shared/http/errors.ts';
 import { defineOperation } from '../../../shared/http/operation.ts';
 import { httpHandler } from '../../../shared/http/pipeline.ts';
+import { deliveryHealth } from '../../../shared/webhooks/deliveries.ts';
 import { readWebhookSubscription, subscriptionView } from '../../../shared/webhooks/subscription-store.ts';
 import { SubscriptionSchema } from '../../../shared/webhooks/webhook-schemas.ts';
 
@@ -13,5 +14,5 @@ export const contract = defineOperation({
 export const handler = httpHandler(contract, async ({ principal, now }) => {
   const subscription = await readWebhookSubscription(principal.tenant);
   if (!subscription) throw new NotFoundError('No webhook subscription yet: create it with PUT /webhook-subscription.');
-  return { status: 200, body: subscriptionView(subscription, now) };
+  return { status: 200, body: subscriptionView(subscription, await deliveryHealth(principal.tenant, now), now) };
 });

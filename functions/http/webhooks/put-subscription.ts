@@ -2,6 +2,7 @@ import { runtimeConfig } from '../../../shared/config/runtime.ts';
 import { ValidationError } from '../../../shared/http/errors.ts';
 import { defineOperation } from '../../../shared/http/operation.ts';
 import { httpHandler } from '../../../shared/http/pipeline.ts';
+import { deliveryHealth } from '../../../shared/webhooks/deliveries.ts';
 import { systemResolver } from '../../../shared/webhooks/sender.ts';
 import { checkWebhookUrl, resolvePublicAddress } from '../../../shared/webhooks/ssrf.ts';
 import { putSubscription, subscriptionView } from '../../../shared/webhooks/subscription-store.ts';
@@ -28,7 +29,7 @@ export const handler = httpHandler(contract, async ({ principal, body, now }) =>
   const { created, subscription } = await putSubscription(principal.tenant, body, now);
   return {
     status: created ? 201 : 200,
-    body: { ...subscriptionView(subscription, now), ...(created ? { secret: subscription.secret } : {}) },
+    body: { ...subscriptionView(subscription, await deliveryHealth(principal.tenant, now), now), ...(created ? { secret: subscription.secret } : {}) },
     ...(created ? { headers: { 'Cache-Control': 'no-store' } } : {}),
   };
 });
