@@ -8,6 +8,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { BASE_PATH, routeById } from '../../functions/routes.ts';
 import { runtimeConfig } from '../config/runtime.ts';
 import { envelopeOf, type EventRecord } from '../events/outbox.ts';
@@ -117,11 +118,14 @@ export const deliveryView = (d: StoredDelivery): Delivery => ({
   last_attempt: d.last_attempt ?? null,
 });
 
+export type Claim = { kind: 'claimed'; delivery: StoredDelivery } | { kind: 'finished' } | { kind: 'held'; untilMs: number };
+
 /**
- * Claims the delivery for one attempt (status delivering, a lease against duplicate
- * messages); undefined when it needs no attempt now or another sender holds it.
+ * Claims the delivery for one attempt (status delivering, with a lease against duplicate
+ * messages). `held`: another sender holds the lease (or held it when it crashed), so the
+ * message must come back when the lease ends; `finished`: delivered, or no such delivery.
  */
-export async function claimDelivery(tenant: string, id: string, now: Date, leaseSeconds: number): Promise<StoredDelivery | undefined> {
+export async function claimDelivery(tenant: string, id: string, now: Date, leaseSeconds: number): Promise<Claim> {
   try {
     const { Attributes } = await tableClient().send(
       new UpdateCommand({
@@ -137,12 +141,15 @@ export async function claimDelivery(tenant: string, id: string, now: Date, lease
           ':until': new Date(now.getTime() + leaseSeconds * 1000).toISOString(),
         },
         ReturnValues: 'ALL_OLD',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
-    return Attributes as StoredDelivery;
+    return { kind: 'claimed', delivery: Attributes as StoredDelivery };
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return undefined;
-    throw error;
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    const stored = error.Item ? (unmarshall(error.Item) as StoredDelivery) : undefined;
+    if (!stored || stored.status === 'delivered') return { kind: 'finished' };
+    return { kind: 'held', untilMs: Date.parse(stored.delivering_until!) };
   }
 }
 

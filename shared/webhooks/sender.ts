@@ -49,9 +49,13 @@ export type MessageAction = { kind: 'done' } | { kind: 'retry'; inSeconds: numbe
 
 export async function handleDeliveryMessage(body: string, now = new Date(), resolve: Resolver = systemResolver): Promise<MessageAction> {
   const { tenant, delivery_id } = JSON.parse(body) as { tenant: string; delivery_id: string };
-  const leaseSeconds = Math.ceil((TOTAL_TIMEOUT_MS * runtimeConfig().webhookTimeoutScale) / 1000) + 30;
-  const claimed = await claimDelivery(tenant, delivery_id, now, leaseSeconds);
-  if (!claimed) return { kind: 'done' }; // delivered already, or another sender holds it
+  // Longer than one attempt can take (its timeout and the writes around it).
+  const leaseSeconds = Math.ceil((2 * TOTAL_TIMEOUT_MS * runtimeConfig().webhookTimeoutScale) / 1000) + 5;
+  const claim = await claimDelivery(tenant, delivery_id, now, leaseSeconds);
+  if (claim.kind === 'finished') return { kind: 'done' };
+  // Another sender holds it, or held it when it stopped: look again when its lease ends.
+  if (claim.kind === 'held') return { kind: 'retry', inSeconds: Math.max(1, (claim.untilMs - now.getTime()) / 1000) };
+  const claimed = claim.delivery;
   const outcome = await attempt(claimed, now, resolve);
   const { status, retryInSeconds } = await recordDeliveryAttempt(claimed, outcome);
   // Identifiers, status and timing only: never the payload, the URL or a secret.

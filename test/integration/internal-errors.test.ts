@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BASE_PATH } from '../../functions/routes.ts';
 import { lambdaContext } from '../../local/gateway.ts';
 import { signRequest } from '../../shared/auth/signing.ts';
@@ -30,7 +29,17 @@ describe('an unexpected error inside a handler', () => {
       requestContext: { requestId },
     } as unknown as APIGatewayProxyEvent;
 
-    const res = await handler(event, lambdaContext('test', 10));
+    // The handler runs in this process: its log lines are captured right here.
+    const lines: string[] = [];
+    const streams = [process.stdout, process.stderr];
+    const writes = streams.map((stream) => stream.write.bind(stream));
+    streams.forEach((stream, i) => {
+      stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+        lines.push(String(chunk));
+        return (writes[i] as (...args: unknown[]) => boolean)(chunk, ...rest);
+      }) as typeof stream.write;
+    });
+    const res = await handler(event, lambdaContext('test', 10)).finally(() => streams.forEach((stream, i) => (stream.write = writes[i]!)));
     expect(res.statusCode).toBe(500);
     expect(res.headers?.['Content-Type']).toBe('application/problem+json');
     const body = JSON.parse(res.body);
@@ -38,7 +47,7 @@ describe('an unexpected error inside a handler', () => {
     expect(res.body).not.toContain('10.1.2.3');
     expect(res.body).not.toMatch(/\.ts|at \w+ \(/);
 
-    const logged = readFileSync(inject('logFile'), 'utf8').split('\n').filter((l) => l.includes(requestId)).map((l) => JSON.parse(l));
+    const logged = lines.join('\n').split('\n').filter((l) => l.includes(requestId)).map((l) => JSON.parse(l));
     const error = logged.find((l) => l.level === 'ERROR');
     expect(error).toMatchObject({ request_id: requestId, tenant: key.tenant, route: 'getCapabilities', error: { message: secretDetail, stack: expect.stringContaining('Error:') } });
   });
