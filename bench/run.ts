@@ -13,6 +13,7 @@ import { writeReport } from './report.ts';
 
 const SUITES: Record<string, { needsStack: boolean; load: () => Promise<{ run: (baseUrl: string) => Promise<Figure[]> }> }> = {
   auth: { needsStack: false, load: () => import('./suites/auth.ts') },
+  'cold-start': { needsStack: false, load: () => import('./suites/cold-start.ts') },
   catalog: { needsStack: true, load: () => import('./suites/catalog.ts') },
   orders: { needsStack: true, load: () => import('./suites/orders.ts') },
   webhooks: { needsStack: true, load: () => import('./suites/webhooks.ts') },

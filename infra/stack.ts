@@ -21,6 +21,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { BASE_PATH, ROUTES, type Route } from '../functions/routes.ts';
 import { WORKERS, type Worker } from '../functions/workers.ts';
+import { BUNDLE_OPTIONS, SDK_EXTERNAL_MODULES } from './bundling.ts';
 import { GATEWAY_PROBLEMS, gatewayProblemBody, gatewayStatus } from '../shared/http/gateway-responses.ts';
 import { renderProblem } from '../shared/http/problem.ts';
 import { MethodNotAllowedError } from '../shared/http/errors.ts';
@@ -117,14 +118,13 @@ export class CommerceInterfaceStack extends Stack {
         projectRoot: repoRoot,
         depsLockFilePath: join(repoRoot, 'package-lock.json'),
         bundling: {
-          minify: true,
+          minify: BUNDLE_OPTIONS.minify,
           sourceMap: true,
           format: OutputFormat.ESM,
-          target: 'node22',
-          mainFields: ['module', 'main'],
-          // Bundled and tree-shaken, pinned by package-lock.json (see README, performance).
-          externalModules: [],
-          banner: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
+          target: BUNDLE_OPTIONS.target,
+          mainFields: [...BUNDLE_OPTIONS.mainFields],
+          externalModules: SDK_EXTERNAL_MODULES,
+          banner: BUNDLE_OPTIONS.banner,
           forceDockerBundling: false,
         },
       });

@@ -1,0 +1,18 @@
+/**
+ * How every function is bundled, in one place: the CDK app passes it to NodejsFunction and
+ * the cold-start benchmark builds the same bundles with esbuild to measure them.
+ */
+export const BUNDLE_OPTIONS = {
+  minify: true,
+  format: 'esm',
+  target: 'node22',
+  mainFields: ['module', 'main'],
+  /** ESM bundles still meet CommonJS dependencies that call require(). */
+  banner: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
+} as const;
+
+/**
+ * Whether the AWS SDK v3 is bundled (tree-shaken, pinned by package-lock.json) or left to the
+ * Lambda runtime's own copy. Chosen by the cold-start benchmark's figures (README, performance).
+ */
+export const SDK_EXTERNAL_MODULES: string[] = [];
