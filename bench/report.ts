@@ -1,9 +1,11 @@
 /** Writes bench/REPORT.md from the figures: one table per suite, with floor, ratio and target. */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { barChart, lineChart } from './charts.ts';
 import type { Figure } from './lib/figures.ts';
 
-export function writeReport(results: { commit: string; machine: { cpus: number; cpu_model: string; node: string }; generated_at: string; figures: Figure[] }): void {
+export function writeReport(results: { commit: string; machine: { cpus: number; cpu_model: string; node: string }; generated_at: string; figures: Figure[]; series?: Record<string, number[]> }): void {
+  const charts = writeCharts(results.figures, results.series ?? {});
   const lines = [
     '# Benchmark report',
     '',
@@ -22,5 +24,27 @@ export function writeReport(results: { commit: string; machine: { cpus: number; 
     }
     lines.push('');
   }
+  if (charts.length) lines.push('## Charts', '', ...charts.map((c) => `![${c.title}](results/${c.file})\n`));
   writeFileSync(fileURLToPath(new URL('./REPORT.md', import.meta.url)), `${lines.join('\n')}\n`);
+}
+
+function writeCharts(figures: Figure[], series: Record<string, number[]>) {
+  const charts: { title: string; file: string; svg: string }[] = [];
+  const cost = figures.filter((f) => f.suite === 'cost');
+  if (cost.length) {
+    charts.push({ title: 'Cost per endpoint', file: 'cost.svg', svg: barChart('Cost per endpoint (USD per million calls)', 'USD per million calls', cost.map((f) => ({ label: f.name.slice(0, 52), value: f.value, floor: f.floor }))) });
+  }
+  const latencies = figures.filter((f) => f.unit === 'ms' && /p50|p99/.test(f.name));
+  if (latencies.length) {
+    charts.push({ title: 'Latency percentiles', file: 'latency.svg', svg: barChart('Latency distributions: p50, p99, p99.9 per suite', 'milliseconds', latencies.map((f) => ({ label: `${f.suite}: ${f.name}`.slice(0, 52), value: f.value, floor: f.floor }))) });
+  }
+  const init = figures.filter((f) => f.suite === 'cold-start' && f.unit === 'ms');
+  if (init.length) {
+    charts.push({ title: 'Cold start', file: 'cold-start.svg', svg: barChart('Module initialisation per bundle', 'milliseconds', init.map((f) => ({ label: f.name.replace(': initialisation', '').slice(0, 52), value: f.value, floor: f.floor }))) });
+  }
+  for (const [name, points] of Object.entries(series)) {
+    charts.push({ title: name, file: `${name.replace(/\W+/g, '-')}.svg`, svg: lineChart(name, 'requests per second', points) });
+  }
+  for (const c of charts) writeFileSync(fileURLToPath(new URL(`./results/${c.file}`, import.meta.url)), c.svg);
+  return charts;
 }

@@ -11,12 +11,15 @@ import { startLocalStack } from '../local/stack.ts';
 import type { Figure } from './lib/figures.ts';
 import { writeReport } from './report.ts';
 
-const SUITES: Record<string, { needsStack: boolean; load: () => Promise<{ run: (baseUrl: string) => Promise<Figure[]> }> }> = {
+type SuiteOutput = Figure[] | { figures: Figure[]; series: Record<string, number[]> };
+const SUITES: Record<string, { needsStack: boolean; load: () => Promise<{ run: (baseUrl: string) => Promise<SuiteOutput> }> }> = {
   auth: { needsStack: false, load: () => import('./suites/auth.ts') },
   'cold-start': { needsStack: false, load: () => import('./suites/cold-start.ts') },
   catalog: { needsStack: true, load: () => import('./suites/catalog.ts') },
   orders: { needsStack: true, load: () => import('./suites/orders.ts') },
   webhooks: { needsStack: true, load: () => import('./suites/webhooks.ts') },
+  load: { needsStack: true, load: () => import('./suites/load.ts') },
+  cost: { needsStack: true, load: () => import('./suites/cost.ts') },
 };
 
 const resultsFile = fileURLToPath(new URL('./results/latest.json', import.meta.url));
@@ -26,6 +29,7 @@ interface Results {
   machine: { cpus: number; cpu_model: string; node: string };
   generated_at: string;
   figures: Figure[];
+  series?: Record<string, number[]>;
 }
 
 async function main() {
@@ -39,10 +43,13 @@ async function main() {
   const stack = suites.some((s) => SUITES[s]!.needsStack) ? await startLocalStack({ env: { COST_METERING: 'true', CALL_RETRY_DELAY_SECONDS: '0', WEBHOOK_ALLOW_PRIVATE_URLS: 'true', POWERTOOLS_LOG_LEVEL: 'ERROR' } }) : undefined;
   const previous: Results | undefined = existsSync(resultsFile) ? JSON.parse(readFileSync(resultsFile, 'utf8')) : undefined;
   let figures = previous?.figures ?? [];
+  const series: Record<string, number[]> = { ...previous?.series };
   try {
     for (const name of suites) {
       console.error(`suite ${name}`);
-      const fresh = await (await SUITES[name]!.load()).run(stack?.baseUrl ?? '');
+      const output = await (await SUITES[name]!.load()).run(stack?.baseUrl ?? '');
+      const fresh = Array.isArray(output) ? output : output.figures;
+      if (!Array.isArray(output)) Object.assign(series, output.series);
       figures = [...figures.filter((f) => f.suite !== name), ...fresh];
       for (const f of fresh) {
         const comparison = f.ratio === null ? '' : ` (floor ${f.floor} ${f.unit}, ratio ${f.ratio}${f.target === null ? '' : `, target ${f.direction === 'at_most' ? '≤' : '≥'} ${f.target}: ${f.met ? 'met' : 'NOT met'}`})`;
@@ -57,6 +64,7 @@ async function main() {
     machine: { cpus: availableParallelism(), cpu_model: cpus()[0]?.model ?? 'unknown', node: process.version },
     generated_at: new Date().toISOString(),
     figures,
+    series,
   };
   mkdirSync(fileURLToPath(new URL('./results/', import.meta.url)), { recursive: true });
   writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);

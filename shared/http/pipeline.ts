@@ -25,6 +25,8 @@ import { renderProblem } from './problem.ts';
 import { parseOrThrow } from './validation.ts';
 
 import { MAX_BODY_BYTES } from './limits.ts';
+import { runtimeConfig } from '../config/runtime.ts';
+import { withCapacityScope } from '../storage/capacity-meter.ts';
 export const TENANT_UNAVAILABLE_RETRY_AFTER_SECONDS = 300;
 
 export interface HttpState {
@@ -218,5 +220,12 @@ export function httpHandler<C extends OperationContract>(
     .use(requireScope(route))
     .use(tenantGate)
     .handler(core);
-  return (event: APIGatewayProxyEvent, context: Context) => withLogScope(() => chain(event, context as HttpContext));
+  const run = (event: APIGatewayProxyEvent, context: Context) => withLogScope(() => chain(event, context as HttpContext));
+  if (!runtimeConfig().costMetering) return run;
+  // Benchmarks only: what this request consumed, for the cost model (never set in production).
+  return async (event: APIGatewayProxyEvent, context: Context) => {
+    const { result, capacity } = await withCapacityScope(() => run(event, context));
+    result.headers = { ...result.headers, 'X-Bench-Capacity': JSON.stringify(capacity) };
+    return result;
+  };
 }

@@ -3,6 +3,7 @@
  * every DynamoDB call asks for ReturnConsumedCapacity and the units are added up here.
  * Off by default: asking costs nothing on AWS, but the bookkeeping is for measurements only.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 
 export interface CapacityTotals {
@@ -12,6 +13,15 @@ export interface CapacityTotals {
 }
 
 const totals: CapacityTotals = { calls: 0, readUnits: 0, writeUnits: 0 };
+/** Per-request totals, for the cost figures of each endpoint. */
+const scope = new AsyncLocalStorage<CapacityTotals>();
+
+/** Runs `fn` and answers what its own DynamoDB calls consumed (concurrent work is not counted). */
+export async function withCapacityScope<T>(fn: () => Promise<T>): Promise<{ result: T; capacity: CapacityTotals }> {
+  const capacity: CapacityTotals = { calls: 0, readUnits: 0, writeUnits: 0 };
+  const result = await scope.run(capacity, fn);
+  return { result, capacity };
+}
 
 export const capacityTotals = (): CapacityTotals => ({ ...totals });
 
@@ -28,11 +38,15 @@ interface Consumed {
 }
 
 function add(consumed: Consumed | Consumed[] | undefined, isWrite: boolean): void {
+  const local = scope.getStore();
+  if (local) local.calls++;
   for (const c of [consumed ?? []].flat()) {
     const read = c.ReadCapacityUnits ?? (isWrite ? 0 : (c.CapacityUnits ?? 0));
     const write = c.WriteCapacityUnits ?? (isWrite ? (c.CapacityUnits ?? 0) : 0);
-    totals.readUnits += read;
-    totals.writeUnits += write;
+    for (const t of local ? [totals, local] : [totals]) {
+      t.readUnits += read;
+      t.writeUnits += write;
+    }
   }
 }
 
