@@ -51,6 +51,7 @@ async function main() {
       const fresh = Array.isArray(output) ? output : output.figures;
       if (!Array.isArray(output)) Object.assign(series, output.series);
       figures = [...figures.filter((f) => f.suite !== name), ...fresh];
+      save(figures, series); // after every suite, so a later failure keeps what was measured
       for (const f of fresh) {
         const comparison = f.ratio === null ? '' : ` (floor ${f.floor} ${f.unit}, ratio ${f.ratio}${f.target === null ? '' : `, target ${f.direction === 'at_most' ? '≤' : '≥'} ${f.target}: ${f.met ? 'met' : 'NOT met'}`})`;
         console.log(`${name} | ${f.name}: ${f.value} ${f.unit}${comparison}`);
@@ -59,6 +60,11 @@ async function main() {
   } finally {
     await stack?.stop();
   }
+  save(figures, series);
+  console.error(`wrote bench/results/latest.json and bench/REPORT.md`);
+}
+
+function save(figures: Figure[], series: Record<string, number[]>) {
   const results: Results = {
     commit: execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8' }).trim(),
     machine: { cpus: availableParallelism(), cpu_model: cpus()[0]?.model ?? 'unknown', node: process.version },
@@ -69,7 +75,6 @@ async function main() {
   mkdirSync(fileURLToPath(new URL('./results/', import.meta.url)), { recursive: true });
   writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
   writeReport(results);
-  console.error(`wrote bench/results/latest.json and bench/REPORT.md`);
 }
 
 await main();

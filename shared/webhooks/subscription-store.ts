@@ -92,7 +92,7 @@ export async function rotateSecret(tenant: string, overlapSeconds: number, now: 
 /** `https://hooks.example.com/…/a1b2`: enough to recognise the URL, not enough to call it. */
 export function maskUrl(raw: string): string {
   const url = new URL(raw);
-  const tail = `${url.pathname}${url.search}`.replace(/\/$/, '').slice(-4);
+  const tail = `${url.pathname}${url.search}`.replace(/\/$/, '').slice(-4).replace(/^\/+/, '');
   return `${url.protocol}//${url.host}/…/${tail}`;
 }
 
