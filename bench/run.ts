@@ -39,15 +39,18 @@ async function main() {
     console.error(`unknown suite(s): ${unknown.join(', ')}; known: ${Object.keys(SUITES).join(', ')}`);
     process.exit(2);
   }
-  const suites = requested.length ? requested : Object.keys(SUITES);
-  const stack = suites.some((s) => SUITES[s]!.needsStack) ? await startLocalStack({ env: { COST_METERING: 'true', CALL_RETRY_DELAY_SECONDS: '0', WEBHOOK_ALLOW_PRIVATE_URLS: 'true', POWERTOOLS_LOG_LEVEL: 'ERROR' } }) : undefined;
+  // Suites that need no stack run first, so an idle DynamoDB Local and its pollers cannot disturb them.
+  const suites = (requested.length ? requested : Object.keys(SUITES)).sort((a, b) => Number(SUITES[a]!.needsStack) - Number(SUITES[b]!.needsStack));
+  let stack: Awaited<ReturnType<typeof startLocalStack>> | undefined;
+  const stackFor = async () => (stack ??= await startLocalStack({ env: { COST_METERING: 'true', CALL_RETRY_DELAY_SECONDS: '0', WEBHOOK_ALLOW_PRIVATE_URLS: 'true', POWERTOOLS_LOG_LEVEL: 'ERROR' } }));
   const previous: Results | undefined = existsSync(resultsFile) ? JSON.parse(readFileSync(resultsFile, 'utf8')) : undefined;
   let figures = previous?.figures ?? [];
   const series: Record<string, number[]> = { ...previous?.series };
   try {
     for (const name of suites) {
       console.error(`suite ${name}`);
-      const output = await (await SUITES[name]!.load()).run(stack?.baseUrl ?? '');
+      const baseUrl = SUITES[name]!.needsStack ? (await stackFor()).baseUrl : '';
+      const output = await (await SUITES[name]!.load()).run(baseUrl);
       const fresh = Array.isArray(output) ? output : output.figures;
       if (!Array.isArray(output)) Object.assign(series, output.series);
       figures = [...figures.filter((f) => f.suite !== name), ...fresh];

@@ -26,7 +26,11 @@ export async function run(baseUrl: string): Promise<Figure[]> {
     consent: { status: 'granted', proof: { source: 'checkout', reference: 'r', collected_at: '2026-01-01T00:00:00Z' } },
     source_version: '1',
   });
-  await new Promise((r) => setTimeout(r, 2000)); // the variant index catches up
+  // The variant index is written by the catalog indexer in the background: wait for it.
+  for (let i = 0; !(await tableClient().send(new GetCommand({ TableName: tableName(), Key: keys.variant(key.tenant, 'beans') }))).Item; i++) {
+    if (i > 600) throw new Error('the variant index did not catch up');
+    await new Promise((r) => setTimeout(r, 100));
+  }
 
   resetCapacityTotals();
   const postedAt = new Map<string, number>();
