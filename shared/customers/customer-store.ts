@@ -4,7 +4,7 @@ import type { Principal } from '../auth/authenticate.ts';
 import { InvalidTransitionError, NotFoundError, ValidationError } from '../http/errors.ts';
 import { tableClient, tableName } from '../storage/clients.ts';
 import { keys } from '../storage/keys.ts';
-import { cancelledItem, versionAttributes, versionedWrite } from '../storage/versioned-write.ts';
+import { cancelledItem, conditionFailedAt, versionAttributes, versionedWrite } from '../storage/versioned-write.ts';
 import { COLLECTED_AT_SKEW_SECONDS, type CustomerInput } from './customer-schemas.ts';
 import { customerAttributes, type StoredCustomer } from './customers.ts';
 
@@ -67,10 +67,7 @@ export async function anonymizeCustomer(tenant: string, id: string, principal: P
   } catch (error) {
     const stored = cancelledItem(error, 0) as StoredCustomer | undefined;
     if (stored?.anonymized_at) return stored.anonymized_at;
-    if (!stored && isConditionFailure(error)) throw new NotFoundError(`No customer ${id}.`);
+    if (!stored && conditionFailedAt(error, 0)) throw new NotFoundError(`No customer ${id}.`);
     throw error;
   }
 }
-
-const isConditionFailure = (error: unknown) =>
-  (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed';

@@ -3,13 +3,12 @@
  * are advanced, highest priority first. On AWS it runs every minute; the local runtime runs
  * it every quarter second so retries of the sandbox dialer happen at their delay.
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { tableClient, tableName } from '../storage/clients.ts';
-import { DUE_SHARDS, keys } from '../storage/keys.ts';
+import { dueItems } from '../storage/due-index.ts';
+import { keys } from '../storage/keys.ts';
 import { mapWithConcurrency } from '../support/concurrency.ts';
 import { advanceOrder } from './processing.ts';
 
-interface DueOrder {
+interface DueOrder extends Record<string, unknown> {
   tenant: string;
   external_order_id: string;
   priority: number;
@@ -18,23 +17,7 @@ interface DueOrder {
 
 export async function sweepDueOrders(now: Date): Promise<number> {
   const due: DueOrder[] = [];
-  for (let shard = 0; shard < DUE_SHARDS; shard++) {
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await tableClient().send(
-        new QueryCommand({
-          TableName: tableName(),
-          IndexName: 'gsi2',
-          KeyConditionExpression: 'gsi2pk = :shard AND gsi2sk <= :now',
-          ExpressionAttributeValues: { ':shard': keys.orderDueShard(shard), ':now': now.toISOString() },
-          ProjectionExpression: 'tenant, external_order_id, priority, gsi2sk',
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      due.push(...((page.Items ?? []) as DueOrder[]));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-  }
+  for await (const entry of dueItems<DueOrder>(keys.orderDueShard, now, 'tenant, external_order_id, priority, gsi2sk')) due.push(entry);
   due.sort((a, b) => b.priority - a.priority || (a.gsi2sk < b.gsi2sk ? -1 : 1));
   await mapWithConcurrency(due, 8, (o) => advanceOrder(o.tenant, o.external_order_id));
   return due.length;

@@ -11,7 +11,7 @@ import { compareSourceVersions } from '../versioning/source-version.ts';
 import { eventItem } from '../events/outbox.ts';
 import { tableClient, tableName } from '../storage/clients.ts';
 import { keys } from '../storage/keys.ts';
-import { refusedVersionOutcome, versionAttributes, type VersionAttributes } from '../storage/versioned-write.ts';
+import { conditionFailedAt, refusedVersionOutcome, versionAttributes, type VersionAttributes } from '../storage/versioned-write.ts';
 import { CallAttemptSchema, ResultSchema, type CallAttempt, type Order, type OrderInput, type OrderItem, type OrderResult } from './order-schemas.ts';
 import { decodeCursor, encodeCursor, paginate } from '../storage/pagination.ts';
 import type { Substitution } from './qualification.ts';
@@ -173,8 +173,7 @@ async function transact(order: StoredOrder, expectedRevision: number | 'new', no
       }),
     );
   } catch (error) {
-    const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
-    if (reasons?.[0]?.Code === 'ConditionalCheckFailed') throw new RevisionConflict(`order ${order.external_order_id} changed`);
+    if (conditionFailedAt(error, 0)) throw new RevisionConflict(`order ${order.external_order_id} changed`);
     throw error;
   }
 }

@@ -7,10 +7,11 @@
  */
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { dueItems } from '../storage/due-index.ts';
 import { runtimeConfig } from '../config/runtime.ts';
 import { queueClient, tableClient, tableName } from '../storage/clients.ts';
-import { DUE_SHARDS, keys } from '../storage/keys.ts';
+import { keys } from '../storage/keys.ts';
 
 export interface QueueMessage {
   body: string;
@@ -38,26 +39,11 @@ export async function sendToWebhookQueue(message: QueueMessage): Promise<void> {
 /** Re-sends the message of every record whose due time has passed; returns how many. */
 export async function reconcileOverdue(now: Date, send: (message: QueueMessage) => Promise<void> = sendToWebhookQueue): Promise<number> {
   let resent = 0;
-  for (let shard = 0; shard < DUE_SHARDS; shard++) {
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await tableClient().send(
-        new QueryCommand({
-          TableName: tableName(),
-          IndexName: 'gsi2',
-          KeyConditionExpression: 'gsi2pk = :shard AND gsi2sk <= :now',
-          ExpressionAttributeValues: { ':shard': keys.dueShard(shard), ':now': now.toISOString() },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of page.Items ?? []) {
-        if (await postpone(item.pk, item.sk, item.gsi2sk, now)) {
-          await send({ body: (item.queue_message as QueueMessage).body });
-          resent++;
-        }
-      }
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+  for await (const item of dueItems(keys.dueShard, now)) {
+    if (await postpone(String(item.pk), String(item.sk), String(item.gsi2sk), now)) {
+      await send({ body: (item.queue_message as QueueMessage).body });
+      resent++;
+    }
   }
   return resent;
 }

@@ -2,7 +2,7 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { tableClient, tableName } from './clients.ts';
 import type { ItemKey } from './keys.ts';
-import { cancelledItem } from './versioned-write.ts';
+import { cancelledItem, conditionFailedAt } from './versioned-write.ts';
 
 /**
  * Marks the item archived (also in its list view) and returns it, writing `event` (a domain
@@ -30,8 +30,7 @@ export async function archiveItem<T>(key: ItemKey, now: Date, event?: object): P
       }),
     );
   } catch (error) {
-    const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
-    if (reasons?.[0]?.Code !== 'ConditionalCheckFailed') throw error;
+    if (!conditionFailedAt(error, 0)) throw error;
     return cancelledItem(error, 0) as T | undefined;
   }
   const { Item } = await tableClient().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));

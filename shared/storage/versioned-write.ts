@@ -148,6 +148,10 @@ export async function versionedWrite<T extends Record<string, unknown>>(
   }
 }
 
+/** True when a transaction was cancelled because the condition of action `index` failed. */
+export const conditionFailedAt = (error: unknown, index: number): boolean =>
+  (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons?.[index]?.Code === 'ConditionalCheckFailed';
+
 /** The stored item of a transaction's refused condition, by the index of its action. */
 export function cancelledItem(error: unknown, index: number): Record<string, unknown> | undefined {
   if (!(error instanceof TransactionCanceledException)) return undefined;
