@@ -221,9 +221,10 @@ export function httpHandler<C extends OperationContract>(
     .use(tenantGate)
     .handler(core);
   const run = (event: APIGatewayProxyEvent, context: Context) => withLogScope(() => chain(event, context as HttpContext));
-  if (!runtimeConfig().costMetering) return run;
   // Benchmarks only: what this request consumed, for the cost model (never set in production).
+  // Read when called (the configuration is parsed once), not at import: `npm run contract` loads handlers without an environment.
   return async (event: APIGatewayProxyEvent, context: Context) => {
+    if (!runtimeConfig().costMetering) return run(event, context);
     const { result, capacity } = await withCapacityScope(() => run(event, context));
     result.headers = { ...result.headers, 'X-Bench-Capacity': JSON.stringify(capacity) };
     return result;
