@@ -3,7 +3,6 @@
  * its data on disk) is killed in the middle of 200 pending deliveries and started again;
  * every event reaches the receiver at least once, and receivers deduplicate by event_id.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,39 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { freePort } from '../../local/processes.ts';
 import { mapWithConcurrency } from '../../shared/support/concurrency.ts';
 import { send, type BenchKey } from '../../bench/lib/client.ts';
-import { repoRoot } from '../support/paths.ts';
 import { startReceiver } from '../support/receiver.ts';
-
-async function startRuntime(env: Record<string, string>): Promise<{ child: ChildProcess; baseUrl: string }> {
-  const child = spawn(join(repoRoot, 'node_modules/.bin/node'), ['--disable-warning=ExperimentalWarning', 'local/start.ts'], {
-    cwd: repoRoot,
-    env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const baseUrl = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the runtime did not start: ${output}`)), 90_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /is running at (\S+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
-    child.on('exit', (code) => reject(new Error(`the runtime exited (${code}): ${output}`)));
-  });
-  return { child, baseUrl };
-}
-
-const kill = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.on('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
+import { killRuntime, startRuntime } from '../support/runtime.ts';
 
 describe('a restart in the middle of deliveries', () => {
   it('delivers every one of 200 events at least once after the runtime is killed and started again', async () => {
@@ -71,7 +39,7 @@ describe('a restart in the middle of deliveries', () => {
       });
       const deadline = Date.now() + 30_000;
       while (receiver.received.length < 20 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-      await kill(runtime.child);
+      await killRuntime(runtime.child);
       const beforeRestart = new Set(receiver.received.map((r) => r.headers['x-svc-webhook-event-id']));
       expect(beforeRestart.size).toBeLessThan(200);
 
@@ -83,7 +51,7 @@ describe('a restart in the middle of deliveries', () => {
       // At least once: some events may arrive twice across the crash; the event_id tells them apart.
       expect(receiver.received.length).toBeGreaterThanOrEqual(200);
     } finally {
-      await kill(runtime.child);
+      await killRuntime(runtime.child);
       await receiver.close();
       rmSync(dataDir, { recursive: true, force: true });
     }

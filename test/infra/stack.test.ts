@@ -1,4 +1,5 @@
-import { App } from 'aws-cdk-lib';
+import { App, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES } from '../../functions/routes.ts';
@@ -15,7 +16,15 @@ beforeAll(() => {
 });
 
 describe('the CDK app', () => {
-  it('deploys one Node 22 function per route plus the three workers, each with the 10 s API timeout', () => {
+  it('passes cdk-nag AwsSolutions with no unacknowledged finding', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    new CommerceInterfaceStack(app, 'Nag');
+    Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+    // A finding without a written acknowledgement fails the synthesis, as `npx cdk synth` does.
+    expect(() => app.synth()).not.toThrow();
+  });
+
+  it('deploys one Node 22 function per route plus every worker, each with the 10 s API timeout', () => {
     const functions = template.findResources('AWS::Lambda::Function', { Properties: { Runtime: 'nodejs22.x' } });
     expect(Object.keys(functions)).toHaveLength(ROUTES.length + Object.keys(WORKERS).length);
     const apiFunctions = Object.values(functions).filter((f) => f.Properties.Timeout === 10);

@@ -1,0 +1,77 @@
+/**
+ * `npm start` as a developer uses it: it serves a request signed with the key it writes to
+ * credentials.json, keeps its data for the next start, and leaves no Java process behind
+ * however it is stopped (Ctrl-C on the terminal's process group, or SIGKILL of the runtime).
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../local/processes.ts';
+import { send, type BenchKey } from '../../bench/lib/client.ts';
+import { repoRoot } from '../support/paths.ts';
+import { descendants, exited, isAlive, killRuntime, startRuntime } from '../support/runtime.ts';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'commerce-start-'));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+const credentials = (): BenchKey => {
+  const file = JSON.parse(readFileSync(join(dataDir, 'credentials.json'), 'utf8'));
+  return { tenant: 'sandbox', keyId: file.key_id, secret: file.secret };
+};
+
+async function waitUntilGone(pids: number[]): Promise<number[]> {
+  const deadline = Date.now() + 15_000;
+  let alive = pids.filter(isAlive);
+  while (alive.length > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    alive = alive.filter(isAlive);
+  }
+  return alive;
+}
+
+const dynamoDbLocal = (processes: { pid: number; command: string }[]) => processes.filter((p) => p.command.startsWith('java ') && p.command.includes('DynamoDBLocal.jar'));
+
+describe('npm start', () => {
+  it('serves GET /capabilities signed with the written credentials, and Ctrl-C stops every process it started', async () => {
+    const env = { PORT: String(await freePort()), LOCAL_DATA_DIR: dataDir, POWERTOOLS_LOG_LEVEL: 'ERROR' };
+    const runtime = await startRuntime(env, { viaNpm: true });
+    const processes = descendants(runtime.child.pid!);
+    try {
+      expect(dynamoDbLocal(processes)).toHaveLength(1);
+      const key = credentials();
+      const capabilities = await send(runtime.baseUrl, key, 'GET', '/capabilities');
+      expect(capabilities.status).toBe(200);
+      const contract = JSON.parse(readFileSync(join(repoRoot, 'contract/openapi.json'), 'utf8'));
+      expect(capabilities.body.contract_version).toBe(contract.info.version);
+
+      const product = { external_product_id: 'kept', title: 'Kept across restarts', source_version: '1', variants: [{ external_variant_id: 'kept-v', price: '2.50', currency: 'EUR' }] };
+      expect((await send(runtime.baseUrl, key, 'POST', '/products/batch', { products: [product] })).body.accepted).toBe(1);
+    } finally {
+      // Ctrl-C: the terminal sends SIGINT to the whole foreground process group.
+      const done = exited(runtime.child);
+      process.kill(-runtime.child.pid!, 'SIGINT');
+      await done;
+    }
+    expect(await waitUntilGone(processes.map((p) => p.pid))).toEqual([]);
+    await expect(fetch(runtime.baseUrl)).rejects.toThrow();
+  });
+
+  it('a second start reuses the data and the key; SIGKILL of the runtime still ends DynamoDB Local', async () => {
+    const keyBefore = credentials();
+    const env = { PORT: String(await freePort()), LOCAL_DATA_DIR: dataDir, POWERTOOLS_LOG_LEVEL: 'ERROR' };
+    const runtime = await startRuntime(env);
+    const java = dynamoDbLocal(descendants(runtime.child.pid!));
+    try {
+      expect(java).toHaveLength(1);
+      expect(credentials()).toEqual(keyBefore);
+      const kept = await send(runtime.baseUrl, keyBefore, 'GET', '/products/kept');
+      expect(kept.status).toBe(200);
+      expect(kept.body.title).toBe('Kept across restarts');
+    } finally {
+      // No handler runs on SIGKILL: the watchdog around Java must notice its parent is gone.
+      await killRuntime(runtime.child);
+    }
+    expect(await waitUntilGone(java.map((p) => p.pid))).toEqual([]);
+  });
+});

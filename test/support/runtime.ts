@@ -1,0 +1,99 @@
+/**
+ * A local runtime of its own for the `*.sequential.test.ts` files: `npm start`'s entry point
+ * as a separate process (or `npm start` itself), its data in a directory of the test's.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot } from './paths.ts';
+
+export interface Runtime {
+  child: ChildProcess;
+  baseUrl: string;
+}
+
+/**
+ * Starts the runtime and waits for its "is running" line. `viaNpm` runs `npm start` in a
+ * process group of its own, as a terminal would, so a test can press Ctrl-C on the group.
+ */
+export async function startRuntime(env: Record<string, string>, options: { viaNpm?: boolean } = {}): Promise<Runtime> {
+  const [command, args] = options.viaNpm
+    ? ['npm', ['start']]
+    : [join(repoRoot, 'node_modules/.bin/node'), ['--disable-warning=ExperimentalWarning', 'local/start.ts']];
+  const child = spawn(command, args, {
+    cwd: repoRoot,
+    env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: options.viaNpm ?? false,
+  });
+  let output = '';
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the runtime did not start: ${output}`)), 90_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /is running at (\S+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    });
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('exit', (code) => reject(new Error(`the runtime exited (${code}): ${output}`)));
+  });
+  return { child, baseUrl };
+}
+
+export function exited(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+  });
+}
+
+export async function killRuntime(child: ChildProcess): Promise<void> {
+  const done = exited(child);
+  child.kill('SIGKILL');
+  await done;
+}
+
+/** Every live descendant of `pid` with its command line (Linux /proc). */
+export function descendants(pid: number): { pid: number; command: string }[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // The command name is in parentheses and may hold spaces; the parent pid follows it.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  const found: { pid: number; command: string }[] = [];
+  const queue = [...(children.get(pid) ?? [])];
+  while (queue.length > 0) {
+    const next = queue.shift()!;
+    found.push({ pid: next, command: commandLine(next) });
+    queue.push(...(children.get(next) ?? []));
+  }
+  return found;
+}
+
+function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+  } catch {
+    return '';
+  }
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    // A zombie still answers signal 0; it has ended all the same.
+    return !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z ');
+  } catch {
+    return false;
+  }
+}
