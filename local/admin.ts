@@ -1,6 +1,6 @@
 /**
  * Admin CLI for tenants, keys and the webhook dead-letter queue (contract-decisions section 9).
- * Targets the running `npm start` (endpoints from .local/runtime.json) or, with
+ * Targets the running `npm start` (endpoints from runtime.json in its data directory) or, with
  * `--stack NAME` and AWS credentials, a deployed stack (from its CloudFormation outputs).
  *
  *   npm run admin -- keys create --tenant T --scopes a,b [--json]
@@ -10,16 +10,11 @@
  *   npm run admin -- dlq redrive
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import {
-  DeleteMessageCommand,
-  GetQueueAttributesCommand,
-  ReceiveMessageCommand,
-  SendMessageCommand,
-  StartMessageMoveTaskCommand,
-} from '@aws-sdk/client-sqs';
+import { StartMessageMoveTaskCommand } from '@aws-sdk/client-sqs';
+import { localDataDir } from './data-dir.ts';
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
@@ -59,8 +54,8 @@ async function selectTarget(): Promise<Target> {
     });
     return { local: false, webhookQueueArn: outputs.WebhookQueueArn, webhookDlqArn: outputs.WebhookDlqArn };
   }
-  const runtimeFile = resolve(new URL('..', import.meta.url).pathname, '.local', 'runtime.json');
-  if (!existsSync(runtimeFile)) fail('no running local stack (.local/runtime.json is missing): run `npm start` first, or pass --stack NAME');
+  const runtimeFile = join(localDataDir(), 'runtime.json');
+  if (!existsSync(runtimeFile)) fail(`no running local stack (${runtimeFile} is missing): run \`npm start\` first, or pass --stack NAME`);
   Object.assign(process.env, JSON.parse(readFileSync(runtimeFile, 'utf8')).env);
   return { local: true };
 }
@@ -69,7 +64,7 @@ const target = await selectTarget();
 const { createApiKey, isScope, putTenantConfig, revokeApiKey } = await import('../shared/tenants/store.ts');
 const { TENANT_ID_PATTERN } = await import('../shared/tenants/config.ts');
 const { queueClient } = await import('../shared/storage/clients.ts');
-const { runtimeConfig } = await import('../shared/config/runtime.ts');
+const { moveDeadLetters, peekDeadLetters } = await import('../shared/queue/dead-letters.ts');
 
 const [area, action] = positionals;
 switch (`${area} ${action}`) {
@@ -103,27 +98,12 @@ switch (`${area} ${action}`) {
     break;
   }
   case 'dlq list': {
-    const { webhookDlqUrl } = runtimeConfig();
-    const { Attributes } = await queueClient().send(new GetQueueAttributesCommand({ QueueUrl: webhookDlqUrl, AttributeNames: ['ApproximateNumberOfMessages'] }));
-    console.log(`${Attributes?.ApproximateNumberOfMessages ?? 0} message(s) in the webhook dead-letter queue`);
-    const { Messages = [] } = await queueClient().send(
-      new ReceiveMessageCommand({ QueueUrl: webhookDlqUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 0, MessageSystemAttributeNames: ['All'] }),
-    );
-    for (const m of Messages) {
-      // Only identifiers are printed: the payload may carry personal data.
-      const body = (() => {
-        try {
-          return JSON.parse(m.Body ?? '{}') as Record<string, unknown>;
-        } catch {
-          return {};
-        }
-      })();
-      console.log(`${m.MessageId}  delivery=${String(body.delivery_id ?? '?')}  tenant=${String(body.tenant ?? '?')}  sent=${new Date(Number(m.Attributes?.SentTimestamp)).toISOString()}`);
-    }
+    const { approximate, messages } = await peekDeadLetters();
+    console.log(`${approximate} message(s) in the webhook dead-letter queue`);
+    for (const m of messages) console.log(`${m.message_id}  delivery=${m.delivery_id}  tenant=${m.tenant}  sent=${m.sent_at}`);
     break;
   }
   case 'dlq redrive': {
-    const { webhookDlqUrl, webhookQueueUrl } = runtimeConfig();
     if (!target.local) {
       const { TaskHandle } = await queueClient().send(
         new StartMessageMoveTaskCommand({ SourceArn: target.webhookDlqArn, DestinationArn: target.webhookQueueArn }),
@@ -131,18 +111,7 @@ switch (`${area} ${action}`) {
       console.log(`Started the move task ${TaskHandle}: every message goes back to the webhook queue.`);
       break;
     }
-    // The emulator has no StartMessageMoveTask: the same move, message by message.
-    let moved = 0;
-    for (;;) {
-      const { Messages = [] } = await queueClient().send(new ReceiveMessageCommand({ QueueUrl: webhookDlqUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
-      if (!Messages.length) break;
-      for (const m of Messages) {
-        await queueClient().send(new SendMessageCommand({ QueueUrl: webhookQueueUrl, MessageBody: m.Body ?? '' }));
-        await queueClient().send(new DeleteMessageCommand({ QueueUrl: webhookDlqUrl, ReceiptHandle: m.ReceiptHandle! }));
-        moved++;
-      }
-    }
-    console.log(`Moved ${moved} message(s) back to the webhook queue.`);
+    console.log(`Moved ${await moveDeadLetters()} message(s) back to the webhook queue.`);
     break;
   }
   default:

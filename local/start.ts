@@ -3,12 +3,12 @@
  * restarts; `--in-memory` gives a throwaway run. Ctrl-C (or SIGTERM) stops every child.
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { localDataDir } from './data-dir.ts';
 import { seedSandbox } from './seed.ts';
 import { startLocalStack } from './stack.ts';
 
-/** LOCAL_DATA_DIR moves the data (and credentials) elsewhere, e.g. for a second runtime. */
-const localDir = resolve(process.env.LOCAL_DATA_DIR ?? resolve(new URL('..', import.meta.url).pathname, '.local'));
+const localDir = localDataDir();
 const inMemory = process.argv.includes('--in-memory');
 const port = Number(process.env.PORT ?? 3000);
 mkdirSync(localDir, { recursive: true });
@@ -20,7 +20,7 @@ const stack = await startLocalStack({
   ...(inMemory ? {} : { dataDir: localDir }),
   port,
   env: Object.fromEntries(
-    ['WEBHOOK_ALLOW_PRIVATE_URLS', 'WEBHOOK_BACKOFF_SCALE', 'WEBHOOK_TIMEOUT_SCALE', 'CALL_RETRY_DELAY_SECONDS', 'VARIANT_INDEX_GRACE_SECONDS', 'POWERTOOLS_LOG_LEVEL']
+    ['AUTH_CACHE_SECONDS', 'WEBHOOK_ALLOW_PRIVATE_URLS', 'WEBHOOK_BACKOFF_SCALE', 'WEBHOOK_TIMEOUT_SCALE', 'CALL_RETRY_DELAY_SECONDS', 'VARIANT_INDEX_GRACE_SECONDS', 'POWERTOOLS_LOG_LEVEL']
       .filter((name) => process.env[name] !== undefined)
       .map((name) => [name, process.env[name]!]),
   ),

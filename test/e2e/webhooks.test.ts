@@ -3,10 +3,8 @@
  * 127.0.0.1, with retries, timeouts, resets, dead-lettering, redrive, replay and rotation.
  * The test stack shrinks the backoff (WEBHOOK_BACKOFF_SCALE) and the timeouts (×0.1: 1.5 s total).
  */
-import { DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
-import { runtimeConfig } from '../../shared/config/runtime.ts';
-import { queueClient } from '../../shared/storage/clients.ts';
+import { moveDeadLetters } from '../../shared/queue/dead-letters.ts';
 import { verifyWebhook } from '../../shared/webhooks/signature.ts';
 import { startReceiver, type Behaviour } from '../support/receiver.ts';
 import { call, newTenant, type TestKey } from '../support/stack.ts';
@@ -35,18 +33,11 @@ async function waitForDelivery(key: TestKey, id: string, status: string, timeout
   }
 }
 
-/** The console's redrive, for one message: from the DLQ back to the webhook queue. */
+/** The console's redrive, for one message (the DLQ is shared with the other test files). */
 async function redrive(deliveryId: string): Promise<number> {
-  const { webhookDlqUrl, webhookQueueUrl } = runtimeConfig();
   let moved = 0;
   for (let round = 0; round < 20 && moved === 0; round++) {
-    const { Messages = [] } = await queueClient().send(new ReceiveMessageCommand({ QueueUrl: webhookDlqUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 2 }));
-    for (const m of Messages) {
-      if (!m.Body?.includes(deliveryId)) continue;
-      await queueClient().send(new SendMessageCommand({ QueueUrl: webhookQueueUrl, MessageBody: m.Body }));
-      await queueClient().send(new DeleteMessageCommand({ QueueUrl: webhookDlqUrl, ReceiptHandle: m.ReceiptHandle! }));
-      moved++;
-    }
+    moved = await moveDeadLetters((body) => body.includes(deliveryId));
     if (!moved) await new Promise((r) => setTimeout(r, 250));
   }
   return moved;

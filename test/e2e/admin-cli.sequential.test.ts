@@ -1,0 +1,140 @@
+/**
+ * The admin CLI of contract-decisions section 9 against a running local runtime, as an
+ * operator types it: keys, tenant configuration, and the on-call dead-letter redrive.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../local/processes.ts';
+import { send, type BenchKey } from '../../bench/lib/client.ts';
+import { repoRoot } from '../support/paths.ts';
+import { startReceiver } from '../support/receiver.ts';
+import { killRuntime, startRuntime, type Runtime } from '../support/runtime.ts';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'commerce-admin-'));
+let runtime: Runtime;
+
+beforeAll(async () => {
+  runtime = await startRuntime({
+    PORT: String(await freePort()),
+    LOCAL_DATA_DIR: dataDir,
+    AUTH_CACHE_SECONDS: '1',
+    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    WEBHOOK_BACKOFF_SCALE: '0.0001',
+    WEBHOOK_TIMEOUT_SCALE: '0.1',
+    POWERTOOLS_LOG_LEVEL: 'ERROR',
+  });
+});
+afterAll(async () => {
+  if (runtime) await killRuntime(runtime.child);
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** `npm run -s admin -- …`: -s keeps npm's own banner off stdout, so `--json` output parses. */
+async function admin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)('npm', ['run', '-s', 'admin', '--', ...args], {
+      cwd: repoRoot,
+      env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', LOCAL_DATA_DIR: dataDir },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+async function createKey(tenant: string, scopes: string): Promise<BenchKey> {
+  const created = await admin('keys', 'create', '--tenant', tenant, '--scopes', scopes, '--json');
+  expect(created.code).toBe(0);
+  const key = JSON.parse(created.stdout);
+  expect(Object.keys(key).sort()).toEqual(['key_id', 'scopes', 'secret', 'tenant']);
+  expect(key).toMatchObject({ tenant, scopes: scopes.split(',') });
+  return { tenant, keyId: key.key_id, secret: key.secret };
+}
+
+async function eventually<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+describe('npm run admin', () => {
+  it('keys create --json prints only the key, whose scopes hold; keys revoke ends it', async () => {
+    const key = await createKey('acme', 'orders:read');
+    expect((await send(runtime.baseUrl, key, 'GET', '/orders')).status).toBe(200);
+    const refused = await send(runtime.baseUrl, key, 'GET', '/products');
+    expect(refused.status).toBe(403);
+
+    const revoked = await admin('keys', 'revoke', '--key-id', key.keyId);
+    expect(revoked.code).toBe(0);
+    const after = await eventually(() => send(runtime.baseUrl, key, 'GET', '/orders'), (res) => res.status === 401);
+    expect(after.status).toBe(401);
+    expect((await admin('keys', 'revoke', '--key-id', 'key_unknown')).code).toBe(2);
+  });
+
+  it('tenants put stores the configuration the API then shows, and refuses an invalid file without writing', async () => {
+    const file = join(dataDir, 'tenant.json');
+    const config = {
+      status: 'active',
+      markets: [{ country: 'AT', locale_default: 'de-AT', calling_days: [1, 2, 3, 4, 5] }],
+      quiet_hours: { timezone: 'Europe/Vienna', dont_call_hour_start: 20, dont_call_hour_end: 9 },
+      features_enabled: { upsell: true, repurchase_intent: false },
+    };
+    writeFileSync(file, JSON.stringify(config));
+    expect((await admin('tenants', 'put', '--tenant', 'globex', '--config', file)).code).toBe(0);
+    const key = await createKey('globex', 'configuration:read,commerce:read');
+    const effective = await send(runtime.baseUrl, key, 'GET', '/configuration/effective');
+    expect(effective.body).toMatchObject({ markets: config.markets, quiet_hours: config.quiet_hours, features_enabled: config.features_enabled });
+    expect((await send(runtime.baseUrl, key, 'GET', '/capabilities')).body.order_kinds).toEqual(['standard']);
+
+    writeFileSync(file, JSON.stringify({ ...config, quiet_hours: { ...config.quiet_hours, timezone: 'Mars/Olympus' } }));
+    const invalid = await admin('tenants', 'put', '--tenant', 'globex', '--config', file);
+    expect(invalid.code).toBe(2);
+    expect(invalid.stderr).toContain('invalid configuration');
+    await new Promise((resolve) => setTimeout(resolve, 1100)); // past the configuration cache
+    expect((await send(runtime.baseUrl, key, 'GET', '/configuration/effective')).body.quiet_hours.timezone).toBe('Europe/Vienna');
+  });
+
+  it('dlq list names a dead-lettered delivery and dlq redrive sends it again', async () => {
+    let healthy = false;
+    const receiver = await startReceiver(() => (healthy ? 'ok' : 'fail'));
+    try {
+      const key = await createKey('initech', 'webhooks:read,webhooks:write');
+      expect((await send(runtime.baseUrl, key, 'PUT', '/webhook-subscription', { url: receiver.url, event_types: ['commerce.order.status_changed.v1'] })).status).toBe(201);
+      const test = await send(runtime.baseUrl, key, 'POST', '/webhook-subscription/test');
+      const deliveryId = test.body.delivery_id as string;
+      const deliveryOf = async () =>
+        (await send(runtime.baseUrl, key, 'GET', '/webhook-deliveries')).body.data.find((d: { delivery_id: string }) => d.delivery_id === deliveryId);
+      expect((await eventually(deliveryOf, (d) => d?.status === 'dead_lettered')).status).toBe('dead_lettered');
+
+      const listed = await eventually(() => admin('dlq', 'list'), (res) => res.stdout.includes(deliveryId));
+      expect(listed.stdout).toMatch(/^1 message\(s\) in the webhook dead-letter queue/);
+      expect(listed.stdout).toContain(`delivery=${deliveryId}  tenant=initech`);
+      expect(listed.stdout).not.toContain(receiver.url);
+
+      healthy = true;
+      const redriven = await admin('dlq', 'redrive');
+      expect(redriven.stdout).toContain('Moved 1 message(s)');
+      expect((await eventually(deliveryOf, (d) => d?.status === 'delivered')).attempts).toBe(9);
+      expect((await admin('dlq', 'list')).stdout).toMatch(/^0 message\(s\)/);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('explains what is missing instead of failing obscurely', async () => {
+    const missing = await admin('keys', 'create', '--tenant', 'acme');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('--scopes is required');
+    const unknownScope = await admin('keys', 'create', '--tenant', 'acme', '--scopes', 'orders:read,everything');
+    expect(unknownScope.stderr).toContain('unknown scopes: everything');
+    expect((await admin('nonsense')).stderr).toContain('usage: admin');
+  });
+});
