@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { z } from 'zod';
+import * as z from 'zod';
 import { BASE_PATH, isMutation, type Route, ROUTES, SCOPES } from '../functions/routes.ts';
 import { CONTRACT_VERSION } from '../shared/contract/version.ts';
 import { PROBLEM_CODES, type ProblemCode } from '../shared/http/errors.ts';

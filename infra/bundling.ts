@@ -2,6 +2,8 @@
  * How every function is bundled, in one place: the CDK app passes it to NodejsFunction and
  * the cold-start benchmark builds the same bundles with esbuild to measure them.
  */
+import { fileURLToPath } from 'node:url';
+
 export const BUNDLE_OPTIONS = {
   minify: true,
   format: 'esm',
@@ -9,6 +11,8 @@ export const BUNDLE_OPTIONS = {
   mainFields: ['module', 'main'],
   /** ESM bundles still meet CommonJS dependencies that call require(). */
   banner: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
+  /** Module replacements (esbuild's alias): the SDK's credential chain, cut to what Lambda uses. */
+  alias: { '@aws-sdk/credential-provider-node': fileURLToPath(new URL('./lambda-credentials.ts', import.meta.url)) },
 } as const;
 
 /**

@@ -125,6 +125,7 @@ export class CommerceInterfaceStack extends Stack {
           mainFields: [...BUNDLE_OPTIONS.mainFields],
           externalModules: SDK_EXTERNAL_MODULES,
           banner: BUNDLE_OPTIONS.banner,
+          esbuildArgs: Object.fromEntries(Object.entries(BUNDLE_OPTIONS.alias).map(([from, to]) => [`--alias:${from}`, to])),
           forceDockerBundling: false,
         },
       });

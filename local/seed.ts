@@ -1,8 +1,15 @@
 /** First-start seeding of the local runtime: tenant `sandbox` and a key with every scope. */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { SCOPES } from '../functions/routes.ts';
-import { SANDBOX_CONFIG, SANDBOX_TENANT } from '../shared/tenants/config.ts';
 import { createApiKey, putTenantConfig, readApiKey, readTenantConfig } from '../shared/tenants/store.ts';
+
+const SANDBOX_TENANT = 'sandbox';
+/** The seeded tenant calls every day without quiet hours, so the sandbox scenarios run at once. */
+const SANDBOX_CONFIG = {
+  markets: [{ country: 'DE', locale_default: 'de-DE', calling_days: [1, 2, 3, 4, 5, 6, 7] }],
+  quiet_hours: { timezone: 'Europe/Berlin', dont_call_hour_start: 0, dont_call_hour_end: 0 },
+  writeback: { enabled: true },
+};
 
 export interface LocalCredentials {
   key_id: string;

@@ -40,6 +40,7 @@ async function bundle(entry: string, outfile: string, sdk: 'bundled' | 'runtime'
     target: BUNDLE_OPTIONS.target,
     mainFields: [...BUNDLE_OPTIONS.mainFields],
     banner: { js: BUNDLE_OPTIONS.banner },
+    alias: { ...BUNDLE_OPTIONS.alias },
     external: sdk === 'runtime' ? ['@aws-sdk/*', '@smithy/*'] : [],
     logLevel: 'silent',
   });

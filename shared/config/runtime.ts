@@ -2,7 +2,7 @@
  * Runtime configuration, read and validated once per function instance (the composition
  * root). Nothing below this module reads `process.env`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 const flag = z
   .enum(['true', 'false'])

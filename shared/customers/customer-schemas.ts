@@ -1,5 +1,5 @@
 /** Customers (spec 2.2, 4.3): the upsert body and the sanitized view, in one place. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { Rfc3339, SourceVersion } from '../domain/fields.ts';
 
 /** Accepted clock skew for `collected_at`, the same as the signing window. */

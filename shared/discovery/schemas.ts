@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { MarketSchema, QuietHoursSchema } from '../tenants/config.ts';
 
 export const EVENT_TYPES = [

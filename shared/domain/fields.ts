@@ -1,5 +1,5 @@
 /** Field schemas shared by every resource: ids, versions, times, currencies and amounts. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { minorUnits, moneyProblem } from '../money/decimal.ts';
 
 /** Partner ids appear in URL paths, so they are restricted to characters that need no escaping. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { PROBLEM_CODES, type ProblemCode } from './errors.ts';
 
 const codes = Object.keys(PROBLEM_CODES) as [ProblemCode, ...ProblemCode[]];

@@ -1,5 +1,5 @@
 /** Orders, results and call attempts (spec 2.3 to 2.5, 4.4, 4.5): request and response shapes. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { checkMoney, CurrencyCode, ExternalId, MoneyAmount, Rfc3339, SourceVersion } from '../domain/fields.ts';
 import { ORDER_STATES } from './state-machine.ts';
 

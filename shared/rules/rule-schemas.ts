@@ -1,5 +1,5 @@
 /** Sales rules (spec 2.6, 4.6): one schema per rule type, so each action is validated for its type. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { checkMoney, CurrencyCode, ExternalId, MoneyAmount, SourceVersion } from '../domain/fields.ts';
 
 export const MAX_RULE_CONDITIONS = 100;

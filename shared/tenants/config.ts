@@ -2,7 +2,7 @@
  * Tenant configuration (contract-decisions section 9): the schema the admin CLI accepts,
  * with the defaults a missing field keeps.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 const hour = z.number().int().min(0).max(23);
 
@@ -54,13 +54,5 @@ export const TenantConfigSchema = z.strictObject({
     .default(TENANT_DEFAULTS.rate_limit),
 });
 export type TenantConfig = z.infer<typeof TenantConfigSchema>;
-
-/** The seeded local tenant calls every day without quiet hours, so sandbox scenarios run at once. */
-export const SANDBOX_TENANT = 'sandbox';
-export const SANDBOX_CONFIG: TenantConfig = TenantConfigSchema.parse({
-  markets: [{ country: 'DE', locale_default: 'de-DE', calling_days: [1, 2, 3, 4, 5, 6, 7] }],
-  quiet_hours: { timezone: 'Europe/Berlin', dont_call_hour_start: 0, dont_call_hour_end: 0 },
-  writeback: { enabled: true },
-});
 
 export const TENANT_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;

@@ -1,5 +1,5 @@
 /** Webhook subscription and delivery log (spec 2.7, 4.7; contract-decisions section 8). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { EVENT_TYPES } from '../discovery/schemas.ts';
 
 export const DELIVERY_STATUSES = ['queued', 'delivering', 'retrying', 'delivered', 'dead_lettered'] as const;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CustomerSchema } from '../../../shared/customers/customer-schemas.ts';
 import { readCustomer } from '../../../shared/customers/customer-store.ts';
 import { customerView } from '../../../shared/customers/customers.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ExternalId } from '../../../shared/domain/fields.ts';
 import { defineOperation } from '../../../shared/http/operation.ts';
 import { httpHandler } from '../../../shared/http/pipeline.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ProductSchema } from '../../../shared/catalog/product-schemas.ts';
 import { archiveProduct } from '../../../shared/catalog/product-store.ts';
 import { ExternalId } from '../../../shared/domain/fields.ts';

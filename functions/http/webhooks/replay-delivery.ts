@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineOperation } from '../../../shared/http/operation.ts';
 import { httpHandler } from '../../../shared/http/pipeline.ts';
 import { replayDelivery } from '../../../shared/webhooks/deliveries.ts';
