@@ -34,8 +34,9 @@ function variantIssues(variants: readonly Variant[], ctx: z.RefinementCtx): void
     if (!EXTERNAL_ID_PATTERN.test(v.external_variant_id)) issue([i, 'external_variant_id'], EXTERNAL_ID_MESSAGE);
     else if (seen.has(v.external_variant_id)) issue([i, 'external_variant_id'], 'appears twice in this product');
     seen.add(v.external_variant_id);
-    if (minorUnits(v.currency) === undefined) issue([i, 'currency'], 'must be an ISO 4217 currency code such as EUR');
-    const money = moneyProblem(v.price, v.currency);
+    const digits = minorUnits(v.currency);
+    if (digits === undefined) issue([i, 'currency'], 'must be an ISO 4217 currency code such as EUR');
+    const money = moneyProblem(v.price, v.currency, digits);
     if (money) issue([i, 'price'], money);
     if (v.min_quantity !== undefined && v.max_quantity !== undefined && v.min_quantity > v.max_quantity) {
       issue([i, 'max_quantity'], 'must not be less than min_quantity');

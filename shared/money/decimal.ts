@@ -11,14 +11,16 @@ export function minorUnits(currency: string): number | undefined {
 
 const MINOR_UNITS = new Map(currencyCodes.data.map((c) => [c.code, c.digits]));
 
-const DECIMAL = /^(0|[1-9]\d{0,14})(?:\.(\d+))?$/;
+const DECIMAL = /^(?:0|[1-9]\d{0,14})(?:\.\d+)?$/;
 
-/** Why `amount` is not a valid non-negative amount of `currency`, or undefined when it is. */
-export function moneyProblem(amount: string, currency: string): string | undefined {
-  const match = DECIMAL.exec(amount);
-  if (!match) return 'must be a non-negative decimal string such as "19.99"';
-  const digits = minorUnits(currency);
-  if (digits !== undefined && (match[2]?.length ?? 0) > digits) return `has more than the ${digits} decimal places of ${currency}`;
+/**
+ * Why `amount` is not a valid non-negative amount of `currency`, or undefined when it is.
+ * A test and an indexOf, not a capturing exec: a catalog batch checks up to 50,000 prices.
+ */
+export function moneyProblem(amount: string, currency: string, digits = minorUnits(currency)): string | undefined {
+  if (!DECIMAL.test(amount)) return 'must be a non-negative decimal string such as "19.99"';
+  const dot = amount.indexOf('.');
+  if (digits !== undefined && dot >= 0 && amount.length - dot - 1 > digits) return `has more than the ${digits} decimal places of ${currency}`;
   return undefined; // an unknown currency is reported on the currency
 }
 
