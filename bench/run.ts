@@ -49,7 +49,13 @@ async function main() {
   try {
     for (const name of suites) {
       console.error(`suite ${name}`);
-      const baseUrl = SUITES[name]!.needsStack ? (await stackFor()).baseUrl : '';
+      let baseUrl = '';
+      if (SUITES[name]!.needsStack) {
+        const local = await stackFor();
+        // The previous suite's backlog (e.g. the catalog indexer's 50,000 variant entries) is not this suite's figure.
+        console.error(`  waited ${((await local.settled()) / 1000).toFixed(1)} s for the pipeline to settle`);
+        baseUrl = local.baseUrl;
+      }
       const output = await (await SUITES[name]!.load()).run(baseUrl);
       const fresh = Array.isArray(output) ? output : output.figures;
       if (!Array.isArray(output)) Object.assign(series, output.series);

@@ -20,8 +20,9 @@ export interface QueuePollerOptions {
   concurrency?: number;
 }
 
-export function startQueuePoller(options: QueuePollerOptions): { stop: () => Promise<void> } {
+export function startQueuePoller(options: QueuePollerOptions): { stop: () => Promise<void>; lastActivityAt: () => number } {
   let running = true;
+  let lastActivityAt = Date.now();
   const abort = new AbortController();
   const receiveLoop = async () => {
     while (running) {
@@ -37,6 +38,7 @@ export function startQueuePoller(options: QueuePollerOptions): { stop: () => Pro
           { abortSignal: abort.signal },
         );
         if (!Messages.length) continue;
+        lastActivityAt = Date.now();
         const records: SQSRecord[] = Messages.map((m) => ({
           messageId: m.MessageId!,
           receiptHandle: m.ReceiptHandle!,
@@ -74,6 +76,7 @@ export function startQueuePoller(options: QueuePollerOptions): { stop: () => Pro
   };
   const loop = Promise.all(Array.from({ length: options.concurrency ?? 1 }, receiveLoop));
   return {
+    lastActivityAt: () => lastActivityAt,
     stop: async () => {
       running = false;
       abort.abort();

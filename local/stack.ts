@@ -43,6 +43,12 @@ export interface LocalStack {
   dynamodbEndpoint: string;
   sqsEndpoint: string;
   env: Record<string, string>;
+  /**
+   * Resolves once no stream record or queue message has arrived for `quietMs` (the pipeline
+   * has worked through its backlog), with how long that took; benchmarks wait for it so one
+   * suite's leftovers do not land in the next one's figures.
+   */
+  settled(options?: { quietMs?: number; timeoutMs?: number }): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -79,6 +85,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const sqs = await startFauxqs({ port: 0, host: '127.0.0.1', logger: false });
   const sqsEndpoint = sqs.address;
   const stopAll: (() => Promise<void>)[] = [async () => sqs.stop(), () => stopProcess(dynamo)];
+  const activity: (() => number)[] = [];
 
   try {
     await waitForDynamo(dynamodbEndpoint, () => dynamoExited);
@@ -116,6 +123,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         onSkip: (records, error) => log(`${worker.name}: ${records.length ? 'skipped a record after retries' : 'retrying'}: ${String(error)}`),
       });
       stopAll.unshift(streamPoller.stop);
+      activity.push(streamPoller.lastActivityAt);
     }
 
     const senderHandler = await loadHandler<SQSEvent, SQSBatchResponse>(WORKERS.webhookSender.handler);
@@ -130,6 +138,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       concurrency: 4,
     });
     stopAll.unshift(queuePoller.stop);
+    activity.push(queuePoller.lastActivityAt);
 
     // The emulator keeps its messages in memory: after a restart on kept data, every record
     // that waits for a queue message gets it again now (consumers are idempotent per record).
@@ -156,8 +165,18 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     }, options.callSweepEveryMs ?? 250);
     stopAll.unshift(async () => clearInterval(callTimer));
 
+    const settled = async ({ quietMs = 3000, timeoutMs = 300_000 } = {}) => {
+      const started = Date.now();
+      while (Date.now() - Math.max(...activity.map((lastAt) => lastAt())) < quietMs) {
+        if (Date.now() - started > timeoutMs) throw new Error(`the pipeline did not settle within ${timeoutMs} ms`);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      return Date.now() - started;
+    };
+
     let stopped = false;
     return {
+      settled,
       baseUrl: `http://127.0.0.1:${gatewayPort}${BASE_PATH}`,
       port: gatewayPort,
       dynamodbEndpoint,

@@ -49,13 +49,14 @@ function toLambdaRecord(record: StreamRecord, streamArn: string, region: string)
   };
 }
 
-export function startStreamPoller(options: StreamPollerOptions): { stop: () => Promise<void> } {
+export function startStreamPoller(options: StreamPollerOptions): { stop: () => Promise<void>; lastActivityAt: () => number } {
   const client = new DynamoDBStreamsClient({ endpoint: options.endpoint, region: options.region });
   const { batchSize, retryAttempts } = EVENT_SOURCES.tableStream;
   const checkpoints: Record<string, string> =
     options.checkpointFile && existsSync(options.checkpointFile) ? JSON.parse(readFileSync(options.checkpointFile, 'utf8')) : {};
   const iterators = new Map<string, string | null>();
   let running = true;
+  let lastActivityAt = Date.now();
 
   const saveCheckpoint = (shardId: string, sequenceNumber: string) => {
     checkpoints[shardId] = sequenceNumber;
@@ -135,6 +136,7 @@ export function startStreamPoller(options: StreamPollerOptions): { stop: () => P
           if (records.length) {
             sawRecords = true;
             await deliver(shardId, records);
+            lastActivityAt = Date.now();
           }
         }
       } catch (error) {
@@ -154,5 +156,6 @@ export function startStreamPoller(options: StreamPollerOptions): { stop: () => P
       await loop;
       client.destroy();
     },
+    lastActivityAt: () => lastActivityAt,
   };
 }

@@ -28,12 +28,14 @@ export const VariantSchema = z
 type Variant = z.output<typeof VariantSchema>;
 
 function variantIssues(variants: readonly Variant[], ctx: z.RefinementCtx): void {
-  const seen = new Set<string>();
   const issue = (path: PropertyKey[], message: string) => ctx.addIssue({ code: 'custom', path: ['variants', ...path], message });
-  variants.forEach((v, i) => {
+  // A plain loop and no Set for a single variant: this runs for every product of every batch.
+  const seen = variants.length > 1 ? new Set<string>() : undefined;
+  for (let i = 0; i < variants.length; i++) {
+    const v = variants[i]!;
     if (!EXTERNAL_ID_PATTERN.test(v.external_variant_id)) issue([i, 'external_variant_id'], EXTERNAL_ID_MESSAGE);
-    else if (seen.has(v.external_variant_id)) issue([i, 'external_variant_id'], 'appears twice in this product');
-    seen.add(v.external_variant_id);
+    else if (seen?.has(v.external_variant_id)) issue([i, 'external_variant_id'], 'appears twice in this product');
+    seen?.add(v.external_variant_id);
     const digits = minorUnits(v.currency);
     if (digits === undefined) issue([i, 'currency'], 'must be an ISO 4217 currency code such as EUR');
     const money = moneyProblem(v.price, v.currency, digits);
@@ -41,7 +43,7 @@ function variantIssues(variants: readonly Variant[], ctx: z.RefinementCtx): void
     if (v.min_quantity !== undefined && v.max_quantity !== undefined && v.min_quantity > v.max_quantity) {
       issue([i, 'max_quantity'], 'must not be less than min_quantity');
     }
-  });
+  }
 }
 
 export const ProductInputSchema = z
