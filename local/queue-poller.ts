@@ -58,6 +58,7 @@ export function startQueuePoller(options: QueuePollerOptions): { stop: () => Pro
           options.onError?.(error);
           failed = new Set(records.map((r) => r.messageId));
         }
+        lastActivityAt = Date.now(); // a long batch counts as activity until it ends
         const succeeded = records.filter((r) => !failed.has(r.messageId));
         if (succeeded.length) {
           await options.client.send(

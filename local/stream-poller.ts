@@ -135,8 +135,9 @@ export function startStreamPoller(options: StreamPollerOptions): { stop: () => P
           const records = Records.map((r) => toLambdaRecord(r, options.streamArn, options.region));
           if (records.length) {
             sawRecords = true;
-            await deliver(shardId, records);
             lastActivityAt = Date.now();
+            await deliver(shardId, records);
+            lastActivityAt = Date.now(); // a long batch counts as activity until it ends
           }
         }
       } catch (error) {
