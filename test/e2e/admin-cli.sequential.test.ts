@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../local/processes.ts';
 import { send, type BenchKey } from '../../bench/lib/client.ts';
 import { repoRoot } from '../support/paths.ts';
+import { eventually } from '../support/eventually.ts';
 import { startReceiver } from '../support/receiver.ts';
 import { killRuntime, startRuntime, type Runtime } from '../support/runtime.ts';
 
@@ -54,15 +55,6 @@ async function createKey(tenant: string, scopes: string): Promise<BenchKey> {
   expect(Object.keys(key).sort()).toEqual(['key_id', 'scopes', 'secret', 'tenant']);
   expect(key).toMatchObject({ tenant, scopes: scopes.split(',') });
   return { tenant, keyId: key.key_id, secret: key.secret };
-}
-
-async function eventually<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
 }
 
 describe('npm run admin', () => {

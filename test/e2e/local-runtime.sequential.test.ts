@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../local/processes.ts';
 import { send, type BenchKey } from '../../bench/lib/client.ts';
+import { eventually } from '../support/eventually.ts';
 import { repoRoot } from '../support/paths.ts';
 import { descendants, exited, isAlive, killRuntime, startRuntime } from '../support/runtime.ts';
 
@@ -20,15 +21,8 @@ const credentials = (): BenchKey => {
   return { tenant: 'sandbox', keyId: file.key_id, secret: file.secret };
 };
 
-async function waitUntilGone(pids: number[]): Promise<number[]> {
-  const deadline = Date.now() + 15_000;
-  let alive = pids.filter(isAlive);
-  while (alive.length > 0 && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    alive = alive.filter(isAlive);
-  }
-  return alive;
-}
+/** The pids still alive once they have all ended, or after 15 s. */
+const waitUntilGone = (pids: number[]) => eventually(() => pids.filter(isAlive), (alive) => alive.length === 0, { timeoutMs: 15_000, everyMs: 100 });
 
 const dynamoDbLocal = (processes: { pid: number; command: string }[]) => processes.filter((p) => p.command.startsWith('java ') && p.command.includes('DynamoDBLocal.jar'));
 

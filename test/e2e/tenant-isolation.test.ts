@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES, type Route } from '../../functions/routes.ts';
 import { call, newTenant, samplePath, type TestKey } from '../support/stack.ts';
 import { isFinalOrder, orderBody, waitForOrder } from '../support/orders.ts';
+import { eventually } from '../support/eventually.ts';
 import { startReceiver } from '../support/receiver.ts';
 
 const ID = 'shared-id-1';
@@ -51,11 +52,12 @@ const FIXTURES: Record<string, Fixture> = {
       receiver = await startReceiver(() => 'ok');
       await call(key, 'PUT', '/webhook-subscription', { body: { url: receiver.url, event_types: ['commerce.order.status_changed.v1'] } });
       const id = (await call(key, 'POST', '/webhook-subscription/test')).body.delivery_id as string;
-      const deadline = Date.now() + 20_000;
-      while ((await call(key, 'GET', '/webhook-deliveries', { query: { status: 'delivered' } })).body.data.length < 1) {
-        if (Date.now() > deadline) throw new Error('the fixture delivery was not delivered');
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      const delivered = await eventually(
+        () => call(key, 'GET', '/webhook-deliveries', { query: { status: 'delivered' } }),
+        (res) => res.body.data.length >= 1,
+        { timeoutMs: 20_000, everyMs: 100 },
+      );
+      if (delivered.body.data.length < 1) throw new Error('the fixture delivery was not delivered');
       return id;
     },
     read: () => '/webhook-deliveries',

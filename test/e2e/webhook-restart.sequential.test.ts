@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { freePort } from '../../local/processes.ts';
 import { mapWithConcurrency } from '../../shared/support/concurrency.ts';
 import { send, type BenchKey } from '../../bench/lib/client.ts';
+import { eventually } from '../support/eventually.ts';
 import { startReceiver } from '../support/receiver.ts';
 import { killRuntime, startRuntime } from '../support/runtime.ts';
 
@@ -37,16 +38,14 @@ describe('a restart in the middle of deliveries', () => {
         expect(res.status).toBe(202);
         return res.body.event_id as string;
       });
-      const deadline = Date.now() + 30_000;
-      while (receiver.received.length < 20 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      await eventually(() => receiver.received.length, (received) => received >= 20, { timeoutMs: 30_000, everyMs: 20 });
       await killRuntime(runtime.child);
       const beforeRestart = new Set(receiver.received.map((r) => r.headers['x-svc-webhook-event-id']));
       expect(beforeRestart.size).toBeLessThan(200);
 
       runtime = await startRuntime(env);
       const unique = () => new Set(receiver.received.map((r) => r.headers['x-svc-webhook-event-id'] as string));
-      const until = Date.now() + 120_000;
-      while (unique().size < 200 && Date.now() < until) await new Promise((r) => setTimeout(r, 250));
+      await eventually(() => unique().size, (size) => size >= 200, { timeoutMs: 120_000, everyMs: 250 });
       expect([...unique()].sort()).toEqual([...eventIds].sort());
       // At least once: some events may arrive twice across the crash; the event_id tells them apart.
       expect(receiver.received.length).toBeGreaterThanOrEqual(200);

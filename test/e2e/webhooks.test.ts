@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { moveDeadLetters } from '../../shared/queue/dead-letters.ts';
 import { verifyWebhook } from '../../shared/webhooks/signature.ts';
+import { eventually } from '../support/eventually.ts';
 import { startReceiver, type Behaviour } from '../support/receiver.ts';
 import { call, newTenant, type TestKey } from '../support/stack.ts';
 
@@ -24,13 +25,9 @@ async function deliveryOf(key: TestKey, id: string) {
 }
 
 async function waitForDelivery(key: TestKey, id: string, status: string, timeoutMs = 45_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const d = await deliveryOf(key, id);
-    if (d?.status === status) return d;
-    if (Date.now() > deadline) throw new Error(`delivery ${id} is ${JSON.stringify(d)}, not ${status}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
+  const d = await eventually(() => deliveryOf(key, id), (seen) => seen?.status === status, { timeoutMs, everyMs: 150 });
+  if (d?.status !== status) throw new Error(`delivery ${id} is ${JSON.stringify(d)}, not ${status}`);
+  return d;
 }
 
 /** The console's redrive, for one message (the DLQ is shared with the other test files). */
@@ -133,8 +130,7 @@ describe('webhook delivery', () => {
       const key = await newTenant();
       await subscribe(key, receiver.url);
       const test = await call(key, 'POST', '/webhook-subscription/test');
-      const deadline = Date.now() + 20_000;
-      while (receiver.received.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      await eventually(() => receiver.received.length, (received) => received >= 2, { timeoutMs: 20_000, everyMs: 100 });
       const delivery = await deliveryOf(key, test.body.delivery_id);
       expect(delivery.last_attempt).toMatchObject({ status_code: 302, error: 'http_302' });
       expect(target.received).toHaveLength(0);
@@ -155,8 +151,7 @@ describe('webhook delivery', () => {
       await call(key, 'PUT', '/customers/c1', { body: customerBody('+491510000000') });
       const created = await call(key, 'POST', '/orders', { body: orderBody('o-hook', 'c1') });
       await waitForOrder(key, 'o-hook', isFinalOrder);
-      const deadline = Date.now() + 20_000;
-      while (receiver.received.length < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      await eventually(() => receiver.received.length, (received) => received >= 1, { timeoutMs: 20_000, everyMs: 100 });
       await new Promise((r) => setTimeout(r, 500));
       expect(receiver.received).toHaveLength(1);
       const envelope = JSON.parse(receiver.received[0]!.body);

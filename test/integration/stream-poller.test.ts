@@ -4,16 +4,13 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import '../support/stack.ts';
+import { eventually } from '../support/eventually.ts';
 import { startStreamPoller } from '../../local/stream-poller.ts';
 import { dispatchStream } from '../../shared/queue/stream-dispatch.ts';
 import { dynamoClient, tableClient, tableName } from '../../shared/storage/clients.ts';
 
 const until = async (check: () => boolean, ms = 20_000) => {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  if (!(await eventually(check, Boolean, { timeoutMs: ms, everyMs: 50 }))) throw new Error('timed out');
 };
 
 describe('the local stream poller (DynamoDB Local streams, Lambda semantics)', () => {

@@ -1,6 +1,7 @@
 /** Test-side helpers for orders: a ready tenant with catalog, customers and rules, and waiting for states. */
 import { expect } from 'vitest';
 import { call, newTenant, type TestKey } from './stack.ts';
+import { eventually } from './eventually.ts';
 
 /** Calls every day, no quiet hours, write-back on: the sandbox scenarios run at once. */
 export const CALL_NOW_CONFIG = {
@@ -54,13 +55,10 @@ export async function orderTenant(config: unknown = CALL_NOW_CONFIG): Promise<Te
 
 /** Polls the order until `done` holds (the pipeline is asynchronous), failing after `timeoutMs`. */
 export async function waitForOrder(key: TestKey, id: string, done: (order: any) => boolean, timeoutMs = 60_000): Promise<any> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const res = await call(key, 'GET', `/orders/${id}`);
-    if (res.status === 200 && done(res.body)) return res.body;
-    if (Date.now() > deadline) throw new Error(`order ${id} did not reach the expected state: ${res.text}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
+  const reached = (res: { status: number; body: any }) => res.status === 200 && done(res.body);
+  const res = await eventually(() => call(key, 'GET', `/orders/${id}`), reached, { timeoutMs, everyMs: 150 });
+  if (!reached(res)) throw new Error(`order ${id} did not reach the expected state: ${res.text}`);
+  return res.body;
 }
 
 export const isFinalOrder = (o: { processing_state: string }) => ['completed', 'cancelled', 'rejected'].includes(o.processing_state);
