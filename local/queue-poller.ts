@@ -23,6 +23,7 @@ export interface QueuePollerOptions {
 export function startQueuePoller(options: QueuePollerOptions): { stop: () => Promise<void>; lastActivityAt: () => number } {
   let running = true;
   let lastActivityAt = Date.now();
+  let batchesInFlight = 0;
   const abort = new AbortController();
   const receiveLoop = async () => {
     while (running) {
@@ -38,7 +39,7 @@ export function startQueuePoller(options: QueuePollerOptions): { stop: () => Pro
           { abortSignal: abort.signal },
         );
         if (!Messages.length) continue;
-        lastActivityAt = Date.now();
+        batchesInFlight++;
         const records: SQSRecord[] = Messages.map((m) => ({
           messageId: m.MessageId!,
           receiptHandle: m.ReceiptHandle!,
@@ -58,7 +59,8 @@ export function startQueuePoller(options: QueuePollerOptions): { stop: () => Pro
           options.onError?.(error);
           failed = new Set(records.map((r) => r.messageId));
         }
-        lastActivityAt = Date.now(); // a long batch counts as activity until it ends
+        batchesInFlight--;
+        lastActivityAt = Date.now();
         const succeeded = records.filter((r) => !failed.has(r.messageId));
         if (succeeded.length) {
           await options.client.send(
@@ -77,7 +79,8 @@ export function startQueuePoller(options: QueuePollerOptions): { stop: () => Pro
   };
   const loop = Promise.all(Array.from({ length: options.concurrency ?? 1 }, receiveLoop));
   return {
-    lastActivityAt: () => lastActivityAt,
+    /** Now while a batch is being handled, else when the last one ended. */
+    lastActivityAt: () => (batchesInFlight > 0 ? Date.now() : lastActivityAt),
     stop: async () => {
       running = false;
       abort.abort();

@@ -57,6 +57,7 @@ export function startStreamPoller(options: StreamPollerOptions): { stop: () => P
   const iterators = new Map<string, string | null>();
   let running = true;
   let lastActivityAt = Date.now();
+  let delivering = false;
 
   const saveCheckpoint = (shardId: string, sequenceNumber: string) => {
     checkpoints[shardId] = sequenceNumber;
@@ -135,9 +136,13 @@ export function startStreamPoller(options: StreamPollerOptions): { stop: () => P
           const records = Records.map((r) => toLambdaRecord(r, options.streamArn, options.region));
           if (records.length) {
             sawRecords = true;
-            lastActivityAt = Date.now();
-            await deliver(shardId, records);
-            lastActivityAt = Date.now(); // a long batch counts as activity until it ends
+            delivering = true;
+            try {
+              await deliver(shardId, records);
+            } finally {
+              delivering = false;
+              lastActivityAt = Date.now();
+            }
           }
         }
       } catch (error) {
@@ -157,6 +162,7 @@ export function startStreamPoller(options: StreamPollerOptions): { stop: () => P
       await loop;
       client.destroy();
     },
-    lastActivityAt: () => lastActivityAt,
+    /** Now while records are being handled (a batch can take minutes), else when the last one was. */
+    lastActivityAt: () => (delivering ? Date.now() : lastActivityAt),
   };
 }
