@@ -12,7 +12,7 @@ import type { Figure } from './lib/figures.ts';
 import { writeReport } from './report.ts';
 
 type SuiteOutput = Figure[] | { figures: Figure[]; series: Record<string, number[]> };
-const SUITES: Record<string, { needsStack: boolean; load: () => Promise<{ run: (baseUrl: string) => Promise<SuiteOutput> }> }> = {
+const SUITES: Record<string, { needsStack: boolean; load: () => Promise<{ run: (baseUrl: string, settled: () => Promise<number>) => Promise<SuiteOutput> }> }> = {
   auth: { needsStack: false, load: () => import('./suites/auth.ts') },
   'cold-start': { needsStack: false, load: () => import('./suites/cold-start.ts') },
   catalog: { needsStack: true, load: () => import('./suites/catalog.ts') },
@@ -50,13 +50,15 @@ async function main() {
     for (const name of suites) {
       console.error(`suite ${name}`);
       let baseUrl = '';
+      let settled = async () => 0;
       if (SUITES[name]!.needsStack) {
         const local = await stackFor();
+        settled = () => local.settled();
         // The previous suite's backlog (e.g. the catalog indexer's 50,000 variant entries) is not this suite's figure.
-        console.error(`  waited ${((await local.settled()) / 1000).toFixed(1)} s for the pipeline to settle`);
+        console.error(`  waited ${((await settled()) / 1000).toFixed(1)} s for the pipeline to settle`);
         baseUrl = local.baseUrl;
       }
-      const output = await (await SUITES[name]!.load()).run(baseUrl);
+      const output = await (await SUITES[name]!.load()).run(baseUrl, settled);
       const fresh = Array.isArray(output) ? output : output.figures;
       if (!Array.isArray(output)) Object.assign(series, output.series);
       figures = [...figures.filter((f) => f.suite !== name), ...fresh];

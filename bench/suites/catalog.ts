@@ -10,7 +10,7 @@ import { productAttributes } from '../../shared/catalog/products.ts';
 import { tableClient, tableName } from '../../shared/storage/clients.ts';
 import { keys } from '../../shared/storage/keys.ts';
 import { versionAttributes } from '../../shared/storage/versioned-write.ts';
-import { capacityTotals, withCapacityScope } from '../../shared/storage/capacity-meter.ts';
+import { withCapacityScope } from '../../shared/storage/capacity-meter.ts';
 import { mapWithConcurrency } from '../../shared/support/concurrency.ts';
 import { figure, type Figure } from '../lib/figures.ts';
 import { median, progress } from '../lib/measure.ts';
@@ -19,22 +19,11 @@ import { productBatch } from './auth.ts';
 const ROUNDS = 3;
 
 /**
- * Waits until the stack is idle (for a second, no DynamoDB calls beyond the call scheduler's
- * four queries per quarter second): the variant index of the
- * previous batch is written by the catalog indexer in the background, and would otherwise
- * slow whichever phase runs next.
+ * `settled` waits until the pipeline is idle between phases: the catalog indexer writes the
+ * previous batch's variant index in the background, and would otherwise slow whichever
+ * phase runs next.
  */
-async function quiescent(): Promise<void> {
-  let calls = capacityTotals().calls;
-  for (let idle = 0; idle < 4; ) {
-    await new Promise((r) => setTimeout(r, 250));
-    const now = capacityTotals().calls;
-    idle = now - calls <= 4 ? idle + 1 : 0;
-    calls = now;
-  }
-}
-
-export async function run(): Promise<Figure[]> {
+export async function run(_baseUrl: string, settled: () => Promise<number>): Promise<Figure[]> {
   const times: number[] = [];
   const floors: number[] = [];
   let units = 0;
@@ -42,7 +31,7 @@ export async function run(): Promise<Figure[]> {
   for (let round = 0; round <= ROUNDS; round++) {
     progress(`catalog round ${round}/${ROUNDS}${round === 0 ? ' (warm-up)' : ''}`);
     const batch = productBatch(500, 100).products.map((p) => ({ ...p, external_product_id: `r${round}-${p.external_product_id}` }));
-    await quiescent();
+    await settled();
     let start = performance.now();
     const now = new Date();
     const { result: results, capacity: batchCapacity } = await withCapacityScope(() => upsertProductBatch('bench-catalog', batch, now));
@@ -57,7 +46,7 @@ export async function run(): Promise<Figure[]> {
       ...versionAttributes(p.source_version, p),
       created_at: now.toISOString(),
     }));
-    await quiescent();
+    await settled();
     start = performance.now();
     const { capacity: floorCapacity } = await withCapacityScope(() =>
       mapWithConcurrency(items, BATCH_WRITE_CONCURRENCY, (Item) =>
@@ -71,7 +60,6 @@ export async function run(): Promise<Figure[]> {
     units = batchUnits;
     floorUnits = floorCapacity.writeUnits;
   }
-  await quiescent(); // leave the next suite an idle stack
   return [
     figure({
       suite: 'catalog',
