@@ -83,7 +83,7 @@ export async function run(baseUrl: string): Promise<Figure[]> {
       value: units.writeUnits / ORDERS,
       unit: 'WCU',
       floor: { value: MINIMUM_WRITE_UNITS, label: 'the items the model must write, each once, outside transactions (see note)' },
-      note: 'minimum: order item × 5 states (2 WCU each at ~1.5 KB) + 5 status events + attempt + its event + result + its event (1 WCU each) = 20',
+      note: 'minimum: order item × 5 states (2 WCU each at ~1.5 KB) + 5 status events + attempt + its event + result + its event (1 WCU each) = 19',
     }),
     figure({
       suite: 'orders',
