@@ -12,7 +12,9 @@ export function barChart(title: string, unit: string, rows: { label: string; val
   const bars = rows
     .map((r, i) => {
       const y = 40 + i * rowHeight;
-      const floor = r.floor ? `<line x1="${labelWidth + scale(r.floor)}" x2="${labelWidth + scale(r.floor)}" y1="${y - 2}" y2="${y + 16}" stroke="#d62728" stroke-width="2"/>` : '';
+      const floor = r.floor
+        ? `<line x1="${labelWidth + scale(r.floor)}" x2="${labelWidth + scale(r.floor)}" y1="${y - 2}" y2="${y + 16}" stroke="#d62728" stroke-width="2"/>`
+        : '';
       return `<text x="${labelWidth - 6}" y="${y + 12}" text-anchor="end" font-size="11">${esc(r.label)}</text><rect x="${labelWidth}" y="${y}" width="${Math.max(1, scale(r.value))}" height="14" fill="#1f77b4"/>${floor}<text x="${labelWidth + scale(r.value) + 4}" y="${y + 12}" font-size="11">${r.value.toFixed(r.value < 10 ? 2 : 0)}</text>`;
     })
     .join('');

@@ -7,13 +7,21 @@ import type { Figure } from './lib/figures.ts';
 /** Why a suite's target can be missed on this machine; the README's performance section says more. */
 const WHY: Record<string, string> = {
   auth: 'The cost is per product (zod object with its string checks, then the one-pass variant check: about 2.6 µs a product against 1.4 µs of parsing), so batches of products with few variants are furthest from JSON.parse.',
-  'cold-start': 'Compiling about 200 KiB more code than the floor (zod 99, Powertools 58, ISO 4217 data 18, our own ~60) and building the zod schemas. The runtime SDK gives a better ratio but twice the absolute time, so the bundled SDK is kept.',
-  catalog: 'The version-checked write is an UpdateItem (it keeps created_at), which DynamoDB Local runs slower than a PutItem, and the catalog indexer writes the variant index on the same DynamoDB Local during both phases; runs vary from 0.96 to 2.08. The write units are equal.',
+  'cold-start':
+    'Compiling about 200 KiB more code than the floor (zod 99, Powertools 58, ISO 4217 data 18, our own ~60) and building the zod schemas. The runtime SDK gives a better ratio but twice the absolute time, so the bundled SDK is kept.',
+  catalog:
+    'The version-checked write is an UpdateItem (it keeps created_at), which DynamoDB Local runs slower than a PutItem, and the catalog indexer writes the variant index on the same DynamoDB Local during both phases; runs vary from 0.96 to 2.08. The write units are equal.',
   webhooks: 'DynamoDB Local is shared with the rest of the pipeline; the runner waits for the previous suite to settle first.',
-  load: 'The floor issues only the DynamoDB calls; the API adds HTTP, signing, validation and JSON, and the POSTed orders\' pipeline shares the two cores.',
+  load: "The floor issues only the DynamoDB calls; the API adds HTTP, signing, validation and JSON, and the POSTed orders' pipeline shares the two cores.",
 };
 
-export function writeReport(results: { commit: string; machine: { cpus: number; cpu_model: string; node: string }; generated_at: string; figures: Figure[]; series?: Record<string, number[]> }): void {
+export function writeReport(results: {
+  commit: string;
+  machine: { cpus: number; cpu_model: string; node: string };
+  generated_at: string;
+  figures: Figure[];
+  series?: Record<string, number[]>;
+}): void {
   const charts = writeCharts(results.figures, results.series ?? {});
   const lines = [
     '# Benchmark report',
@@ -50,15 +58,39 @@ function writeCharts(figures: Figure[], series: Record<string, number[]>) {
   const charts: { title: string; file: string; svg: string }[] = [];
   const cost = figures.filter((f) => f.suite === 'cost');
   if (cost.length) {
-    charts.push({ title: 'Cost per endpoint', file: 'cost.svg', svg: barChart('Cost per endpoint (USD per million calls)', 'USD per million calls', cost.map((f) => ({ label: f.name.slice(0, 52), value: f.value, floor: f.floor }))) });
+    charts.push({
+      title: 'Cost per endpoint',
+      file: 'cost.svg',
+      svg: barChart(
+        'Cost per endpoint (USD per million calls)',
+        'USD per million calls',
+        cost.map((f) => ({ label: f.name.slice(0, 52), value: f.value, floor: f.floor })),
+      ),
+    });
   }
   const latencies = figures.filter((f) => f.unit === 'ms' && /p50|p99/.test(f.name));
   if (latencies.length) {
-    charts.push({ title: 'Latency percentiles', file: 'latency.svg', svg: barChart('Latency distributions: p50, p99, p99.9 per suite', 'milliseconds', latencies.map((f) => ({ label: `${f.suite}: ${f.name}`.slice(0, 52), value: f.value, floor: f.floor }))) });
+    charts.push({
+      title: 'Latency percentiles',
+      file: 'latency.svg',
+      svg: barChart(
+        'Latency distributions: p50, p99, p99.9 per suite',
+        'milliseconds',
+        latencies.map((f) => ({ label: `${f.suite}: ${f.name}`.slice(0, 52), value: f.value, floor: f.floor })),
+      ),
+    });
   }
   const init = figures.filter((f) => f.suite === 'cold-start' && f.unit === 'ms');
   if (init.length) {
-    charts.push({ title: 'Cold start', file: 'cold-start.svg', svg: barChart('Module initialisation per bundle', 'milliseconds', init.map((f) => ({ label: f.name.replace(': initialisation', '').slice(0, 52), value: f.value, floor: f.floor }))) });
+    charts.push({
+      title: 'Cold start',
+      file: 'cold-start.svg',
+      svg: barChart(
+        'Module initialisation per bundle',
+        'milliseconds',
+        init.map((f) => ({ label: f.name.replace(': initialisation', '').slice(0, 52), value: f.value, floor: f.floor })),
+      ),
+    });
   }
   for (const [name, points] of Object.entries(series)) {
     charts.push({ title: name, file: `${name.replace(/\W+/g, '-')}.svg`, svg: lineChart(name, 'requests per second', points) });

@@ -12,15 +12,16 @@ import type { Figure } from './lib/figures.ts';
 import { writeReport } from './report.ts';
 
 type SuiteOutput = Figure[] | { figures: Figure[]; series: Record<string, number[]> };
-const SUITES: Record<string, { needsStack: boolean; load: () => Promise<{ run: (baseUrl: string, settled: () => Promise<number>) => Promise<SuiteOutput> }> }> = {
-  auth: { needsStack: false, load: () => import('./suites/auth.ts') },
-  'cold-start': { needsStack: false, load: () => import('./suites/cold-start.ts') },
-  catalog: { needsStack: true, load: () => import('./suites/catalog.ts') },
-  orders: { needsStack: true, load: () => import('./suites/orders.ts') },
-  webhooks: { needsStack: true, load: () => import('./suites/webhooks.ts') },
-  load: { needsStack: true, load: () => import('./suites/load.ts') },
-  cost: { needsStack: true, load: () => import('./suites/cost.ts') },
-};
+const SUITES: Record<string, { needsStack: boolean; load: () => Promise<{ run: (baseUrl: string, settled: () => Promise<number>) => Promise<SuiteOutput> }> }> =
+  {
+    auth: { needsStack: false, load: () => import('./suites/auth.ts') },
+    'cold-start': { needsStack: false, load: () => import('./suites/cold-start.ts') },
+    catalog: { needsStack: true, load: () => import('./suites/catalog.ts') },
+    orders: { needsStack: true, load: () => import('./suites/orders.ts') },
+    webhooks: { needsStack: true, load: () => import('./suites/webhooks.ts') },
+    load: { needsStack: true, load: () => import('./suites/load.ts') },
+    cost: { needsStack: true, load: () => import('./suites/cost.ts') },
+  };
 
 const resultsFile = fileURLToPath(new URL('./results/latest.json', import.meta.url));
 
@@ -42,7 +43,10 @@ async function main() {
   // Suites that need no stack run first, so an idle DynamoDB Local and its pollers cannot disturb them.
   const suites = (requested.length ? requested : Object.keys(SUITES)).sort((a, b) => Number(SUITES[a]!.needsStack) - Number(SUITES[b]!.needsStack));
   let stack: Awaited<ReturnType<typeof startLocalStack>> | undefined;
-  const stackFor = async () => (stack ??= await startLocalStack({ env: { COST_METERING: 'true', CALL_RETRY_DELAY_SECONDS: '0', WEBHOOK_ALLOW_PRIVATE_URLS: 'true', POWERTOOLS_LOG_LEVEL: 'ERROR' } }));
+  const stackFor = async () =>
+    (stack ??= await startLocalStack({
+      env: { COST_METERING: 'true', CALL_RETRY_DELAY_SECONDS: '0', WEBHOOK_ALLOW_PRIVATE_URLS: 'true', POWERTOOLS_LOG_LEVEL: 'ERROR' },
+    }));
   const previous: Results | undefined = existsSync(resultsFile) ? JSON.parse(readFileSync(resultsFile, 'utf8')) : undefined;
   let figures = previous?.figures ?? [];
   const series: Record<string, number[]> = { ...previous?.series };
@@ -64,7 +68,10 @@ async function main() {
       figures = [...figures.filter((f) => f.suite !== name), ...fresh];
       save(figures, series); // after every suite, so a later failure keeps what was measured
       for (const f of fresh) {
-        const comparison = f.ratio === null ? '' : ` (floor ${f.floor} ${f.unit}, ratio ${f.ratio}${f.target === null ? '' : `, target ${f.direction === 'at_most' ? '≤' : '≥'} ${f.target}: ${f.met ? 'met' : 'NOT met'}`})`;
+        const comparison =
+          f.ratio === null
+            ? ''
+            : ` (floor ${f.floor} ${f.unit}, ratio ${f.ratio}${f.target === null ? '' : `, target ${f.direction === 'at_most' ? '≤' : '≥'} ${f.target}: ${f.met ? 'met' : 'NOT met'}`})`;
         console.log(`${name} | ${f.name}: ${f.value} ${f.unit}${comparison}`);
       }
     }

@@ -53,9 +53,21 @@ class Components {
 const AUTH_HEADERS = [
   { name: 'X-SVC-Key-Id', description: 'Key identifier', schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,128}$' } },
   { name: 'X-SVC-Timestamp', description: 'RFC 3339 UTC, within 300 s of the server time', schema: { type: 'string', format: 'date-time' } },
-  { name: 'X-SVC-Nonce', description: 'Unique per key within 300 s: 1 to 128 of [A-Za-z0-9._~-]', schema: { type: 'string', pattern: '^[A-Za-z0-9._~-]{1,128}$' } },
-  { name: 'X-SVC-Content-SHA256', description: 'Lower-case hex SHA-256 of the raw body (of the empty string without a body)', schema: { type: 'string', pattern: '^[0-9a-f]{64}$' } },
-  { name: 'X-SVC-Signature', description: '`hmac-sha256=` + lower-case hex HMAC-SHA256(secret, string to sign); see the description of this document', schema: { type: 'string', pattern: '^hmac-sha256=[0-9a-f]{64}$' } },
+  {
+    name: 'X-SVC-Nonce',
+    description: 'Unique per key within 300 s: 1 to 128 of [A-Za-z0-9._~-]',
+    schema: { type: 'string', pattern: '^[A-Za-z0-9._~-]{1,128}$' },
+  },
+  {
+    name: 'X-SVC-Content-SHA256',
+    description: 'Lower-case hex SHA-256 of the raw body (of the empty string without a body)',
+    schema: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+  },
+  {
+    name: 'X-SVC-Signature',
+    description: '`hmac-sha256=` + lower-case hex HMAC-SHA256(secret, string to sign); see the description of this document',
+    schema: { type: 'string', pattern: '^hmac-sha256=[0-9a-f]{64}$' },
+  },
 ];
 
 const TAG_DESCRIPTIONS: Record<Route['tag'], string> = {
@@ -68,7 +80,15 @@ const TAG_DESCRIPTIONS: Record<Route['tag'], string> = {
   Webhooks: 'The webhook subscription, its signing secret and the delivery log.',
 };
 
-const COMMON_PROBLEMS: ProblemCode[] = ['invalid_signature', 'insufficient_scope', 'resource_not_found', 'validation_failed', 'rate_limited', 'internal_error', 'tenant_unavailable'];
+const COMMON_PROBLEMS: ProblemCode[] = [
+  'invalid_signature',
+  'insufficient_scope',
+  'resource_not_found',
+  'validation_failed',
+  'rate_limited',
+  'internal_error',
+  'tenant_unavailable',
+];
 const MUTATION_PROBLEMS: ProblemCode[] = ['idempotency_key_reused', 'payload_too_large', 'unsupported_media_type'];
 
 const DESCRIPTION = `Partner-facing API: catalog, customers with consent, sales rules, orders for automated phone-call processing, results, call history and signed webhooks.
@@ -169,9 +189,7 @@ export async function buildOpenApi(): Promise<Record<string, unknown>> {
       description: DESCRIPTION,
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
-    servers: [
-      { url: `{origin}${BASE_PATH}`, description: 'A deployment or the local runtime', variables: { origin: { default: 'http://127.0.0.1:3000' } } },
-    ],
+    servers: [{ url: `{origin}${BASE_PATH}`, description: 'A deployment or the local runtime', variables: { origin: { default: 'http://127.0.0.1:3000' } } }],
     tags: Object.entries(TAG_DESCRIPTIONS).map(([name, description]) => ({ name, description })),
     security: [{ hmac: [] }],
     paths,

@@ -31,7 +31,15 @@ const repoRoot = join(import.meta.dirname, '..');
 
 /** DynamoDB actions every HTTP function needs: key and tenant reads, nonce, rate window, idempotency. */
 /** Order processing reads customers, variants and rules and writes orders with their events. */
-const ORDER_PROCESSING_TABLE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:TransactWriteItems'];
+const ORDER_PROCESSING_TABLE_ACTIONS = [
+  'dynamodb:GetItem',
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:Query',
+  'dynamodb:BatchGetItem',
+  'dynamodb:BatchWriteItem',
+  'dynamodb:TransactWriteItems',
+];
 
 export const PIPELINE_TABLE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'];
 
@@ -91,7 +99,7 @@ export class CommerceInterfaceStack extends Stack {
     });
     Validations.of(streamFailures).acknowledge({
       id: 'AwsSolutions::AwsSolutions-SQS3',
-      reason: 'This queue is itself the dead-letter destination of the table stream\'s event source.',
+      reason: "This queue is itself the dead-letter destination of the table stream's event source.",
     });
 
     const environment = {
@@ -148,8 +156,15 @@ export class CommerceInterfaceStack extends Stack {
           new logs.LogGroup(this, 'ApiAccessLogs', { retention: logs.RetentionDays.THREE_MONTHS, removalPolicy: RemovalPolicy.DESTROY }),
         ),
         accessLogFormat: apigw.AccessLogFormat.jsonWithStandardFields({
-          caller: false, httpMethod: true, ip: true, protocol: true, requestTime: true,
-          resourcePath: true, responseLength: true, status: true, user: false,
+          caller: false,
+          httpMethod: true,
+          ip: true,
+          protocol: true,
+          requestTime: true,
+          resourcePath: true,
+          responseLength: true,
+          status: true,
+          user: false,
         }),
       },
     });
@@ -180,7 +195,13 @@ export class CommerceInterfaceStack extends Stack {
     const functions: lambda.IFunction[] = [];
     const methodsByPath = new Map<string, Route[]>();
     for (const route of ROUTES) {
-      const fn = makeFunction(`Fn${route.operationId}`, route.handler, FUNCTION_SETTINGS.apiTimeoutSeconds, FUNCTION_SETTINGS.apiMemoryMb, `${route.method} ${route.path}`);
+      const fn = makeFunction(
+        `Fn${route.operationId}`,
+        route.handler,
+        FUNCTION_SETTINGS.apiTimeoutSeconds,
+        FUNCTION_SETTINGS.apiMemoryMb,
+        `${route.method} ${route.path}`,
+      );
       this.table.grant(fn, ...PIPELINE_TABLE_ACTIONS, ...(route.tableActions ?? []).map((a) => `dynamodb:${a}`));
       if (route.queueActions?.includes('send')) this.webhookQueue.grantSendMessages(fn);
       const resource = this.api.root.resourceForPath(BASE_PATH + route.path);
@@ -213,20 +234,24 @@ export class CommerceInterfaceStack extends Stack {
         }),
         {
           operationName: `methodNotAllowed${path.replace(/\W/g, '_')}`,
-          methodResponses: [
-            { statusCode: '405', responseParameters: { 'method.response.header.Allow': true, 'method.response.header.Content-Type': true } },
-          ],
+          methodResponses: [{ statusCode: '405', responseParameters: { 'method.response.header.Allow': true, 'method.response.header.Content-Type': true } }],
         },
       );
     }
 
     const worker = (w: Worker, timeoutSeconds: number) =>
-      makeFunction(`Worker${w.name.replace(/(^|-)(\w)/g, (_, __, c: string) => c.toUpperCase())}`, w.handler, timeoutSeconds, FUNCTION_SETTINGS.workerMemoryMb, w.description);
+      makeFunction(
+        `Worker${w.name.replace(/(^|-)(\w)/g, (_, __, c: string) => c.toUpperCase())}`,
+        w.handler,
+        timeoutSeconds,
+        FUNCTION_SETTINGS.workerMemoryMb,
+        w.description,
+      );
 
     const streamProcessor = worker(WORKERS.streamProcessor, FUNCTION_SETTINGS.workerTimeoutSeconds);
     Validations.of(streamProcessor).acknowledge({
       id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
-      reason: 'dynamodb:ListStreams has no resource-level permissions; Lambda\'s DynamoDB event source requires it on *.',
+      reason: "dynamodb:ListStreams has no resource-level permissions; Lambda's DynamoDB event source requires it on *.",
     });
     this.table.grant(streamProcessor, ...ORDER_PROCESSING_TABLE_ACTIONS);
     this.webhookQueue.grantSendMessages(streamProcessor);
@@ -247,19 +272,19 @@ export class CommerceInterfaceStack extends Stack {
     const catalogIndexer = worker(WORKERS.catalogIndexer, FUNCTION_SETTINGS.workerTimeoutSeconds);
     Validations.of(catalogIndexer).acknowledge({
       id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
-      reason: 'dynamodb:ListStreams has no resource-level permissions; Lambda\'s DynamoDB event source requires it on *.',
+      reason: "dynamodb:ListStreams has no resource-level permissions; Lambda's DynamoDB event source requires it on *.",
     });
     this.table.grant(catalogIndexer, 'dynamodb:BatchWriteItem');
-    catalogIndexer.addEventSource(streamSource([lambda.FilterCriteria.filter({ dynamodb: { NewImage: { entity: { S: lambda.FilterRule.isEqual('product') } } } })]));
+    catalogIndexer.addEventSource(
+      streamSource([lambda.FilterCriteria.filter({ dynamodb: { NewImage: { entity: { S: lambda.FilterRule.isEqual('product') } } } })]),
+    );
 
     const sender = worker(WORKERS.webhookSender, FUNCTION_SETTINGS.webhookSenderTimeoutSeconds);
     this.table.grant(sender, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem');
     this.webhookQueue.grantConsumeMessages(sender);
     // The 8th failure moves the message to the DLQ itself (not by waiting for the receive count).
     this.webhookDlq.grantSendMessages(sender);
-    sender.addEventSource(
-      new SqsEventSource(this.webhookQueue, { batchSize: EVENT_SOURCES.webhookQueue.batchSize, reportBatchItemFailures: true }),
-    );
+    sender.addEventSource(new SqsEventSource(this.webhookQueue, { batchSize: EVENT_SOURCES.webhookQueue.batchSize, reportBatchItemFailures: true }));
 
     const reconciler = worker(WORKERS.reconciler, FUNCTION_SETTINGS.workerTimeoutSeconds);
     this.table.grant(reconciler, 'dynamodb:Query', 'dynamodb:UpdateItem');
@@ -276,8 +301,16 @@ export class CommerceInterfaceStack extends Stack {
     });
     functions.push(streamProcessor, catalogIndexer, sender, reconciler, callScheduler);
 
-    alarm('WebhookDlqDepth', this.webhookDlq.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }), 'Webhook deliveries exhausted their attempts: inspect with `npm run admin -- dlq list` and redrive.');
-    alarm('StreamFailureDepth', streamFailures.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }), 'Stream records failed processing after retries.');
+    alarm(
+      'WebhookDlqDepth',
+      this.webhookDlq.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }),
+      'Webhook deliveries exhausted their attempts: inspect with `npm run admin -- dlq list` and redrive.',
+    );
+    alarm(
+      'StreamFailureDepth',
+      streamFailures.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }),
+      'Stream records failed processing after retries.',
+    );
     alarm('Api5xx', this.api.metricServerError({ period: Duration.minutes(5), statistic: 'Sum' }), 'The API answered 5xx.');
     functions.forEach((fn, i) =>
       alarm(`FunctionErrors${i}`, fn.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }), `Lambda errors in ${fn.node.id}.`),
@@ -297,14 +330,32 @@ export class CommerceInterfaceStack extends Stack {
   /** Every cdk-nag finding we accept, each with its reason. */
   private acknowledgeNagFindings(): void {
     const ack = (id: string, reason: string) => Validations.of(this).acknowledge({ id, reason });
-    ack('AwsSolutions-APIG4', 'Every route is authenticated by the in-function HMAC authorizer (contract-decisions section 1): API Gateway authorizers never see the body, and the contract needs the body hash and the nonce store together.');
+    ack(
+      'AwsSolutions-APIG4',
+      'Every route is authenticated by the in-function HMAC authorizer (contract-decisions section 1): API Gateway authorizers never see the body, and the contract needs the body hash and the nonce store together.',
+    );
     ack('AwsSolutions-COG4', 'Partners authenticate with HMAC-signed requests (contract-decisions section 1), not Cognito user pools.');
-    ack('AwsSolutions-APIG2', 'Requests are validated in the function against the same zod schemas as the OpenAPI contract, answering 422 problem+json with JSON pointers that API Gateway validators cannot give.');
-    ack('AwsSolutions-APIG3', 'No WAF: per-key rate limiting runs in the request pipeline and stage throttling caps the API; a WAF web ACL can be attached by the platform team per account.');
-    ack('AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]', 'The AWS managed basic execution policy grants only writing to the function\'s logs.');
-    ack('AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]', 'The AWS managed policy API Gateway needs to write its execution and access logs.');
+    ack(
+      'AwsSolutions-APIG2',
+      'Requests are validated in the function against the same zod schemas as the OpenAPI contract, answering 422 problem+json with JSON pointers that API Gateway validators cannot give.',
+    );
+    ack(
+      'AwsSolutions-APIG3',
+      'No WAF: per-key rate limiting runs in the request pipeline and stage throttling caps the API; a WAF web ACL can be attached by the platform team per account.',
+    );
+    ack(
+      'AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+      "The AWS managed basic execution policy grants only writing to the function's logs.",
+    );
+    ack(
+      'AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+      'The AWS managed policy API Gateway needs to write its execution and access logs.',
+    );
     const tableLogicalId = this.resolve(this.getLogicalId(this.table.node.defaultChild as dynamodb.CfnTable)) as string;
-    ack(`AwsSolutions::AwsSolutions-IAM5[Resource::<${tableLogicalId}.Arn>/index/*]`, 'Grants reach the indexes of this one table only (its list and due-work GSIs); the actions are still per function.');
+    ack(
+      `AwsSolutions::AwsSolutions-IAM5[Resource::<${tableLogicalId}.Arn>/index/*]`,
+      'Grants reach the indexes of this one table only (its list and due-work GSIs); the actions are still per function.',
+    );
     ack('AwsSolutions-L1', 'The project pins Node 22 (nodejs22.x) as its Lambda runtime and local runtime on purpose.');
   }
 }

@@ -71,7 +71,10 @@ switch (`${area} ${action}`) {
   case 'keys create': {
     const tenant = values.tenant ?? fail('--tenant is required');
     if (!TENANT_ID_PATTERN.test(tenant)) fail(`--tenant must match ${TENANT_ID_PATTERN}`);
-    const scopes = (values.scopes ?? fail('--scopes is required (comma-separated)')).split(',').map((s) => s.trim()).filter(Boolean);
+    const scopes = (values.scopes ?? fail('--scopes is required (comma-separated)'))
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     const unknown = scopes.filter((s) => !isScope(s));
     if (unknown.length || !scopes.length) fail(`unknown scopes: ${unknown.join(', ') || '(none given)'}`);
     const key = await createApiKey(tenant, scopes.filter(isScope));
@@ -115,5 +118,7 @@ switch (`${area} ${action}`) {
     break;
   }
   default:
-    fail('usage: admin (keys create --tenant T --scopes a,b [--json] | keys revoke --key-id K | tenants put --tenant T --config FILE | dlq list | dlq redrive) [--stack NAME --region R]');
+    fail(
+      'usage: admin (keys create --tenant T --scopes a,b [--json] | keys revoke --key-id K | tenants put --tenant T --config FILE | dlq list | dlq redrive) [--stack NAME --region R]',
+    );
 }

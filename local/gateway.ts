@@ -96,7 +96,15 @@ function gatewayResponse(responseType: string, requestId: string, path: string):
   };
 }
 
-function toEvent(req: IncomingMessage, route: Route, params: Record<string, string>, path: string, rawQuery: string, body: Buffer, requestId: string): APIGatewayProxyEvent {
+function toEvent(
+  req: IncomingMessage,
+  route: Route,
+  params: Record<string, string>,
+  path: string,
+  rawQuery: string,
+  body: Buffer,
+  requestId: string,
+): APIGatewayProxyEvent {
   const headers: Record<string, string> = {};
   const multiValueHeaders: Record<string, string[]> = {};
   for (let i = 0; i < req.rawHeaders.length; i += 2) {

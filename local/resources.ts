@@ -2,13 +2,7 @@
  * Creates the table and the queues on the local emulators from the same definitions the
  * CDK app deploys (shared/storage/definition.ts).
  */
-import {
-  CreateTableCommand,
-  DescribeTableCommand,
-  type DynamoDBClient,
-  ResourceInUseException,
-  UpdateTimeToLiveCommand,
-} from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, type DynamoDBClient, ResourceInUseException, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { QUEUE_DEFINITIONS, TABLE_DEFINITION } from '../shared/storage/definition.ts';
 
@@ -31,17 +25,12 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
             { AttributeName: i.partitionKey, KeyType: 'HASH' },
             { AttributeName: i.sortKey, KeyType: 'RANGE' },
           ],
-          Projection:
-            i.projectedAttributes === 'all'
-              ? { ProjectionType: 'ALL' }
-              : { ProjectionType: 'INCLUDE', NonKeyAttributes: [...i.projectedAttributes] },
+          Projection: i.projectedAttributes === 'all' ? { ProjectionType: 'ALL' } : { ProjectionType: 'INCLUDE', NonKeyAttributes: [...i.projectedAttributes] },
         })),
         StreamSpecification: { StreamEnabled: true, StreamViewType: t.streamView },
       }),
     );
-    await client.send(
-      new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: t.ttlAttribute, Enabled: true } }),
-    );
+    await client.send(new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: t.ttlAttribute, Enabled: true } }));
   } catch (error) {
     if (!(error instanceof ResourceInUseException)) throw error;
   }

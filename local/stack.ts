@@ -149,9 +149,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     }
 
     const reconciler = await loadHandler<unknown, unknown>(WORKERS.reconciler.handler);
-    const reconcileTimer = setInterval(() => {
-      reconciler({}, lambdaContext(WORKERS.reconciler.name, FUNCTION_SETTINGS.workerTimeoutSeconds)).catch((error) => log(`reconciler: ${String(error)}`));
-    }, options.reconcileEveryMs ?? FUNCTION_SETTINGS.reconcilerEveryMinutes * 60_000);
+    const reconcileTimer = setInterval(
+      () => {
+        reconciler({}, lambdaContext(WORKERS.reconciler.name, FUNCTION_SETTINGS.workerTimeoutSeconds)).catch((error) => log(`reconciler: ${String(error)}`));
+      },
+      options.reconcileEveryMs ?? FUNCTION_SETTINGS.reconcilerEveryMinutes * 60_000,
+    );
     stopAll.unshift(async () => clearInterval(reconcileTimer));
 
     const callScheduler = await loadHandler<unknown, unknown>(WORKERS.callScheduler.handler);

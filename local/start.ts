@@ -20,7 +20,15 @@ const stack = await startLocalStack({
   ...(inMemory ? {} : { dataDir: localDir }),
   port,
   env: Object.fromEntries(
-    ['AUTH_CACHE_SECONDS', 'WEBHOOK_ALLOW_PRIVATE_URLS', 'WEBHOOK_BACKOFF_SCALE', 'WEBHOOK_TIMEOUT_SCALE', 'CALL_RETRY_DELAY_SECONDS', 'VARIANT_INDEX_GRACE_SECONDS', 'POWERTOOLS_LOG_LEVEL']
+    [
+      'AUTH_CACHE_SECONDS',
+      'WEBHOOK_ALLOW_PRIVATE_URLS',
+      'WEBHOOK_BACKOFF_SCALE',
+      'WEBHOOK_TIMEOUT_SCALE',
+      'CALL_RETRY_DELAY_SECONDS',
+      'VARIANT_INDEX_GRACE_SECONDS',
+      'POWERTOOLS_LOG_LEVEL',
+    ]
       .filter((name) => process.env[name] !== undefined)
       .map((name) => [name, process.env[name]!]),
   ),
@@ -30,7 +38,11 @@ const stack = await startLocalStack({
 const runtimeFile = join(localDir, 'runtime.json');
 writeFileSync(
   runtimeFile,
-  JSON.stringify({ pid: process.pid, base_url: stack.baseUrl, dynamodb_endpoint: stack.dynamodbEndpoint, sqs_endpoint: stack.sqsEndpoint, env: stack.env }, null, 2),
+  JSON.stringify(
+    { pid: process.pid, base_url: stack.baseUrl, dynamodb_endpoint: stack.dynamodbEndpoint, sqs_endpoint: stack.sqsEndpoint, env: stack.env },
+    null,
+    2,
+  ),
 );
 const credentialsFile = join(localDir, 'credentials.json');
 const credentials = await seedSandbox(credentialsFile, stack.baseUrl);

@@ -5,7 +5,11 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[index]!;
 }
 
-export const median = (values: readonly number[]) => percentile([...values].sort((a, b) => a - b), 50);
+export const median = (values: readonly number[]) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
 
 /**
  * Medians of `fn` and of its `floor`, measured in alternation (fn, floor, fn, floor, …) so

@@ -41,7 +41,10 @@ export function productBatch(products: number, variants: number) {
 
 export async function run(): Promise<Figure[]> {
   const figures: Figure[] = [];
-  for (const [label, bytes] of [['1 KiB', 1024], ['2 MiB', 2 * 1024 * 1024]] as const) {
+  for (const [label, bytes] of [
+    ['1 KiB', 1024],
+    ['2 MiB', 2 * 1024 * 1024],
+  ] as const) {
     progress(`authentication, ${label} body`);
     const body = Buffer.alloc(bytes, 'a');
     const request = signedRequest(body);
@@ -67,7 +70,10 @@ export async function run(): Promise<Figure[]> {
   }
 
   progress('parse and validate a 500-product batch');
-  for (const [label, variants] of [['500 × 62 variants (fits 2 MiB)', 62], ['500 × 2 variants', 2]] as const) {
+  for (const [label, variants] of [
+    ['500 × 62 variants (fits 2 MiB)', 62],
+    ['500 × 2 variants', 2],
+  ] as const) {
     const raw = Buffer.from(JSON.stringify(productBatch(500, variants)));
     const { value, floor } = await pairedMicrosPerCall(
       () => {

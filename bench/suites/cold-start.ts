@@ -52,7 +52,15 @@ function initMillis(file: string): number {
   const env = { ...process.env, TABLE_NAME: 'bench', AWS_REGION: 'us-east-1', POWERTOOLS_LOG_LEVEL: 'ERROR' };
   const times: number[] = [];
   for (let i = 0; i < RUNS; i++) {
-    const output = execFileSync(process.execPath, ['--input-type=module', '-e', `const t = performance.now(); const m = await import(${JSON.stringify(file)}); if (typeof m.handler !== 'function') throw new Error('no handler'); console.log(performance.now() - t);`], { env, encoding: 'utf8' });
+    const output = execFileSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const t = performance.now(); const m = await import(${JSON.stringify(file)}); if (typeof m.handler !== 'function') throw new Error('no handler'); console.log(performance.now() - t);`,
+      ],
+      { env, encoding: 'utf8' },
+    );
     times.push(Number(output.trim()));
   }
   return median(times);
@@ -63,7 +71,10 @@ export async function run(): Promise<Figure[]> {
   mkdirSync(out, { recursive: true });
   const floorEntry = join(out, 'floor.ts');
   writeFileSync(floorEntry, FLOOR_SOURCE);
-  const entries = [...ROUTES.map((r) => ({ name: r.operationId, handler: r.handler })), ...Object.values(WORKERS).map((w) => ({ name: w.name, handler: w.handler }))];
+  const entries = [
+    ...ROUTES.map((r) => ({ name: r.operationId, handler: r.handler })),
+    ...Object.values(WORKERS).map((w) => ({ name: w.name, handler: w.handler })),
+  ];
   const figures: Figure[] = [];
   for (const sdk of ['bundled', 'runtime'] as const) {
     progress(`cold start, SDK ${sdk}: floor`);
@@ -80,13 +91,40 @@ export async function run(): Promise<Figure[]> {
       ratios.push(init / floorInit);
       progress(`  ${entry.name}: ${size.toFixed(0)} KiB, ${init.toFixed(1)} ms`);
       figures.push(
-        figure({ suite: 'cold-start', name: `${entry.name} (SDK ${sdk}): bundle size`, value: size, unit: 'KiB', floor: { value: SIZE_TARGET_KIB, label: 'the 500 KiB target' }, target: { ratio: 1, direction: 'at_most' } }),
-        figure({ suite: 'cold-start', name: `${entry.name} (SDK ${sdk}): initialisation`, value: init, unit: 'ms', floor: { value: floorInit, label: `trivial handler + the same SDK clients (${floorSize.toFixed(0)} KiB)` }, target: { ratio: 1.25, direction: 'at_most' } }),
+        figure({
+          suite: 'cold-start',
+          name: `${entry.name} (SDK ${sdk}): bundle size`,
+          value: size,
+          unit: 'KiB',
+          floor: { value: SIZE_TARGET_KIB, label: 'the 500 KiB target' },
+          target: { ratio: 1, direction: 'at_most' },
+        }),
+        figure({
+          suite: 'cold-start',
+          name: `${entry.name} (SDK ${sdk}): initialisation`,
+          value: init,
+          unit: 'ms',
+          floor: { value: floorInit, label: `trivial handler + the same SDK clients (${floorSize.toFixed(0)} KiB)` },
+          target: { ratio: 1.25, direction: 'at_most' },
+        }),
       );
     }
     figures.push(
-      figure({ suite: 'cold-start', name: `largest bundle (SDK ${sdk})`, value: Math.max(...sizes), unit: 'KiB', floor: { value: SIZE_TARGET_KIB, label: 'the 500 KiB target' }, target: { ratio: 1, direction: 'at_most' } }),
-      figure({ suite: 'cold-start', name: `worst initialisation ratio (SDK ${sdk})`, value: Math.max(...ratios), unit: '× floor', note: `median over ${RUNS} fresh processes each; on this machine, not on Lambda` }),
+      figure({
+        suite: 'cold-start',
+        name: `largest bundle (SDK ${sdk})`,
+        value: Math.max(...sizes),
+        unit: 'KiB',
+        floor: { value: SIZE_TARGET_KIB, label: 'the 500 KiB target' },
+        target: { ratio: 1, direction: 'at_most' },
+      }),
+      figure({
+        suite: 'cold-start',
+        name: `worst initialisation ratio (SDK ${sdk})`,
+        value: Math.max(...ratios),
+        unit: '× floor',
+        note: `median over ${RUNS} fresh processes each; on this machine, not on Lambda`,
+      }),
     );
   }
   rmSync(out, { recursive: true, force: true });

@@ -22,19 +22,36 @@ const REQUESTS: Record<string, { method: string; path: () => string; body?: () =
   upsertProductsBatch: {
     method: 'POST',
     path: () => '/products/batch',
-    body: () => ({ products: [{ external_product_id: 'p1', title: 'Coffee', source_version: version(), variants: [{ external_variant_id: 'beans', price: '9.99', currency: 'EUR' }] }] }),
+    body: () => ({
+      products: [
+        { external_product_id: 'p1', title: 'Coffee', source_version: version(), variants: [{ external_variant_id: 'beans', price: '9.99', currency: 'EUR' }] },
+      ],
+    }),
     minimum: [0, 4 + 1],
   },
   listProducts: { method: 'GET', path: () => '/products', minimum: [0.5, 2] },
   getProduct: { method: 'GET', path: () => '/products/p1', minimum: [0.5, 2] },
   archiveProduct: { method: 'DELETE', path: () => '/products/p1', minimum: [0, 4 + 1] },
-  putCustomer: { method: 'PUT', path: () => '/customers/c1', body: () => ({ phone: '+4915100000000', locale: 'de-DE', consent: GRANTED, source_version: version() }), minimum: [0, 4 + 1] },
+  putCustomer: {
+    method: 'PUT',
+    path: () => '/customers/c1',
+    body: () => ({ phone: '+4915100000000', locale: 'de-DE', consent: GRANTED, source_version: version() }),
+    minimum: [0, 4 + 1],
+  },
   getCustomer: { method: 'GET', path: () => '/customers/c1', minimum: [0.5, 2] },
   anonymizeCustomer: { method: 'POST', path: () => '/customers/c1/anonymize', minimum: [0, 4 + 2] },
   createOrder: {
     method: 'POST',
     path: () => '/orders',
-    body: () => ({ order_kind: 'standard', external_order_id: `o-${version()}`, external_customer_id: 'c2', items: [{ external_variant_id: 'beans', quantity: 1, price: '9.99', currency: 'EUR' }], contact_permission: { status: 'granted' }, source_version: '1', contact_not_before: '2099-01-01T00:00:00Z' }),
+    body: () => ({
+      order_kind: 'standard',
+      external_order_id: `o-${version()}`,
+      external_customer_id: 'c2',
+      items: [{ external_variant_id: 'beans', quantity: 1, price: '9.99', currency: 'EUR' }],
+      contact_permission: { status: 'granted' },
+      source_version: '1',
+      contact_not_before: '2099-01-01T00:00:00Z',
+    }),
     minimum: [0, 4 + 2 + 1],
   },
   listOrders: { method: 'GET', path: () => '/orders', minimum: [0.5, 2] },
@@ -43,12 +60,22 @@ const REQUESTS: Record<string, { method: string; path: () => string; body?: () =
   cancelOrder: { method: 'POST', path: () => '/orders/fixed/cancel', minimum: [0.5, 4 + 2 + 1] },
   getOrderResult: { method: 'GET', path: () => '/orders/fixed/result', minimum: [0.5, 2] },
   listOrderCalls: { method: 'GET', path: () => '/orders/fixed/calls', minimum: [1, 2] },
-  putSalesRule: { method: 'PUT', path: () => '/sales-rules/r1', body: () => ({ rule_type: 'upsell', applies_to: { category: 'coffee' }, action: { suggest_variant: 'beans' }, source_version: version() }), minimum: [0, 4 + 1] },
+  putSalesRule: {
+    method: 'PUT',
+    path: () => '/sales-rules/r1',
+    body: () => ({ rule_type: 'upsell', applies_to: { category: 'coffee' }, action: { suggest_variant: 'beans' }, source_version: version() }),
+    minimum: [0, 4 + 1],
+  },
   listSalesRules: { method: 'GET', path: () => '/sales-rules', minimum: [0.5, 2] },
   getSalesRule: { method: 'GET', path: () => '/sales-rules/r1', minimum: [0.5, 2] },
   archiveSalesRule: { method: 'DELETE', path: () => '/sales-rules/r1', minimum: [0, 4 + 1] },
   getWebhookSubscription: { method: 'GET', path: () => '/webhook-subscription', minimum: [0.5, 2] },
-  putWebhookSubscription: { method: 'PUT', path: () => '/webhook-subscription', body: () => ({ url: 'http://127.0.0.1:9/hook', event_types: ['commerce.order.result_ready.v1'] }), minimum: [0, 4 + 1] },
+  putWebhookSubscription: {
+    method: 'PUT',
+    path: () => '/webhook-subscription',
+    body: () => ({ url: 'http://127.0.0.1:9/hook', event_types: ['commerce.order.result_ready.v1'] }),
+    minimum: [0, 4 + 1],
+  },
   rotateWebhookSecret: { method: 'POST', path: () => '/webhook-subscription/secret/rotate', minimum: [0.5, 4 + 1] },
   testWebhookSubscription: { method: 'POST', path: () => '/webhook-subscription/test', minimum: [0.5, 4 + 1] },
   listWebhookDeliveries: { method: 'GET', path: () => '/webhook-deliveries', minimum: [0.5, 2] },
@@ -71,17 +98,30 @@ async function measure(baseUrl: string, key: BenchKey, operationId: string): Pro
     const capacity = JSON.parse(res.headers.get('x-bench-capacity') ?? '{"readUnits":0,"writeUnits":0}');
     samples.push({ ms, read: capacity.readUnits, write: capacity.writeUnits });
   }
-  return { status, handlerMs: median(samples.map((s) => s.ms)), readUnits: median(samples.map((s) => s.read)), writeUnits: median(samples.map((s) => s.write)), sqsRequests: REQUESTS[operationId]!.sqs ?? 0 };
+  return {
+    status,
+    handlerMs: median(samples.map((s) => s.ms)),
+    readUnits: median(samples.map((s) => s.read)),
+    writeUnits: median(samples.map((s) => s.write)),
+    sqsRequests: REQUESTS[operationId]!.sqs ?? 0,
+  };
 }
 
 /** The load suite's mix: 60 % GET order, 20 % POST orders, 10 % list orders, 10 % PUT customer. */
-const MIX: [string, number][] = [['getOrder', 0.6], ['createOrder', 0.2], ['listOrders', 0.1], ['putCustomer', 0.1]];
+const MIX: [string, number][] = [
+  ['getOrder', 0.6],
+  ['createOrder', 0.2],
+  ['listOrders', 0.1],
+  ['putCustomer', 0.1],
+];
 
 export async function run(baseUrl: string): Promise<Figure[]> {
   const key = await benchTenant('bench-cost');
   const send = async (method: string, path: string, body?: unknown) => {
     const req = signed(key, method, path, body);
-    await (await fetch(baseUrl.slice(0, -'/api/v1/commerce'.length) + req.path, { method, headers: req.headers, ...(req.body ? { body: req.body } : {}) })).text();
+    await (
+      await fetch(baseUrl.slice(0, -'/api/v1/commerce'.length) + req.path, { method, headers: req.headers, ...(req.body ? { body: req.body } : {}) })
+    ).text();
   };
   await send('PUT', '/customers/c2', { phone: '+4915100000000', locale: 'de-DE', consent: GRANTED, source_version: '1' });
   await send('POST', '/orders', REQUESTS.createOrder!.body!());
@@ -95,9 +135,14 @@ export async function run(baseUrl: string): Promise<Figure[]> {
     if (!spec) throw new Error(`no cost request for ${route.operationId}`);
     const measured = await measure(baseUrl, key, route.operationId);
     const usd = usdPerMillion(measured, FUNCTION_SETTINGS.apiMemoryMb);
-    const minimumUsd = usdPerMillion({ readUnits: spec.minimum[0], writeUnits: spec.minimum[1], handlerMs: 1, sqsRequests: spec.sqs ?? 0 }, FUNCTION_SETTINGS.apiMemoryMb);
+    const minimumUsd = usdPerMillion(
+      { readUnits: spec.minimum[0], writeUnits: spec.minimum[1], handlerMs: 1, sqsRequests: spec.sqs ?? 0 },
+      FUNCTION_SETTINGS.apiMemoryMb,
+    );
     costs.set(route.operationId, { usd, minimumUsd });
-    progress(`${route.method} ${route.path}: ${measured.status}, ${measured.writeUnits} WCU, ${measured.readUnits} RCU, ${measured.handlerMs.toFixed(1)} ms, $${usd.toFixed(2)}/M`);
+    progress(
+      `${route.method} ${route.path}: ${measured.status}, ${measured.writeUnits} WCU, ${measured.readUnits} RCU, ${measured.handlerMs.toFixed(1)} ms, $${usd.toFixed(2)}/M`,
+    );
     figures.push(
       figure({
         suite: 'cost',

@@ -50,22 +50,60 @@ function requests(key: BenchKey, unexpected: { count: number }) {
       if (status !== expected) unexpected.count++;
     },
   });
-  const getOrder = () => make('GET', () => `/orders/seed-${n++ % ORDERS}`, () => undefined, 200);
+  const getOrder = () =>
+    make(
+      'GET',
+      () => `/orders/seed-${n++ % ORDERS}`,
+      () => undefined,
+      200,
+    );
   return [
-    getOrder(), getOrder(), getOrder(),
-    make('POST', () => '/orders', () => order(`load-${randomUUID()}`), 201),
-    getOrder(), getOrder(),
-    make('GET', () => '/orders', () => undefined, 200),
     getOrder(),
-    make('PUT', () => `/customers/load-${n % 50}`, () => customer(n++), 200),
-    make('POST', () => '/orders', () => order(`load-${randomUUID()}`), 201),
+    getOrder(),
+    getOrder(),
+    make(
+      'POST',
+      () => '/orders',
+      () => order(`load-${randomUUID()}`),
+      201,
+    ),
+    getOrder(),
+    getOrder(),
+    make(
+      'GET',
+      () => '/orders',
+      () => undefined,
+      200,
+    ),
+    getOrder(),
+    make(
+      'PUT',
+      () => `/customers/load-${n % 50}`,
+      () => customer(n++),
+      200,
+    ),
+    make(
+      'POST',
+      () => '/orders',
+      () => order(`load-${randomUUID()}`),
+      201,
+    ),
   ];
 }
 
 /** What the API does against the table for each request of the mix, issued directly. */
 function floorCalls(tenant: string): (() => Promise<unknown>)[] {
-  const put = (pk: string) => () => tableClient().send(new PutCommand({ TableName: tableName(), Item: { pk, sk: 'X', expires_at: 1 }, ConditionExpression: 'attribute_not_exists(pk)' }));
-  const rate = () => tableClient().send(new UpdateCommand({ TableName: tableName(), Key: { pk: `T#${tenant}#RATE#floor`, sk: 'RATE' }, UpdateExpression: 'ADD request_count :one', ExpressionAttributeValues: { ':one': 1 } }));
+  const put = (pk: string) => () =>
+    tableClient().send(new PutCommand({ TableName: tableName(), Item: { pk, sk: 'X', expires_at: 1 }, ConditionExpression: 'attribute_not_exists(pk)' }));
+  const rate = () =>
+    tableClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: { pk: `T#${tenant}#RATE#floor`, sk: 'RATE' },
+        UpdateExpression: 'ADD request_count :one',
+        ExpressionAttributeValues: { ':one': 1 },
+      }),
+    );
   const auth = async () => {
     await put(`T#${tenant}#NONCE#${randomUUID()}`)();
     await rate();
@@ -88,18 +126,43 @@ function floorCalls(tenant: string): (() => Promise<unknown>)[] {
         ],
       }),
     );
-    await tableClient().send(new UpdateCommand({ TableName: tableName(), Key: { pk: idem, sk: 'X' }, UpdateExpression: 'SET done_at = :t', ExpressionAttributeValues: { ':t': 1 } }));
+    await tableClient().send(
+      new UpdateCommand({ TableName: tableName(), Key: { pk: idem, sk: 'X' }, UpdateExpression: 'SET done_at = :t', ExpressionAttributeValues: { ':t': 1 } }),
+    );
   };
   const listOrders = async () => {
     await auth();
-    await Promise.all(keys.listShards(tenant, 'ORDERS').map((shard) => tableClient().send(new QueryCommand({ TableName: tableName(), IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :p', ExpressionAttributeValues: { ':p': shard }, Limit: 51 }))));
+    await Promise.all(
+      keys
+        .listShards(tenant, 'ORDERS')
+        .map((shard) =>
+          tableClient().send(
+            new QueryCommand({
+              TableName: tableName(),
+              IndexName: 'gsi1',
+              KeyConditionExpression: 'gsi1pk = :p',
+              ExpressionAttributeValues: { ':p': shard },
+              Limit: 51,
+            }),
+          ),
+        ),
+    );
   };
   const putCustomer = async () => {
     await auth();
     const idem = `T#${tenant}#IDEM#${randomUUID()}`;
     await put(idem)();
-    await tableClient().send(new UpdateCommand({ TableName: tableName(), Key: keys.customer(tenant, `floor-${Math.floor(Math.random() * 50)}`), UpdateExpression: 'SET phone = :p', ExpressionAttributeValues: { ':p': '+4915100000000' } }));
-    await tableClient().send(new UpdateCommand({ TableName: tableName(), Key: { pk: idem, sk: 'X' }, UpdateExpression: 'SET done_at = :t', ExpressionAttributeValues: { ':t': 1 } }));
+    await tableClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.customer(tenant, `floor-${Math.floor(Math.random() * 50)}`),
+        UpdateExpression: 'SET phone = :p',
+        ExpressionAttributeValues: { ':p': '+4915100000000' },
+      }),
+    );
+    await tableClient().send(
+      new UpdateCommand({ TableName: tableName(), Key: { pk: idem, sk: 'X' }, UpdateExpression: 'SET done_at = :t', ExpressionAttributeValues: { ':t': 1 } }),
+    );
   };
   return [getOrder, getOrder, getOrder, postOrder, getOrder, getOrder, listOrders, getOrder, putCustomer, postOrder];
 }
@@ -107,10 +170,16 @@ function floorCalls(tenant: string): (() => Promise<unknown>)[] {
 export async function run(baseUrl: string): Promise<{ figures: Figure[]; series: Record<string, number[]> }> {
   const key = await benchTenant('bench-load');
   await send(baseUrl, key, 'POST', '/products/batch', {
-    products: [{ external_product_id: 'coffee', title: 'Coffee', source_version: '1', variants: [{ external_variant_id: 'beans', price: '9.99', currency: 'EUR' }] }],
+    products: [
+      { external_product_id: 'coffee', title: 'Coffee', source_version: '1', variants: [{ external_variant_id: 'beans', price: '9.99', currency: 'EUR' }] },
+    ],
   });
   await send(baseUrl, key, 'PUT', '/customers/load-0', customer(0));
-  await mapWithConcurrency(Array.from({ length: ORDERS }, (_, i) => i), 10, (i) => send(baseUrl, key, 'POST', '/orders', order(`seed-${i}`)));
+  await mapWithConcurrency(
+    Array.from({ length: ORDERS }, (_, i) => i),
+    10,
+    (i) => send(baseUrl, key, 'POST', '/orders', order(`seed-${i}`)),
+  );
   progress(`load: ${DURATION_SECONDS} s, ${CONNECTIONS} connections`);
   const unexpected = { count: 0 };
   const perSecond: number[] = [];
@@ -147,7 +216,13 @@ export async function run(baseUrl: string): Promise<{ figures: Figure[]; series:
     figure({ suite: 'load', name: 'latency p50', value: result.latency.p50, unit: 'ms' }),
     figure({ suite: 'load', name: 'latency p99', value: result.latency.p99, unit: 'ms' }),
     figure({ suite: 'load', name: 'latency p99.9', value: result.latency.p99_9 ?? result.latency.p99, unit: 'ms' }),
-    figure({ suite: 'load', name: 'responses other than the expected ones', value: unexpected.count + result.errors + result.timeouts, unit: 'responses', note: 'target: zero' }),
+    figure({
+      suite: 'load',
+      name: 'responses other than the expected ones',
+      value: unexpected.count + result.errors + result.timeouts,
+      unit: 'responses',
+      note: 'target: zero',
+    }),
   ];
   return { figures, series: { 'load throughput over time': perSecond } };
 }

@@ -18,7 +18,9 @@ const IN_FLIGHT = 20;
 export async function run(baseUrl: string): Promise<Figure[]> {
   const key = await benchTenant('bench-orders');
   await send(baseUrl, key, 'POST', '/products/batch', {
-    products: [{ external_product_id: 'coffee', title: 'Coffee', source_version: '1', variants: [{ external_variant_id: 'beans', price: '9.99', currency: 'EUR' }] }],
+    products: [
+      { external_product_id: 'coffee', title: 'Coffee', source_version: '1', variants: [{ external_variant_id: 'beans', price: '9.99', currency: 'EUR' }] },
+    ],
   });
   await send(baseUrl, key, 'PUT', '/customers/c0', {
     phone: '+4915100000000',
@@ -35,18 +37,22 @@ export async function run(baseUrl: string): Promise<Figure[]> {
   resetCapacityTotals();
   const postedAt = new Map<string, number>();
   const start = performance.now();
-  await mapWithConcurrency(Array.from({ length: ORDERS }, (_, i) => `o-${i}`), IN_FLIGHT, async (id, i) => {
-    postedAt.set(id, Date.now());
-    const res = await send(baseUrl, key, 'POST', '/orders', {
-      order_kind: 'standard',
-      external_order_id: id,
-      external_customer_id: 'c0',
-      items: [{ external_variant_id: 'beans', quantity: 1 + (i % 3), price: '9.99', currency: 'EUR' }],
-      contact_permission: { status: 'granted' },
-      source_version: '1',
-    });
-    if (res.status !== 201) throw new Error(`POST /orders answered ${res.status}`);
-  });
+  await mapWithConcurrency(
+    Array.from({ length: ORDERS }, (_, i) => `o-${i}`),
+    IN_FLIGHT,
+    async (id, i) => {
+      postedAt.set(id, Date.now());
+      const res = await send(baseUrl, key, 'POST', '/orders', {
+        order_kind: 'standard',
+        external_order_id: id,
+        external_customer_id: 'c0',
+        items: [{ external_variant_id: 'beans', quantity: 1 + (i % 3), price: '9.99', currency: 'EUR' }],
+        contact_permission: { status: 'granted' },
+        source_version: '1',
+      });
+      if (res.status !== 201) throw new Error(`POST /orders answered ${res.status}`);
+    },
+  );
   progress(`posted ${ORDERS} orders in ${((performance.now() - start) / 1000).toFixed(1)} s; waiting for results`);
 
   const completedAt = new Map<string, number>();
@@ -87,7 +93,7 @@ export async function run(baseUrl: string): Promise<Figure[]> {
     }),
     figure({
       suite: 'orders',
-      name: 'read units per order (includes this benchmark\'s result polling)',
+      name: "read units per order (includes this benchmark's result polling)",
       value: units.readUnits / ORDERS,
       unit: 'RCU',
       floor: { value: MINIMUM_READ_UNITS, label: 'authentication, customer, variant and product reads once per order' },

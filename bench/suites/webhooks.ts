@@ -30,23 +30,27 @@ async function phase(baseUrl: string, receiver: Awaited<ReturnType<typeof startR
   receiver.received.length = 0;
   const writtenAt = new Map<string, number>();
   const start = Date.now();
-  await mapWithConcurrency(Array.from({ length: events }, (_, i) => i), 20, async (i) => {
-    const due = start + (i * 1000) / rate;
-    if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
-    const id = randomUUID();
-    const item = eventItem(keys.orderEvent(`T#${key.tenant}#ORDER#bench-${id}`, 1), {
-      event_type: 'commerce.order.status_changed.v1',
-      tenant: key.tenant,
-      external_order_id: `bench-${id}`,
-      correlation_id: `cor_${id}`,
-      causation_id: null,
-      data: { previous_state: null, processing_state: 'received', reason: null },
-      occurredAt: new Date(),
-    });
-    await tableClient().send(new PutCommand({ TableName: tableName(), Item: item }));
-    writtenAt.set(item.event_id, Date.now());
-    if (i % 500 === 499) progress(`${i + 1}/${events} events written`);
-  });
+  await mapWithConcurrency(
+    Array.from({ length: events }, (_, i) => i),
+    20,
+    async (i) => {
+      const due = start + (i * 1000) / rate;
+      if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
+      const id = randomUUID();
+      const item = eventItem(keys.orderEvent(`T#${key.tenant}#ORDER#bench-${id}`, 1), {
+        event_type: 'commerce.order.status_changed.v1',
+        tenant: key.tenant,
+        external_order_id: `bench-${id}`,
+        correlation_id: `cor_${id}`,
+        causation_id: null,
+        data: { previous_state: null, processing_state: 'received', reason: null },
+        occurredAt: new Date(),
+      });
+      await tableClient().send(new PutCommand({ TableName: tableName(), Item: item }));
+      writtenAt.set(item.event_id, Date.now());
+      if (i % 500 === 499) progress(`${i + 1}/${events} events written`);
+    },
+  );
   const deadline = Date.now() + 5 * 60_000;
   const firstReceipt = new Map<string, number>();
   while (Date.now() < deadline) {
@@ -73,8 +77,19 @@ export async function run(baseUrl: string): Promise<Figure[]> {
     progress(`throughput run: a burst of ${BURST} events`);
     const burst = await phase(baseUrl, receiver, BURST, 10_000);
     return [
-      figure({ suite: 'webhooks', name: `deliveries per second, a burst of ${BURST} events`, value: burst.perSecond, unit: 'deliveries/s', note: 'DynamoDB Local bound: about five item writes per delivery' }),
-      figure({ suite: 'webhooks', name: `outbox write to receiver 2xx, p50 (${EVENTS} events at ${RATE}/s)`, value: percentile(steady.latencies, 50), unit: 'ms' }),
+      figure({
+        suite: 'webhooks',
+        name: `deliveries per second, a burst of ${BURST} events`,
+        value: burst.perSecond,
+        unit: 'deliveries/s',
+        note: 'DynamoDB Local bound: about five item writes per delivery',
+      }),
+      figure({
+        suite: 'webhooks',
+        name: `outbox write to receiver 2xx, p50 (${EVENTS} events at ${RATE}/s)`,
+        value: percentile(steady.latencies, 50),
+        unit: 'ms',
+      }),
       figure({
         suite: 'webhooks',
         name: `outbox write to receiver 2xx, p99 (${EVENTS} events at ${RATE}/s)`,

@@ -18,7 +18,11 @@ async function handle(record: SQSRecord): Promise<boolean> {
     return true;
   }
   await queueClient().send(
-    new ChangeMessageVisibilityCommand({ QueueUrl: webhookQueueUrl, ReceiptHandle: record.receiptHandle, VisibilityTimeout: Math.min(43_200, Math.round(action.inSeconds)) }),
+    new ChangeMessageVisibilityCommand({
+      QueueUrl: webhookQueueUrl,
+      ReceiptHandle: record.receiptHandle,
+      VisibilityTimeout: Math.min(43_200, Math.round(action.inSeconds)),
+    }),
   );
   return false;
 }

@@ -4,11 +4,7 @@
  * response never reveals which key ids exist), then the timestamp window, then the nonce.
  */
 import type { Scope } from '../../functions/routes.ts';
-import {
-  ExpiredTimestampError,
-  InvalidSignatureError,
-  ReplayedNonceError,
-} from '../http/errors.ts';
+import { ExpiredTimestampError, InvalidSignatureError, ReplayedNonceError } from '../http/errors.ts';
 import { hexEquals, hmacHex, type QueryParameters, SIGNATURE_PREFIX, sha256Hex, stringToSign } from './signing.ts';
 
 export const REPLAY_WINDOW_SECONDS = 300;
@@ -58,10 +54,15 @@ export async function authenticate(request: IncomingRequest, ports: AuthPorts): 
   const signature = SIGNATURE.exec(h['x-svc-signature'] ?? '')?.[1];
   const instant = timestamp && RFC3339_UTC.test(timestamp) ? Date.parse(timestamp) : Number.NaN;
   if (
-    !keyId || !KEY_ID.test(keyId) ||
-    !nonce || !NONCE.test(nonce) ||
-    !contentSha256 || !SHA256_HEX.test(contentSha256) ||
-    !signature || !timestamp || Number.isNaN(instant)
+    !keyId ||
+    !KEY_ID.test(keyId) ||
+    !nonce ||
+    !NONCE.test(nonce) ||
+    !contentSha256 ||
+    !SHA256_HEX.test(contentSha256) ||
+    !signature ||
+    !timestamp ||
+    Number.isNaN(instant)
   ) {
     throw new InvalidSignatureError('The five X-SVC authentication headers must be present and well formed.');
   }

@@ -49,22 +49,12 @@ export interface SignatureInput {
 }
 
 export function stringToSign(input: SignatureInput): string {
-  return [
-    input.method.toUpperCase(),
-    input.path,
-    canonicalQuery(input.query),
-    input.keyId,
-    input.timestamp,
-    input.nonce,
-    input.contentSha256,
-  ].join('\n');
+  return [input.method.toUpperCase(), input.path, canonicalQuery(input.query), input.keyId, input.timestamp, input.nonce, input.contentSha256].join('\n');
 }
 
-export const hmacHex = (secret: string, message: string | Uint8Array): string =>
-  createHmac('sha256', secret).update(message).digest('hex');
+export const hmacHex = (secret: string, message: string | Uint8Array): string => createHmac('sha256', secret).update(message).digest('hex');
 
-export const signatureHeader = (secret: string, input: SignatureInput): string =>
-  SIGNATURE_PREFIX + hmacHex(secret, stringToSign(input));
+export const signatureHeader = (secret: string, input: SignatureInput): string => SIGNATURE_PREFIX + hmacHex(secret, stringToSign(input));
 
 /** Timing-safe comparison of two lower-case hex strings. */
 export function hexEquals(a: string, b: string): boolean {

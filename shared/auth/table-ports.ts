@@ -21,10 +21,7 @@ const keyCache = ttlCache<KnownKey | undefined>(async (keyId) => {
 }, cacheMs);
 
 /** An unknown tenant runs on the defaults: it is simply not ready (no market configured). */
-const tenantCache = ttlCache<TenantConfig>(
-  async (tenant) => (await readTenantConfig(tenant)) ?? TenantConfigSchema.parse({}),
-  cacheMs,
-);
+const tenantCache = ttlCache<TenantConfig>(async (tenant) => (await readTenantConfig(tenant)) ?? TenantConfigSchema.parse({}), cacheMs);
 
 export const tenantConfigOf = (tenant: string) => tenantCache.get(tenant);
 

@@ -64,9 +64,7 @@ export const ProductInputSchema = z
   .meta({ id: 'ProductInput' });
 export type ProductInput = z.output<typeof ProductInputSchema>;
 
-export const ProductBatchSchema = z
-  .strictObject({ products: z.array(ProductInputSchema).max(MAX_PRODUCTS_PER_BATCH) })
-  .meta({ id: 'ProductBatch' });
+export const ProductBatchSchema = z.strictObject({ products: z.array(ProductInputSchema).max(MAX_PRODUCTS_PER_BATCH) }).meta({ id: 'ProductBatch' });
 
 /**
  * What the pipeline checks before the batch is split: each product is validated on its own,

@@ -21,10 +21,15 @@ export type BatchItemResult =
   | { index: number; external_product_id: string | null; outcome: 'rejected'; errors: { code: string; pointer: string; message: string }[] };
 
 async function writeProduct(tenant: string, input: ProductInput, now: Date) {
-  return versionedWrite<StoredProduct>(keys.product(tenant, input.external_product_id), productAttributes(tenant, input, now), versionAttributes(input.source_version, input), {
-    createdAt: now.toISOString(),
-    remove: ['archived_at'],
-  });
+  return versionedWrite<StoredProduct>(
+    keys.product(tenant, input.external_product_id),
+    productAttributes(tenant, input, now),
+    versionAttributes(input.source_version, input),
+    {
+      createdAt: now.toISOString(),
+      remove: ['archived_at'],
+    },
+  );
 }
 
 const idOf = (raw: unknown): string | null => {

@@ -48,7 +48,10 @@ export const CustomerUpsertResultSchema = z
 export const CustomerSchema = z
   .object({
     external_customer_id: z.string(),
-    phone_masked: z.string().nullable().meta({ description: 'Country code and last two digits only, e.g. +49******12; null once anonymized', example: '+49******12' }),
+    phone_masked: z
+      .string()
+      .nullable()
+      .meta({ description: 'Country code and last two digits only, e.g. +49******12; null once anonymized', example: '+49******12' }),
     locale: z.string(),
     consent: z.object({
       status: z.enum(['granted', 'withdrawn']),

@@ -8,18 +8,22 @@ import { cancelledItem, conditionFailedAt, versionAttributes, versionedWrite } f
 import { COLLECTED_AT_SKEW_SECONDS, type CustomerInput } from './customer-schemas.ts';
 import { customerAttributes, type StoredCustomer } from './customers.ts';
 
-const anonymizedError = (id: string) =>
-  new InvalidTransitionError(`Customer ${id} was anonymized; personal data is not stored for this id again.`);
+const anonymizedError = (id: string) => new InvalidTransitionError(`Customer ${id} was anonymized; personal data is not stored for this id again.`);
 
 export async function upsertCustomer(tenant: string, id: string, input: CustomerInput, now: Date) {
   const collectedAt = input.consent.proof?.collected_at;
   if (collectedAt && Date.parse(collectedAt) > now.getTime() + COLLECTED_AT_SKEW_SECONDS * 1000) {
     throw new ValidationError([{ pointer: '/consent/proof/collected_at', message: 'must not be in the future' }]);
   }
-  const written = await versionedWrite<StoredCustomer>(keys.customer(tenant, id), customerAttributes(id, input, now), versionAttributes(input.source_version, input), {
-    createdAt: now.toISOString(),
-    also: { ConditionExpression: 'attribute_not_exists(anonymized_at)', ExpressionAttributeNames: {}, ExpressionAttributeValues: {} },
-  });
+  const written = await versionedWrite<StoredCustomer>(
+    keys.customer(tenant, id),
+    customerAttributes(id, input, now),
+    versionAttributes(input.source_version, input),
+    {
+      createdAt: now.toISOString(),
+      also: { ConditionExpression: 'attribute_not_exists(anonymized_at)', ExpressionAttributeNames: {}, ExpressionAttributeValues: {} },
+    },
+  );
   if (written.outcome === 'refused') throw anonymizedError(id);
   if (written.outcome === 'unchanged' && written.previous.anonymized_at) throw anonymizedError(id);
   return written.outcome;
@@ -57,7 +61,14 @@ export async function anonymizeCustomer(tenant: string, id: string, principal: P
           {
             Put: {
               TableName: tableName(),
-              Item: { ...keys.customerAudit(tenant, id, at), entity: 'audit', action: 'customer.anonymized', at, key_id: principal.keyId, request_id: requestId },
+              Item: {
+                ...keys.customerAudit(tenant, id, at),
+                entity: 'audit',
+                action: 'customer.anonymized',
+                at,
+                key_id: principal.keyId,
+                request_id: requestId,
+              },
             },
           },
         ],

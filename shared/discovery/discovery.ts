@@ -32,16 +32,16 @@ export interface WebhookSubscriptionState {
   enabled: boolean;
 }
 
-export function effectiveConfiguration(
-  config: TenantConfig,
-  subscription: WebhookSubscriptionState | undefined,
-): z.infer<typeof EffectiveConfigurationSchema> {
+export function effectiveConfiguration(config: TenantConfig, subscription: WebhookSubscriptionState | undefined): z.infer<typeof EffectiveConfigurationSchema> {
   const blockers: z.infer<typeof BlockerSchema>[] = [];
   if (config.markets.length === 0) {
     blockers.push({ code: 'no_market_configured', message: 'No market is configured; calls cannot be scheduled.' });
   }
   if (!subscription) {
-    blockers.push({ code: 'no_webhook_subscription', message: 'No webhook subscription exists; results would not be pushed. Create one with PUT /webhook-subscription.' });
+    blockers.push({
+      code: 'no_webhook_subscription',
+      message: 'No webhook subscription exists; results would not be pushed. Create one with PUT /webhook-subscription.',
+    });
   } else if (!subscription.enabled) {
     blockers.push({ code: 'webhook_subscription_disabled', message: 'The webhook subscription is disabled.' });
   }

@@ -7,14 +7,9 @@ export const EXTERNAL_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:~@-]{0,127}$/;
 export const EXTERNAL_ID_MESSAGE = 'must be 1 to 128 characters: letters, digits and . _ : ~ @ -, starting with a letter or digit';
 export const ExternalId = z.string().regex(EXTERNAL_ID_PATTERN, EXTERNAL_ID_MESSAGE);
 
-export const SourceVersion = z
-  .string()
-  .min(1)
-  .max(128)
-  .meta({
-    description:
-      'Monotonic version of the partner record: digit strings compare as integers, RFC 3339 timestamps as instants, anything else by code points.',
-  });
+export const SourceVersion = z.string().min(1).max(128).meta({
+  description: 'Monotonic version of the partner record: digit strings compare as integers, RFC 3339 timestamps as instants, anything else by code points.',
+});
 
 export const Rfc3339 = z.iso.datetime({ offset: true, message: 'must be an RFC 3339 date-time with a time zone, such as 2026-11-22T10:00:00Z' });
 

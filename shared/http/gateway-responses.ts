@@ -21,7 +21,11 @@ export const GATEWAY_PROBLEMS: readonly GatewayProblem[] = [
   { responseType: 'UNSUPPORTED_MEDIA_TYPE', code: 'unsupported_media_type', detail: 'Use Content-Type: application/json.' },
   { responseType: 'THROTTLED', code: 'rate_limited', detail: 'Request rate exceeded; retry with exponential backoff.' },
   { responseType: 'QUOTA_EXCEEDED', code: 'rate_limited', detail: 'Request quota exceeded; retry with exponential backoff.' },
-  { responseType: 'INTEGRATION_TIMEOUT', code: 'gateway_timeout', detail: 'The request did not finish within 10 s. Retry mutations with the same Idempotency-Key.' },
+  {
+    responseType: 'INTEGRATION_TIMEOUT',
+    code: 'gateway_timeout',
+    detail: 'The request did not finish within 10 s. Retry mutations with the same Idempotency-Key.',
+  },
   { responseType: 'DEFAULT_4XX', code: 'bad_request', detail: 'The gateway rejected the request.' },
   { responseType: 'DEFAULT_5XX', code: 'internal_error', detail: 'An unexpected error occurred.' },
 ];

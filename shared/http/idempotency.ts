@@ -14,12 +14,7 @@
 import type { Context } from 'aws-lambda';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import {
-  IdempotencyAlreadyInProgressError,
-  IdempotencyConfig,
-  IdempotencyValidationError,
-  makeIdempotent,
-} from '@aws-lambda-powertools/idempotency';
+import { IdempotencyAlreadyInProgressError, IdempotencyConfig, IdempotencyValidationError, makeIdempotent } from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { dynamoClient, tableName } from '../storage/clients.ts';
@@ -85,9 +80,7 @@ function idempotentFor(tenant: string) {
 
 export function requireIdempotencyKey(headerValue: string | undefined): string {
   if (headerValue === undefined || !KEY_PATTERN.test(headerValue)) {
-    throw new ValidationError([
-      { pointer: 'header:Idempotency-Key', message: 'is required on mutations: 1 to 255 printable ASCII characters' },
-    ]);
+    throw new ValidationError([{ pointer: 'header:Idempotency-Key', message: 'is required on mutations: 1 to 255 printable ASCII characters' }]);
   }
   return headerValue;
 }

@@ -166,10 +166,7 @@ function parseJsonBody(body: Buffer): unknown {
  * Wraps an operation's handler in the request pipeline.
  * @example export const handler = httpHandler(contract, async ({ principal }) => ({ status: 200, body: {...} }));
  */
-export function httpHandler<C extends OperationContract>(
-  contract: C,
-  impl: (input: OperationInput<C>) => Promise<OperationResult>,
-) {
+export function httpHandler<C extends OperationContract>(contract: C, impl: (input: OperationInput<C>) => Promise<OperationResult>) {
   const route = routeById(contract.operationId);
 
   const execute = async (event: APIGatewayProxyEvent, http: HttpState): Promise<APIGatewayProxyResult> => {

@@ -11,10 +11,7 @@ export function fieldErrors(issues: readonly z.core.$ZodIssue[], location: Input
     const keys = issue.code === 'unrecognized_keys' ? issue.keys.map((k) => [...issue.path, k]) : [issue.path];
     const message = issue.code === 'unrecognized_keys' ? 'is not a recognised field' : issue.message;
     return keys.map((path) => ({
-      pointer:
-        location === 'body'
-          ? path.map((p) => `/${escapePointer(p)}`).join('')
-          : `${location}:${path.map(String).join('.')}`,
+      pointer: location === 'body' ? path.map((p) => `/${escapePointer(p)}`).join('') : `${location}:${path.map(String).join('.')}`,
       message,
     }));
   });

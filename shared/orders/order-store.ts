@@ -52,7 +52,9 @@ export interface StoredOrder extends VersionAttributes {
 }
 
 /** The partner's content of an order: what its source_version versions. */
-const contentOf = (o: Pick<StoredOrder, 'order_kind' | 'external_customer_id' | 'items' | 'contact_permission' | 'contact_not_before' | 'priority' | 'confidence'>) => ({
+const contentOf = (
+  o: Pick<StoredOrder, 'order_kind' | 'external_customer_id' | 'items' | 'contact_permission' | 'contact_not_before' | 'priority' | 'confidence'>,
+) => ({
   order_kind: o.order_kind,
   external_customer_id: o.external_customer_id,
   items: o.items,
@@ -141,7 +143,15 @@ function dueOf(o: StoredOrder, now: Date): Date | undefined {
   return undefined;
 }
 
-const statusEvent = (order: StoredOrder, revision: number, from: OrderState | null, to: OrderState, reason: string | null, causationId: string | null, now: Date) =>
+const statusEvent = (
+  order: StoredOrder,
+  revision: number,
+  from: OrderState | null,
+  to: OrderState,
+  reason: string | null,
+  causationId: string | null,
+  now: Date,
+) =>
   eventItem(keys.orderEvent(order.pk, revision), {
     event_type: 'commerce.order.status_changed.v1',
     tenant: order.tenant,
@@ -165,7 +175,11 @@ async function transact(order: StoredOrder, expectedRevision: number | 'new', no
               Item: item,
               ...(expectedRevision === 'new'
                 ? { ConditionExpression: 'attribute_not_exists(pk)' }
-                : { ConditionExpression: '#revision = :revision', ExpressionAttributeNames: { '#revision': 'revision' }, ExpressionAttributeValues: { ':revision': expectedRevision } }),
+                : {
+                    ConditionExpression: '#revision = :revision',
+                    ExpressionAttributeNames: { '#revision': 'revision' },
+                    ExpressionAttributeValues: { ':revision': expectedRevision },
+                  }),
             },
           },
           ...extra.map((Item) => ({ Put: { TableName: tableName(), Item, ConditionExpression: 'attribute_not_exists(pk)' } })),
@@ -243,7 +257,11 @@ async function applyContent(existing: StoredOrder, content: OrderContent, source
   const q = await requalify(candidate);
   const order = await writeOrder(
     existing,
-    { set: { ...content, ...version, correlation_id: candidate.correlation_id, substitutions: q.substitutions, next_contact_at: null }, to: q.to, reason: q.reason },
+    {
+      set: { ...content, ...version, correlation_id: candidate.correlation_id, substitutions: q.substitutions, next_contact_at: null },
+      to: q.to,
+      reason: q.reason,
+    },
     now,
   );
   return { order, outcome: 'updated' as const };
@@ -352,7 +370,11 @@ export async function cancelOrder(tenant: string, id: string, reason: string, so
 }
 
 /** Items of the order's own collection (attempts, events, result) by sort-key prefix. */
-export async function orderCollection<T>(orderPk: string, prefix: string, options: { after?: string; limit?: number } = {}): Promise<{ items: T[]; last?: string }> {
+export async function orderCollection<T>(
+  orderPk: string,
+  prefix: string,
+  options: { after?: string; limit?: number } = {},
+): Promise<{ items: T[]; last?: string }> {
   const out = await tableClient().send(
     new QueryCommand({
       TableName: tableName(),

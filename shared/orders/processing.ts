@@ -36,7 +36,10 @@ interface Facts {
  * A tenant's rules change rarely and every order step reads them: they are cached in the
  * instance as briefly as keys and tenant configuration are.
  */
-const rulesCache = ttlCache((tenant) => activeRules(tenant), () => runtimeConfig().authCacheSeconds * 1000);
+const rulesCache = ttlCache(
+  (tenant) => activeRules(tenant),
+  () => runtimeConfig().authCacheSeconds * 1000,
+);
 
 /** Everything qualification and the call need, read once: customer, variants (also those rules point to), rules, configuration. */
 async function factsFor(order: StoredOrder): Promise<Facts> {
@@ -45,7 +48,9 @@ async function factsFor(order: StoredOrder): Promise<Facts> {
     rulesCache.get(order.tenant),
     tenantConfigOf(order.tenant),
   ]);
-  const ruleVariants = rules.flatMap((r) => ['replacement_variant', 'suggest_variant'].map((k) => r.action[k]).filter((v): v is string => typeof v === 'string'));
+  const ruleVariants = rules.flatMap((r) =>
+    ['replacement_variant', 'suggest_variant'].map((k) => r.action[k]).filter((v): v is string => typeof v === 'string'),
+  );
   const variants = await resolveVariants(order.tenant, [...order.items.map((i) => i.external_variant_id), ...ruleVariants]);
   return { customer, variants, rules, config };
 }
@@ -94,7 +99,11 @@ async function step(order: StoredOrder, now: Date, factsOf: (order: StoredOrder)
         return undefined;
       }
       const cleared = { retry_qualification_at: undefined };
-      return writeOrder(order, q.qualified ? { to: 'validated', set: { ...cleared, substitutions: q.substitutions } } : { to: 'rejected', reason: q.reason, set: cleared }, now);
+      return writeOrder(
+        order,
+        q.qualified ? { to: 'validated', set: { ...cleared, substitutions: q.substitutions } } : { to: 'rejected', reason: q.reason, set: cleared },
+        now,
+      );
     }
     case 'validated': {
       const facts = await factsOf(order);
@@ -137,7 +146,14 @@ async function startAttempt(order: StoredOrder, now: Date, facts: Facts): Promis
   return report === 'pending' ? inCall : recordAttempt(inCall, report, now, facts);
 }
 
-const resultView = (order: StoredOrder, disposition: AttemptReport['call_disposition'], outcome: BusinessOutcome, snapshot: OrderResult['final_order_snapshot'], rules: string[], at: string): OrderResult => ({
+const resultView = (
+  order: StoredOrder,
+  disposition: AttemptReport['call_disposition'],
+  outcome: BusinessOutcome,
+  snapshot: OrderResult['final_order_snapshot'],
+  rules: string[],
+  at: string,
+): OrderResult => ({
   external_order_id: order.external_order_id,
   processing_state: 'completed',
   call_disposition: disposition,
@@ -164,7 +180,8 @@ export async function recordAttempt(order: StoredOrder, report: AttemptReport, n
   let result: OrderResult | undefined;
   let nextContact: string | null = null;
   if (report.call_disposition === 'answered') {
-    const accepted = report.decision === 'modified' && facts.config.features_enabled.upsell ? acceptFirstSuggestion(lines, facts.variants, facts.rules) : undefined;
+    const accepted =
+      report.decision === 'modified' && facts.config.features_enabled.upsell ? acceptFirstSuggestion(lines, facts.variants, facts.rules) : undefined;
     result =
       report.decision === 'declined'
         ? resultView(order, 'answered', 'declined', snapshotOf(lines, currency, false, 'customer_declined'), [], at)
@@ -190,11 +207,21 @@ export async function recordAttempt(order: StoredOrder, report: AttemptReport, n
       set: { next_contact_at: nextContact },
       alsoPut: (pk, revision) => [
         { ...keys.orderAttempt(pk, attempt), entity: 'call_attempt', ...attemptData },
-        eventItem(keys.orderEvent(pk, revision, '#attempt'), { ...common, event_type: 'commerce.call.attempt_completed.v1', causation_id: null, data: attemptData }),
+        eventItem(keys.orderEvent(pk, revision, '#attempt'), {
+          ...common,
+          event_type: 'commerce.call.attempt_completed.v1',
+          causation_id: null,
+          data: attemptData,
+        }),
         ...(result
           ? [
               { ...keys.orderResult(pk), entity: 'result', tenant: order.tenant, ...result, ...(report.scenario ? { scenario: report.scenario } : {}) },
-              eventItem(keys.orderEvent(pk, revision, '#result'), { ...common, event_type: 'commerce.order.result_ready.v1', causation_id: null, data: { result } }),
+              eventItem(keys.orderEvent(pk, revision, '#result'), {
+                ...common,
+                event_type: 'commerce.order.result_ready.v1',
+                causation_id: null,
+                data: { result },
+              }),
             ]
           : []),
       ],

@@ -42,9 +42,7 @@ export interface Substitution {
   rule: string;
 }
 
-export type Qualification =
-  | { qualified: true; substitutions: Substitution[] }
-  | { qualified: false; reason: RejectionReason; detail: string };
+export type Qualification = { qualified: true; substitutions: Substitution[] } | { qualified: false; reason: RejectionReason; detail: string };
 
 export interface QualificationInput {
   order: { order_kind: 'standard' | 'repurchase_intent'; items: readonly OrderItem[]; contact_permission: { status: string } };
@@ -84,7 +82,10 @@ export function qualify(input: QualificationInput): Qualification {
       variant = variants.get(to)!;
     }
     if (variant.currency !== item.currency) {
-      return reject('currency_mismatch', `items/${line}: the order uses ${item.currency}, variant ${variant.external_variant_id} is priced in ${variant.currency}.`);
+      return reject(
+        'currency_mismatch',
+        `items/${line}: the order uses ${item.currency}, variant ${variant.external_variant_id} is priced in ${variant.currency}.`,
+      );
     }
     const min = variant.min_quantity ?? 1;
     const max = variant.max_quantity ?? Number.POSITIVE_INFINITY;
@@ -107,7 +108,8 @@ function constraintViolation(rule: SalesRule, item: OrderItem): { reason: Reject
   if (rule.rule_type === 'quantity_constraint') {
     const min = (action.min_quantity as number | undefined) ?? 1;
     const max = (action.max_quantity as number | undefined) ?? Number.POSITIVE_INFINITY;
-    if (item.quantity < min || item.quantity > max) return { reason: 'quantity_out_of_range', detail: `quantity ${item.quantity} is outside ${min}..${action.max_quantity ?? '∞'}` };
+    if (item.quantity < min || item.quantity > max)
+      return { reason: 'quantity_out_of_range', detail: `quantity ${item.quantity} is outside ${min}..${action.max_quantity ?? '∞'}` };
   }
   if (rule.rule_type === 'price_constraint' && action.currency === item.currency) {
     const price = parseDecimal(item.price);

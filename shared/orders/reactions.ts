@@ -56,7 +56,8 @@ async function requalifyActive(order: StoredOrder, now: Date) {
   if (!ACTIVE_STATES.includes(order.processing_state)) return;
   const q = await requalify(order);
   if (q.to === 'rejected') await writeOrder(order, { to: 'rejected', reason: q.reason, set: { next_contact_at: null } }, now);
-  else if (JSON.stringify(q.substitutions) !== JSON.stringify(order.substitutions ?? [])) await writeOrder(order, { set: { substitutions: q.substitutions } }, now);
+  else if (JSON.stringify(q.substitutions) !== JSON.stringify(order.substitutions ?? []))
+    await writeOrder(order, { set: { substitutions: q.substitutions } }, now);
 }
 
 export const variantIndex: Reaction = {
@@ -74,7 +75,8 @@ export const orderProcessing: Reaction = {
   async handle(change) {
     if (entityOf(change) !== 'order') return;
     const order = change.newImage as unknown as StoredOrder;
-    const dueAt = order.processing_state === 'scheduled' ? order.next_contact_at : order.processing_state === 'received' ? order.retry_qualification_at : undefined;
+    const dueAt =
+      order.processing_state === 'scheduled' ? order.next_contact_at : order.processing_state === 'received' ? order.retry_qualification_at : undefined;
     const due = !dueAt || Date.parse(dueAt) <= Date.now();
     if ((order.processing_state === 'received' || order.processing_state === 'validated' || order.processing_state === 'scheduled') && due) {
       await advanceOrder(order.tenant, order.external_order_id);
@@ -118,7 +120,14 @@ export const customerAnonymized: Reaction = {
         const { reference: _erased, ...permission } = order.contact_permission;
         const active = ACTIVE_STATES.includes(order.processing_state);
         if (!active && !_erased) return;
-        await writeOrder(order, { set: { contact_permission: permission, ...(active ? { next_contact_at: null } : {}) }, ...(active ? { to: 'rejected', reason: 'customer_anonymized' } : {}) }, new Date());
+        await writeOrder(
+          order,
+          {
+            set: { contact_permission: permission, ...(active ? { next_contact_at: null } : {}) },
+            ...(active ? { to: 'rejected', reason: 'customer_anonymized' } : {}),
+          },
+          new Date(),
+        );
       });
     }
   },
@@ -134,7 +143,12 @@ export const writeBack: Reaction = {
     let failure: string | undefined;
     for (let attempt = 1; attempt <= WRITEBACK_ATTEMPTS; attempt++) {
       try {
-        await sandboxStore.writeBack({ tenant: result.tenant, external_order_id: result.external_order_id, snapshot: result.final_order_snapshot, ...(result.scenario ? { scenario: result.scenario } : {}) });
+        await sandboxStore.writeBack({
+          tenant: result.tenant,
+          external_order_id: result.external_order_id,
+          snapshot: result.final_order_snapshot,
+          ...(result.scenario ? { scenario: result.scenario } : {}),
+        });
         return;
       } catch (error) {
         failure = error instanceof Error ? error.message : String(error);
@@ -146,15 +160,18 @@ export const writeBack: Reaction = {
       await tableClient().send(
         new PutCommand({
           TableName: tableName(),
-          Item: eventItem({ pk: result.pk, sk: 'EVENT#WRITEBACK' }, {
-            event_type: 'commerce.writeback.failed.v1',
-            tenant: result.tenant,
-            external_order_id: result.external_order_id,
-            correlation_id: order?.correlation_id ?? 'unknown',
-            causation_id: null,
-            data: { reason: failure ?? 'unknown', attempts: WRITEBACK_ATTEMPTS },
-            occurredAt: new Date(),
-          }),
+          Item: eventItem(
+            { pk: result.pk, sk: 'EVENT#WRITEBACK' },
+            {
+              event_type: 'commerce.writeback.failed.v1',
+              tenant: result.tenant,
+              external_order_id: result.external_order_id,
+              correlation_id: order?.correlation_id ?? 'unknown',
+              causation_id: null,
+              data: { reason: failure ?? 'unknown', attempts: WRITEBACK_ATTEMPTS },
+              occurredAt: new Date(),
+            },
+          ),
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );

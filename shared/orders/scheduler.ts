@@ -18,7 +18,14 @@ const WEEKDAYS: Record<string, number> = { Mon: 1, Tue: 2, Wed: 3, Thu: 4, Fri: 
 export function localParts(at: Date, timezone: string): { weekday: number; hour: number; minute: number; second: number } {
   let format = formatters.get(timezone);
   if (!format) {
-    format = new Intl.DateTimeFormat('en-US', { timeZone: timezone, weekday: 'short', hour: 'numeric', minute: 'numeric', second: 'numeric', hourCycle: 'h23' });
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone: timezone,
+      weekday: 'short',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+      hourCycle: 'h23',
+    });
     formatters.set(timezone, format);
   }
   const parts = Object.fromEntries(format.formatToParts(at).map((p) => [p.type, p.value]));
@@ -27,9 +34,7 @@ export function localParts(at: Date, timezone: string): { weekday: number; hour:
 
 export function isQuietHour(hour: number, w: CallingWindow): boolean {
   if (w.quietStartHour === w.quietEndHour) return false;
-  return w.quietStartHour < w.quietEndHour
-    ? hour >= w.quietStartHour && hour < w.quietEndHour
-    : hour >= w.quietStartHour || hour < w.quietEndHour;
+  return w.quietStartHour < w.quietEndHour ? hour >= w.quietStartHour && hour < w.quietEndHour : hour >= w.quietStartHour || hour < w.quietEndHour;
 }
 
 export function isCallable(at: Date, w: CallingWindow): boolean {

@@ -20,7 +20,11 @@ export function total(lines: readonly SnapshotLine[], currency: string): string 
 }
 
 /** The order's lines with replacement variants substituted (at the replacement's catalog price). */
-export function effectiveLines(items: readonly OrderItem[], substitutions: readonly Substitution[], variants: ReadonlyMap<string, ResolvedVariant>): SnapshotLine[] {
+export function effectiveLines(
+  items: readonly OrderItem[],
+  substitutions: readonly Substitution[],
+  variants: ReadonlyMap<string, ResolvedVariant>,
+): SnapshotLine[] {
   return items.map((item, line) => {
     const substitution = substitutions.find((s) => s.line === line);
     const replacement = substitution && variants.get(substitution.to);
@@ -47,7 +51,9 @@ export function acceptFirstSuggestion(
     if (rule.rule_type === 'upsell') {
       return {
         rule: rule.external_rule_id,
-        lines: lines.map((l, i) => (matched.includes(i) ? { external_variant_id: suggested.external_variant_id, quantity: l.quantity, price: suggested.price } : l)),
+        lines: lines.map((l, i) =>
+          matched.includes(i) ? { external_variant_id: suggested.external_variant_id, quantity: l.quantity, price: suggested.price } : l,
+        ),
       };
     }
     const quantity = typeof rule.action.quantity === 'number' ? rule.action.quantity : 1;

@@ -58,7 +58,11 @@ export async function dispatchStream(event: DynamoDBStreamEvent, reactions: read
         }
       } catch (error) {
         // Names only: a stream image may hold personal data.
-        logger.error('stream reaction failed; the batch is retried from this record', { reaction: current, error: (error as Error).name, message: (error as Error).message });
+        logger.error('stream reaction failed; the batch is retried from this record', {
+          reaction: current,
+          error: (error as Error).name,
+          message: (error as Error).message,
+        });
         firstFailure = Math.min(firstFailure ?? position, position);
         return;
       }

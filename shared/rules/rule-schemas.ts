@@ -17,7 +17,10 @@ export const AppliesToSchema = z
     if (count === 0) ctx.addIssue({ code: 'custom', path: [], message: 'must select by category, external_product_ids or external_variant_ids' });
     if (count > MAX_RULE_CONDITIONS) ctx.addIssue({ code: 'custom', path: [], message: `holds ${count} conditions; at most ${MAX_RULE_CONDITIONS}` });
   })
-  .meta({ id: 'RuleAppliesTo', description: 'A line matches when any condition matches. At most 100 conditions in total (a category counts as one, each id as one).' });
+  .meta({
+    id: 'RuleAppliesTo',
+    description: 'A line matches when any condition matches. At most 100 conditions in total (a category counts as one, each id as one).',
+  });
 export type AppliesTo = z.output<typeof AppliesToSchema>;
 
 export function conditionCount(a: AppliesTo): number {
@@ -33,16 +36,16 @@ const quantityBounds = z
     }
   });
 
-const priceBounds = z
-  .strictObject({ currency: CurrencyCode, min_price: MoneyAmount.optional(), max_price: MoneyAmount.optional() })
-  .superRefine((a, ctx) => {
-    if (a.min_price === undefined && a.max_price === undefined) ctx.addIssue({ code: 'custom', path: [], message: 'needs min_price or max_price' });
-    if (a.min_price !== undefined) checkMoney(ctx, a.min_price, a.currency, ['min_price']);
-    if (a.max_price !== undefined) checkMoney(ctx, a.max_price, a.currency, ['max_price']);
-  });
+const priceBounds = z.strictObject({ currency: CurrencyCode, min_price: MoneyAmount.optional(), max_price: MoneyAmount.optional() }).superRefine((a, ctx) => {
+  if (a.min_price === undefined && a.max_price === undefined) ctx.addIssue({ code: 'custom', path: [], message: 'needs min_price or max_price' });
+  if (a.min_price !== undefined) checkMoney(ctx, a.min_price, a.currency, ['min_price']);
+  if (a.max_price !== undefined) checkMoney(ctx, a.max_price, a.currency, ['max_price']);
+});
 
 const ACTIONS = {
-  replacement: z.strictObject({ replacement_variant: ExternalId.meta({ description: 'Offered instead of a matching variant that is archived or unavailable' }) }),
+  replacement: z.strictObject({
+    replacement_variant: ExternalId.meta({ description: 'Offered instead of a matching variant that is archived or unavailable' }),
+  }),
   upsell: z.strictObject({ suggest_variant: ExternalId.meta({ description: 'Offered instead of the matching line' }) }),
   cross_sell: z.strictObject({
     suggest_variant: ExternalId.meta({ description: 'Offered in addition to the matching line' }),
@@ -96,5 +99,8 @@ export const RuleUpsertResultSchema = z
   .meta({ id: 'SalesRuleUpsertResult' });
 
 export const RuleListQuery = z.strictObject({
-  enabled: z.enum(['true', 'false']).transform((v) => v === 'true').optional(),
+  enabled: z
+    .enum(['true', 'false'])
+    .transform((v) => v === 'true')
+    .optional(),
 });

@@ -87,8 +87,7 @@ export const keys = {
     gsi1pk: `${tenantPrefix(tenant)}#${list}#${shardOf(id, LIST_SHARDS)}`,
     gsi1sk: sortKey,
   }),
-  listShards: (tenant: string, list: ListName): string[] =>
-    Array.from({ length: LIST_SHARDS }, (_, shard) => `${tenantPrefix(tenant)}#${list}#${shard}`),
+  listShards: (tenant: string, list: ListName): string[] => Array.from({ length: LIST_SHARDS }, (_, shard) => `${tenantPrefix(tenant)}#${list}#${shard}`),
   system: (name: string): ItemKey => ({ pk: 'SYSTEM', sk: name }),
   /** Due-work index entry: the reconciler scans each shard for `gsi2sk <= now`. */
   due: (recordPk: string, dueAtIso: string) => ({

@@ -25,11 +25,7 @@ export const PageQuery = z.object({
     .max(MAX_PAGE_SIZE, 'must be an integer from 1 to 200')
     .default(DEFAULT_PAGE_SIZE)
     .meta({ description: `Page size, 1 to ${MAX_PAGE_SIZE}; default ${DEFAULT_PAGE_SIZE}.` }),
-  cursor: z
-    .string()
-    .max(2048)
-    .optional()
-    .meta({ description: 'Opaque; the `next_cursor` of the previous page, with the same filters.' }),
+  cursor: z.string().max(2048).optional().meta({ description: 'Opaque; the `next_cursor` of the previous page, with the same filters.' }),
 });
 
 export const pageOf = <T extends z.ZodType>(item: T) =>
@@ -45,16 +41,12 @@ async function loadCursorKey(): Promise<Buffer> {
   if (cursorKey) return cursorKey;
   const key = keys.system('CURSOR_KEY');
   const read = async () =>
-    (await tableClient().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item?.secret as
-      | string
-      | undefined;
+    (await tableClient().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item?.secret as string | undefined;
   let secret = await read();
   if (!secret) {
     try {
       secret = randomBytes(32).toString('base64');
-      await tableClient().send(
-        new PutCommand({ TableName: tableName(), Item: { ...key, secret }, ConditionExpression: 'attribute_not_exists(pk)' }),
-      );
+      await tableClient().send(new PutCommand({ TableName: tableName(), Item: { ...key, secret }, ConditionExpression: 'attribute_not_exists(pk)' }));
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
       secret = await read();
@@ -124,9 +116,7 @@ interface ListEntry {
 export async function listPage(request: ListRequest): Promise<{ views: Record<string, unknown>[]; last: string | undefined }> {
   const { limit, descending = false } = request;
   const shards = await Promise.all(request.shards.map((shard) => queryShard(shard, request)));
-  const merged = shards
-    .flatMap((s) => s.entries)
-    .sort((a, b) => (a.gsi1sk === b.gsi1sk ? 0 : (a.gsi1sk < b.gsi1sk) !== descending ? -1 : 1));
+  const merged = shards.flatMap((s) => s.entries).sort((a, b) => (a.gsi1sk === b.gsi1sk ? 0 : a.gsi1sk < b.gsi1sk !== descending ? -1 : 1));
   const page = merged.slice(0, limit);
   const more = merged.length > limit || shards.some((s) => s.more);
   return { views: page.map((e) => e.list_view), last: more && page.length > 0 ? page.at(-1)!.gsi1sk : undefined };

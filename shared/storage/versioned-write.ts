@@ -51,8 +51,7 @@ export interface Condition {
 /** "No item yet, or the stored version is older than `v`" as a DynamoDB condition. */
 export function newerVersionCondition(v: VersionAttributes, also?: Condition): Condition {
   const base: Condition = {
-    ConditionExpression:
-      'attribute_not_exists(#sv) OR (#vkind = :vkind AND #vkey < :vkey) OR (#vkind <> :vkind AND #sv < :sv)',
+    ConditionExpression: 'attribute_not_exists(#sv) OR (#vkind = :vkind AND #vkey < :vkey) OR (#vkind <> :vkind AND #sv < :sv)',
     ExpressionAttributeNames: { '#sv': 'source_version', '#vkind': 'version_kind', '#vkey': 'version_key' },
     ExpressionAttributeValues: { ':sv': v.source_version, ':vkind': v.version_kind, ':vkey': v.version_key },
   };
@@ -69,16 +68,17 @@ export function newerVersionCondition(v: VersionAttributes, also?: Condition): C
  * content is `unchanged` (success, nothing written); anything else is stale. Returns
  * undefined when the version check passed, i.e. the caller's extra condition failed.
  */
-export function refusedVersionOutcome(stored: { source_version?: unknown; content_sha256?: unknown } | undefined, v: VersionAttributes): 'unchanged' | undefined {
+export function refusedVersionOutcome(
+  stored: { source_version?: unknown; content_sha256?: unknown } | undefined,
+  v: VersionAttributes,
+): 'unchanged' | undefined {
   if (!stored || typeof stored.source_version !== 'string') return undefined;
   const order = compareSourceVersions(v.source_version, stored.source_version);
   if (order > 0) return undefined;
   if (order === 0 && stored.content_sha256 === v.content_sha256) return 'unchanged';
   throw new StaleVersionError(
     stored.source_version,
-    order === 0
-      ? `source_version ${stored.source_version} is already stored with different content; send a newer one.`
-      : undefined,
+    order === 0 ? `source_version ${stored.source_version} is already stored with different content; send a newer one.` : undefined,
   );
 }
 

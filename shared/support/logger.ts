@@ -17,8 +17,7 @@ const withKeys = (extra?: Extra) => ({ ...scope.getStore(), ...extra });
 export const logger = {
   info: (message: string, extra?: Extra) => base.info(message, withKeys(extra)),
   warn: (message: string, extra?: Extra) => base.warn(message, withKeys(extra)),
-  error: (message: string, error?: Error | Extra) =>
-    base.error(message, withKeys(error instanceof Error ? { error } : error)),
+  error: (message: string, error?: Error | Extra) => base.error(message, withKeys(error instanceof Error ? { error } : error)),
 };
 
 /** Runs `fn` with its own set of log keys (one request, one scope). */

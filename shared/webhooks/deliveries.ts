@@ -48,7 +48,9 @@ export function payloadOf(event: EventRecord): string {
     data: {
       truncated: true,
       reason: 'payload_too_large',
-      reference: event.external_order_id ? BASE_PATH + routeById('getOrder').path.replace('{externalOrderId}', encodeURIComponent(event.external_order_id)) : null,
+      reference: event.external_order_id
+        ? BASE_PATH + routeById('getOrder').path.replace('{externalOrderId}', encodeURIComponent(event.external_order_id))
+        : null,
     },
   });
 }
@@ -66,7 +68,14 @@ function listAttributes(d: StoredDelivery) {
 }
 
 /** Creates a queued delivery (idempotent by id) and sends its message. */
-export async function enqueueDelivery(tenant: string, deliveryId: string, event: { event_id: string; event_type: string; external_order_id: string | null }, payload: string, replayOf: string | null, now: Date): Promise<boolean> {
+export async function enqueueDelivery(
+  tenant: string,
+  deliveryId: string,
+  event: { event_id: string; event_type: string; external_order_id: string | null },
+  payload: string,
+  replayOf: string | null,
+  now: Date,
+): Promise<boolean> {
   const delivery: StoredDelivery = {
     ...keys.delivery(tenant, deliveryId),
     tenant,
@@ -221,7 +230,13 @@ export function listDeliveries(tenant: string, status: DeliveryStatus | undefine
     shards: keys.listShards(tenant, 'DELIVERIES'),
     descending: true,
     ...(status
-      ? { filter: { ConditionExpression: '#view.#status = :status', ExpressionAttributeNames: { '#view': 'list_view', '#status': 'status' }, ExpressionAttributeValues: { ':status': status } } }
+      ? {
+          filter: {
+            ConditionExpression: '#view.#status = :status',
+            ExpressionAttributeNames: { '#view': 'list_view', '#status': 'status' },
+            ExpressionAttributeValues: { ':status': status },
+          },
+        }
       : {}),
   });
 }

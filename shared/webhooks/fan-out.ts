@@ -15,7 +15,10 @@ import { ttlCache } from '../support/ttl-cache.ts';
  * "do not deliver" is always confirmed by a fresh read, so a just-created or re-enabled
  * subscription never misses an event.
  */
-const subscriptions = ttlCache((tenant) => readWebhookSubscription(tenant), () => runtimeConfig().authCacheSeconds * 1000);
+const subscriptions = ttlCache(
+  (tenant) => readWebhookSubscription(tenant),
+  () => runtimeConfig().authCacheSeconds * 1000,
+);
 
 const wants = (s: StoredSubscription | undefined, event: EventRecord) =>
   s !== undefined && (event.test === true || (s.enabled && s.event_types.includes(event.event_type as never)));

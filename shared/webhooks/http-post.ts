@@ -38,7 +38,12 @@ export function postPinned(
     };
     const req = send(url, {
       method: 'POST',
-      headers: { ...headers, 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)), 'User-Agent': 'commerce-interface-webhooks/1' },
+      headers: {
+        ...headers,
+        'Content-Type': 'application/json',
+        'Content-Length': String(Buffer.byteLength(body)),
+        'User-Agent': 'commerce-interface-webhooks/1',
+      },
       lookup,
       agent: false,
     });

@@ -22,7 +22,14 @@ export const excerpt = (text: string) => text.slice(0, EXCERPT_BYTES).replace(/\
 
 async function attempt(delivery: StoredDelivery, now: Date, resolve: Resolver): Promise<AttemptOutcome> {
   const started = performance.now();
-  const failed = (error: string): AttemptOutcome => ({ at: now, statusCode: null, error, latencyMs: performance.now() - started, requestExcerpt: excerpt(delivery.payload), responseExcerpt: '' });
+  const failed = (error: string): AttemptOutcome => ({
+    at: now,
+    statusCode: null,
+    error,
+    latencyMs: performance.now() - started,
+    requestExcerpt: excerpt(delivery.payload),
+    responseExcerpt: '',
+  });
   const subscription = await readWebhookSubscription(delivery.tenant);
   if (!subscription) return failed('no_subscription');
   const config = runtimeConfig();

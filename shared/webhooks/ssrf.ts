@@ -8,13 +8,33 @@ import { BlockList, isIP } from 'node:net';
 
 const blocked = new BlockList();
 for (const [net, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24],
-  ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) blocked.addSubnet(net, prefix, 'ipv4');
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  blocked.addSubnet(net, prefix, 'ipv4');
 for (const [net, prefix] of [
-  ['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['64:ff9b::', 96], ['2001:db8::', 32], ['100::', 64],
-] as const) blocked.addSubnet(net, prefix, 'ipv6');
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+  ['64:ff9b::', 96],
+  ['2001:db8::', 32],
+  ['100::', 64],
+] as const)
+  blocked.addSubnet(net, prefix, 'ipv6');
 
 /** An IPv4 address embedded in IPv6 (::ffff:a.b.c.d or its hex form), else undefined. */
 function embeddedIpv4(address: string): string | undefined {
@@ -57,7 +77,8 @@ export function checkWebhookUrl(raw: string, allowPrivate: boolean): UrlCheck {
   if (url.hash) return { ok: false, reason: 'must not contain a fragment' };
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (!host) return { ok: false, reason: 'must name a host' };
-  if (isIP(host) && !allowPrivate && !isPublicAddress(host)) return { ok: false, reason: 'must be a public address, not a private, loopback, link-local or metadata one' };
+  if (isIP(host) && !allowPrivate && !isPublicAddress(host))
+    return { ok: false, reason: 'must be a public address, not a private, loopback, link-local or metadata one' };
   if (!isIP(host) && !allowPrivate && (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.internal') || !host.includes('.'))) {
     return { ok: false, reason: 'must be a public host name' };
   }
@@ -70,7 +91,11 @@ export type Resolver = (host: string) => Promise<{ address: string; family: numb
  * Resolves the URL's host and checks every address; returns the address to pin the
  * connection to, or why delivery is refused.
  */
-export async function resolvePublicAddress(url: URL, resolve: Resolver, allowPrivate: boolean): Promise<{ ok: true; address: string; family: number } | { ok: false; reason: string }> {
+export async function resolvePublicAddress(
+  url: URL,
+  resolve: Resolver,
+  allowPrivate: boolean,
+): Promise<{ ok: true; address: string; family: number } | { ok: false; reason: string }> {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await resolve(host).catch(() => []);
   if (addresses.length === 0) return { ok: false, reason: `could not resolve ${host}` };

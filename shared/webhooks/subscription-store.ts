@@ -46,7 +46,9 @@ export async function putSubscription(
   const key = keys.webhookSubscription(tenant);
   const fresh: StoredSubscription = { ...input, secret: newWebhookSecret(), secret_last_rotated_at: at, created_at: at, updated_at: at };
   try {
-    await tableClient().send(new PutCommand({ TableName: tableName(), Item: { ...key, entity: 'webhook_subscription', ...fresh }, ConditionExpression: 'attribute_not_exists(pk)' }));
+    await tableClient().send(
+      new PutCommand({ TableName: tableName(), Item: { ...key, entity: 'webhook_subscription', ...fresh }, ConditionExpression: 'attribute_not_exists(pk)' }),
+    );
     return { created: true, subscription: fresh };
   } catch (error) {
     if (!(error instanceof ConditionalCheckFailedException)) throw error;
@@ -83,7 +85,12 @@ export async function rotateSecret(tenant: string, overlapSeconds: number, now: 
         : 'SET secret = :secret, secret_last_rotated_at = :at, updated_at = :at REMOVE previous_secret, previous_secret_expires_at',
       // Compare-and-set on the secret read above: two rotations at once cannot lose one.
       ConditionExpression: 'secret = :read',
-      ExpressionAttributeValues: { ':secret': secret, ':read': current.secret, ':at': at, ...(expiresAt ? { ':previous': current.secret, ':expires': expiresAt } : {}) },
+      ExpressionAttributeValues: {
+        ':secret': secret,
+        ':read': current.secret,
+        ':at': at,
+        ...(expiresAt ? { ':previous': current.secret, ':expires': expiresAt } : {}),
+      },
     }),
   );
   return { secret, previous_secret_expires_at: expiresAt, secret_last_rotated_at: at };

@@ -42,7 +42,13 @@ export const SubscriptionSchema = z
 
 export const RotateSchema = z
   .strictObject({
-    previous_secret_expires_in: z.number().int().min(0).max(604_800).default(86_400).meta({ description: 'Seconds the old secret stays valid; 0 ends it at once (a leaked secret)' }),
+    previous_secret_expires_in: z
+      .number()
+      .int()
+      .min(0)
+      .max(604_800)
+      .default(86_400)
+      .meta({ description: 'Seconds the old secret stays valid; 0 ends it at once (a leaked secret)' }),
   })
   .meta({ id: 'RotateSecretRequest' });
 
@@ -79,6 +85,4 @@ export const ReplayResultSchema = z
   .object({ delivery_id: z.string(), replay_of: z.string(), event_id: z.string(), status: z.literal('queued') })
   .meta({ id: 'WebhookReplayResult' });
 
-export const TestResultSchema = z
-  .object({ event_id: z.string(), delivery_id: z.string(), status: z.literal('queued') })
-  .meta({ id: 'WebhookTestResult' });
+export const TestResultSchema = z.object({ event_id: z.string(), delivery_id: z.string(), status: z.literal('queued') }).meta({ id: 'WebhookTestResult' });

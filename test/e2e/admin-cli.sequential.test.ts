@@ -66,7 +66,10 @@ describe('npm run admin', () => {
 
     const revoked = await admin('keys', 'revoke', '--key-id', key.keyId);
     expect(revoked.code).toBe(0);
-    const after = await eventually(() => send(runtime.baseUrl, key, 'GET', '/orders'), (res) => res.status === 401);
+    const after = await eventually(
+      () => send(runtime.baseUrl, key, 'GET', '/orders'),
+      (res) => res.status === 401,
+    );
     expect(after.status).toBe(401);
     expect((await admin('keys', 'revoke', '--key-id', 'key_unknown')).code).toBe(2);
   });
@@ -99,14 +102,19 @@ describe('npm run admin', () => {
     const receiver = await startReceiver(() => (healthy ? 'ok' : 'fail'));
     try {
       const key = await createKey('initech', 'webhooks:read,webhooks:write');
-      expect((await send(runtime.baseUrl, key, 'PUT', '/webhook-subscription', { url: receiver.url, event_types: ['commerce.order.status_changed.v1'] })).status).toBe(201);
+      expect(
+        (await send(runtime.baseUrl, key, 'PUT', '/webhook-subscription', { url: receiver.url, event_types: ['commerce.order.status_changed.v1'] })).status,
+      ).toBe(201);
       const test = await send(runtime.baseUrl, key, 'POST', '/webhook-subscription/test');
       const deliveryId = test.body.delivery_id as string;
       const deliveryOf = async () =>
         (await send(runtime.baseUrl, key, 'GET', '/webhook-deliveries')).body.data.find((d: { delivery_id: string }) => d.delivery_id === deliveryId);
       expect((await eventually(deliveryOf, (d) => d?.status === 'dead_lettered')).status).toBe('dead_lettered');
 
-      const listed = await eventually(() => admin('dlq', 'list'), (res) => res.stdout.includes(deliveryId));
+      const listed = await eventually(
+        () => admin('dlq', 'list'),
+        (res) => res.stdout.includes(deliveryId),
+      );
       expect(listed.stdout).toMatch(/^1 message\(s\) in the webhook dead-letter queue/);
       expect(listed.stdout).toContain(`delivery=${deliveryId}  tenant=initech`);
       expect(listed.stdout).not.toContain(receiver.url);

@@ -64,7 +64,10 @@ describe.each(ROUTES.map((r) => [`${r.method} ${r.path}`, r] as const))('%s', (_
   });
 
   it(`rejects a key without ${route.scope} with 403 insufficient_scope`, async () => {
-    const narrow = await keyFor(key.tenant, SCOPES.filter((s) => s !== route.scope));
+    const narrow = await keyFor(
+      key.tenant,
+      SCOPES.filter((s) => s !== route.scope),
+    );
     const res = await call(narrow, route.method, path, { body });
     expectProblem(res, 403, 'insufficient_scope');
     expect(res.body.required_scope).toBe(route.scope);

@@ -75,7 +75,11 @@ describe('customers', () => {
     expect(again.headers.get('idempotent-replayed')).toBeNull();
 
     const view = await call(key, 'GET', '/customers/gdpr-1');
-    expect(view.body).toMatchObject({ phone_masked: null, anonymized_at: first.body.anonymized_at, consent: { status: 'granted', proof: { source: 'checkout' } } });
+    expect(view.body).toMatchObject({
+      phone_masked: null,
+      anonymized_at: first.body.anonymized_at,
+      consent: { status: 'granted', proof: { source: 'checkout' } },
+    });
     const restore = await call(key, 'PUT', '/customers/gdpr-1', { body: customer({ source_version: '2' }) });
     expect(restore.status).toBe(409);
     expect(restore.body.code).toBe('invalid_state_transition');

@@ -22,9 +22,15 @@ const credentials = (): BenchKey => {
 };
 
 /** The pids still alive once they have all ended, or after 15 s. */
-const waitUntilGone = (pids: number[]) => eventually(() => pids.filter(isAlive), (alive) => alive.length === 0, { timeoutMs: 15_000, everyMs: 100 });
+const waitUntilGone = (pids: number[]) =>
+  eventually(
+    () => pids.filter(isAlive),
+    (alive) => alive.length === 0,
+    { timeoutMs: 15_000, everyMs: 100 },
+  );
 
-const dynamoDbLocal = (processes: { pid: number; command: string }[]) => processes.filter((p) => p.command.startsWith('java ') && p.command.includes('DynamoDBLocal.jar'));
+const dynamoDbLocal = (processes: { pid: number; command: string }[]) =>
+  processes.filter((p) => p.command.startsWith('java ') && p.command.includes('DynamoDBLocal.jar'));
 
 describe('npm start', () => {
   it('serves GET /capabilities signed with the written credentials, and Ctrl-C stops every process it started', async () => {
@@ -39,7 +45,12 @@ describe('npm start', () => {
       const contract = JSON.parse(readFileSync(join(repoRoot, 'contract/openapi.json'), 'utf8'));
       expect(capabilities.body.contract_version).toBe(contract.info.version);
 
-      const product = { external_product_id: 'kept', title: 'Kept across restarts', source_version: '1', variants: [{ external_variant_id: 'kept-v', price: '2.50', currency: 'EUR' }] };
+      const product = {
+        external_product_id: 'kept',
+        title: 'Kept across restarts',
+        source_version: '1',
+        variants: [{ external_variant_id: 'kept-v', price: '2.50', currency: 'EUR' }],
+      };
       expect((await send(runtime.baseUrl, key, 'POST', '/products/batch', { products: [product] })).body.accepted).toBe(1);
     } finally {
       // Ctrl-C: the terminal sends SIGINT to the whole foreground process group.

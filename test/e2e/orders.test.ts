@@ -10,7 +10,12 @@ async function storedHistory(key: TestKey, id: string) {
   const pk = `T#${key.tenant}#ORDER#${id}`;
   const order = (await tableClient().send(new GetCommand({ TableName: tableName(), Key: { pk, sk: 'ORDER' }, ConsistentRead: true }))).Item!;
   const events = await tableClient().send(
-    new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :e)', ExpressionAttributeValues: { ':pk': pk, ':e': 'EVENT#' }, ConsistentRead: true }),
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :e)',
+      ExpressionAttributeValues: { ':pk': pk, ':e': 'EVENT#' },
+      ConsistentRead: true,
+    }),
   );
   const statusEvents = (events.Items ?? []).filter((e) => e.event_type === 'commerce.order.status_changed.v1');
   return {
@@ -54,7 +59,8 @@ describe('orders', () => {
   it('archiving a product rejects an active order using it, and keeps one valid when a replacement rule applies', async () => {
     const key = await orderTenant();
     await call(key, 'PUT', '/customers/c1', { body: customerBody('+491510000000') });
-    const mugOrder = (id: string) => orderBody(id, 'c1', { items: [{ external_variant_id: 'mug', quantity: 1, price: '5.00', currency: 'EUR' }], contact_not_before: LATER });
+    const mugOrder = (id: string) =>
+      orderBody(id, 'c1', { items: [{ external_variant_id: 'mug', quantity: 1, price: '5.00', currency: 'EUR' }], contact_not_before: LATER });
     await call(key, 'POST', '/orders', { body: mugOrder('uses-mug') });
     await waitForOrder(key, 'uses-mug', (o) => o.processing_state === 'scheduled');
     expect((await call(key, 'DELETE', '/products/mug')).status).toBe(200);
@@ -80,14 +86,18 @@ describe('orders', () => {
     const scheduled = await waitForOrder(key, 'later', (o) => o.processing_state === 'scheduled');
     expect(scheduled.next_contact_at).toBe('2099-01-01T09:00:00.000Z');
 
-    const patched = await call(key, 'PATCH', '/orders/later', { body: { source_version: '2', priority: 7, items: [{ external_variant_id: 'beans', quantity: 3, price: '9.99', currency: 'EUR' }] } });
+    const patched = await call(key, 'PATCH', '/orders/later', {
+      body: { source_version: '2', priority: 7, items: [{ external_variant_id: 'beans', quantity: 3, price: '9.99', currency: 'EUR' }] },
+    });
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({ processing_state: 'validated', outcome: 'updated' });
     expect(patched.body.correlation_id).not.toBe(scheduled.correlation_id);
     const rescheduled = await waitForOrder(key, 'later', (o) => o.processing_state === 'scheduled');
     expect(rescheduled).toMatchObject({ priority: 7, items: [{ quantity: 3 }] });
 
-    const tooMany = await call(key, 'PATCH', '/orders/later', { body: { source_version: '3', items: [{ external_variant_id: 'beans', quantity: 11, price: '9.99', currency: 'EUR' }] } });
+    const tooMany = await call(key, 'PATCH', '/orders/later', {
+      body: { source_version: '3', items: [{ external_variant_id: 'beans', quantity: 11, price: '9.99', currency: 'EUR' }] },
+    });
     expect(tooMany.body.processing_state).toBe('rejected');
     expect((await call(key, 'GET', '/orders/later')).body.state_reason).toBe('quantity_out_of_range');
     const stale = await call(key, 'PATCH', '/orders/later', { body: { source_version: '1', priority: 1 } });
@@ -118,8 +128,18 @@ describe('orders', () => {
     expect(same.body).toMatchObject({ outcome: 'unchanged', processing_state: 'scheduled', correlation_id: created.body.correlation_id });
     const newer = await call(key, 'POST', '/orders', { body: { ...body, source_version: '6', priority: 3 } });
     expect(newer.body).toMatchObject({ outcome: 'updated', processing_state: 'validated' });
-    expect((await call(key, 'POST', '/orders', { body: { ...body, source_version: '4' } })).body).toMatchObject({ code: 'stale_source_version', current_source_version: '6' });
-    const kind = await call(key, 'POST', '/orders', { body: { ...body, source_version: '7', order_kind: 'repurchase_intent', contact_permission: { status: 'granted', basis: 'prior_purchase', reference: 'r' } } });
+    expect((await call(key, 'POST', '/orders', { body: { ...body, source_version: '4' } })).body).toMatchObject({
+      code: 'stale_source_version',
+      current_source_version: '6',
+    });
+    const kind = await call(key, 'POST', '/orders', {
+      body: {
+        ...body,
+        source_version: '7',
+        order_kind: 'repurchase_intent',
+        contact_permission: { status: 'granted', basis: 'prior_purchase', reference: 'r' },
+      },
+    });
     expect(kind.status).toBe(422);
     expect(kind.body.errors[0].pointer).toBe('/order_kind');
   });
@@ -127,7 +147,11 @@ describe('orders', () => {
   it('validates orders with pointers: repurchase intents need basis and reference, confidence in [0, 1], at most 250 items of one currency', async () => {
     const key = await orderTenant();
     const bad = await call(key, 'POST', '/orders', {
-      body: orderBody('bad', 'c1', { order_kind: 'repurchase_intent', confidence: '1.5', items: [{ external_variant_id: 'beans', quantity: 0, price: '9.999', currency: 'EUR' }] }),
+      body: orderBody('bad', 'c1', {
+        order_kind: 'repurchase_intent',
+        confidence: '1.5',
+        items: [{ external_variant_id: 'beans', quantity: 0, price: '9.999', currency: 'EUR' }],
+      }),
     });
     expect(bad.status).toBe(422);
     expect(bad.body.errors.map((e: { pointer: string }) => e.pointer).sort()).toEqual([
@@ -153,8 +177,14 @@ describe('orders', () => {
     await call(key, 'PUT', '/customers/ok', { body: customerBody('+491510000000') });
     await call(key, 'POST', '/orders', { body: orderBody('no-customer', 'nobody') });
     await call(key, 'POST', '/orders', { body: orderBody('no-consent', 'withdrawn') });
-    await call(key, 'POST', '/orders', { body: orderBody('no-variant', 'ok', { items: [{ external_variant_id: 'ghost', quantity: 1, price: '1.00', currency: 'EUR' }] }) });
-    for (const [id, reason] of [['no-customer', 'customer_not_found'], ['no-consent', 'consent_not_granted'], ['no-variant', 'unknown_variant']]) {
+    await call(key, 'POST', '/orders', {
+      body: orderBody('no-variant', 'ok', { items: [{ external_variant_id: 'ghost', quantity: 1, price: '1.00', currency: 'EUR' }] }),
+    });
+    for (const [id, reason] of [
+      ['no-customer', 'customer_not_found'],
+      ['no-consent', 'consent_not_granted'],
+      ['no-variant', 'unknown_variant'],
+    ]) {
       expect(await waitForOrder(key, id!, isFinalOrder)).toMatchObject({ processing_state: 'rejected', state_reason: reason });
     }
     const rejected = await call(key, 'GET', '/orders', { query: { processing_state: 'rejected' } });
@@ -165,11 +195,17 @@ describe('orders', () => {
     const key = await orderTenant();
     await call(key, 'PUT', '/customers/gone', { body: customerBody('+491510000000') });
     const permission = { status: 'granted', basis: 'prior_purchase', reference: 'consent-doc-4711' };
-    await call(key, 'POST', '/orders', { body: orderBody('active', 'gone', { order_kind: 'repurchase_intent', contact_permission: permission, contact_not_before: LATER }) });
+    await call(key, 'POST', '/orders', {
+      body: orderBody('active', 'gone', { order_kind: 'repurchase_intent', contact_permission: permission, contact_not_before: LATER }),
+    });
     await waitForOrder(key, 'active', (o) => o.processing_state === 'scheduled');
     expect((await call(key, 'POST', '/customers/gone/anonymize')).status).toBe(200);
     const scrubbed = await waitForOrder(key, 'active', isFinalOrder);
-    expect(scrubbed).toMatchObject({ processing_state: 'rejected', state_reason: 'customer_anonymized', contact_permission: { status: 'granted', basis: 'prior_purchase' } });
+    expect(scrubbed).toMatchObject({
+      processing_state: 'rejected',
+      state_reason: 'customer_anonymized',
+      contact_permission: { status: 'granted', basis: 'prior_purchase' },
+    });
     expect(JSON.stringify(scrubbed)).not.toContain('consent-doc-4711');
     await call(key, 'POST', '/orders', { body: orderBody('after', 'gone') });
     expect(await waitForOrder(key, 'after', isFinalOrder)).toMatchObject({ processing_state: 'rejected', state_reason: 'customer_anonymized' });

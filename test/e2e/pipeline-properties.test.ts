@@ -28,9 +28,13 @@ const body = fc.oneof(
   fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v)),
   fc.string({ maxLength: 200 }),
   fc.record({ products: fc.array(fc.jsonValue({ maxDepth: 3 }), { maxLength: 5 }) }, { requiredKeys: [] }).map((v) => JSON.stringify(v)),
-  fc.dictionary(fc.constantFrom('phone', 'locale', 'consent', 'source_version', 'rule_type', 'applies_to', 'action', 'x'), fc.jsonValue({ maxDepth: 2 })).map((v) => JSON.stringify(v)),
+  fc
+    .dictionary(fc.constantFrom('phone', 'locale', 'consent', 'source_version', 'rule_type', 'applies_to', 'action', 'x'), fc.jsonValue({ maxDepth: 2 }))
+    .map((v) => JSON.stringify(v)),
 );
-const query = fc.dictionary(fc.constantFrom('limit', 'cursor', 'q', 'category', 'status', 'availability', 'include_archived', 'enabled', 'zzz'), printable, { maxKeys: 3 });
+const query = fc.dictionary(fc.constantFrom('limit', 'cursor', 'q', 'category', 'status', 'availability', 'include_archived', 'enabled', 'zzz'), printable, {
+  maxKeys: 3,
+});
 const request = fc.record({
   route: fc.constantFrom(...built),
   id: fc.oneof(fc.constant('p-1'), fc.string({ minLength: 1, maxLength: 30 })),

@@ -46,7 +46,10 @@ describe('POST /products/batch', () => {
     expect(first.body.variants).toHaveLength(100);
     expect(first.body.variants[99]).toEqual({ external_variant_id: 'p0v99', price: '99.5', currency: 'EUR' });
 
-    const tooMany = await batch(key, Array.from({ length: 501 }, (_, p) => product(`x${p}`)));
+    const tooMany = await batch(
+      key,
+      Array.from({ length: 501 }, (_, p) => product(`x${p}`)),
+    );
     expect(tooMany.status).toBe(413);
     expect(tooMany.body.code).toBe('payload_too_large');
     expect((await call(key, 'GET', '/products/x0')).status).toBe(404);
@@ -70,12 +73,18 @@ describe('POST /products/batch', () => {
     const outcome = (i: number) => res.body.results[i];
     expect(outcome(0)).toMatchObject({ index: 0, external_product_id: 'ok-1', outcome: 'upserted' });
     expect(outcome(1)).toMatchObject({ outcome: 'rejected', errors: [{ code: 'stale_source_version', pointer: '/products/1/source_version' }] });
-    expect(outcome(2).errors).toEqual([{ code: 'validation_failed', pointer: '/products/2/variants/0/price', message: expect.stringContaining('2 decimal places') }]);
+    expect(outcome(2).errors).toEqual([
+      { code: 'validation_failed', pointer: '/products/2/variants/0/price', message: expect.stringContaining('2 decimal places') },
+    ]);
     expect(outcome(3).errors).toEqual([{ code: 'validation_failed', pointer: '/products/3/variants/0/currency', message: expect.any(String) }]);
     expect(outcome(4)).toMatchObject({ external_product_id: 'same', outcome: 'unchanged' });
     expect(outcome(5).errors[0]).toMatchObject({ pointer: '/products/5/external_product_id', message: expect.stringContaining('/products/0') });
     expect(outcome(6)).toMatchObject({ external_product_id: null, outcome: 'rejected' });
-    expect(outcome(6).errors.map((e: { pointer: string }) => e.pointer).sort()).toEqual(['/products/6/external_product_id', '/products/6/source_version', '/products/6/variants']);
+    expect(
+      outcome(6)
+        .errors.map((e: { pointer: string }) => e.pointer)
+        .sort(),
+    ).toEqual(['/products/6/external_product_id', '/products/6/source_version', '/products/6/variants']);
     expect(outcome(7)).toMatchObject({ external_product_id: 'ok-2', outcome: 'upserted' });
 
     expect((await call(key, 'GET', '/products/stale')).body).toMatchObject({ title: 'Stored', source_version: '5' });
@@ -120,8 +129,14 @@ describe('GET /products pagination and filters', () => {
       expect(res.body.rejected).toBe(0);
     }
     const everything = catalog.map((p) => p.id).sort();
-    const food = catalog.filter((p) => p.category.startsWith('food/')).map((p) => p.id).sort();
-    const organicInStock = catalog.filter((p) => p.title.includes('Organic') && p.availability === 'in_stock').map((p) => p.id).sort();
+    const food = catalog
+      .filter((p) => p.category.startsWith('food/'))
+      .map((p) => p.id)
+      .sort();
+    const organicInStock = catalog
+      .filter((p) => p.title.includes('Organic') && p.availability === 'in_stock')
+      .map((p) => p.id)
+      .sort();
 
     // Walks run side by side; a whole-catalog walk at limits 1 and 7 would only repeat what
     // the filtered walks at those limits show, at 1,234 and 177 requests.

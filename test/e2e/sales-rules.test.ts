@@ -47,7 +47,9 @@ describe('sales rules', () => {
     const wrongAction = await call(key, 'PUT', '/sales-rules/x', { body: upsell({ rule_type: 'quantity_constraint', action: { suggest_variant: 'a' } }) });
     expect(wrongAction.status).toBe(422);
     expect(wrongAction.body.errors.map((e: { pointer: string }) => e.pointer)).toContain('/action/suggest_variant');
-    const badPrice = await call(key, 'PUT', '/sales-rules/x', { body: upsell({ rule_type: 'price_constraint', action: { currency: 'JPY', max_price: '1.5' } }) });
+    const badPrice = await call(key, 'PUT', '/sales-rules/x', {
+      body: upsell({ rule_type: 'price_constraint', action: { currency: 'JPY', max_price: '1.5' } }),
+    });
     expect(badPrice.body.errors).toEqual([{ pointer: '/action/max_price', message: 'has more than the 0 decimal places of JPY' }]);
     const unknownType = await call(key, 'PUT', '/sales-rules/x', { body: upsell({ rule_type: 'discount' }) });
     expect(unknownType.body.errors[0].pointer).toBe('/rule_type');

@@ -13,7 +13,14 @@ const SCENARIOS = [
   { digit: '1', calls: ['no_answer', 'no_answer', 'no_answer'], outcome: 'unreachable', confirmed: false, total: '19.98', reason: 'unreachable' },
   { digit: '2', calls: ['no_answer', 'answered'], outcome: 'confirmed', confirmed: true, total: '19.98' },
   { digit: '3', calls: ['answered'], outcome: 'declined', confirmed: false, total: '19.98', reason: 'customer_declined' },
-  { digit: '4', calls: ['answered'], outcome: 'modified', confirmed: true, total: '49.00', items: [{ external_variant_id: 'beans-1kg', quantity: 2, price: '24.50' }] },
+  {
+    digit: '4',
+    calls: ['answered'],
+    outcome: 'modified',
+    confirmed: true,
+    total: '49.00',
+    items: [{ external_variant_id: 'beans-1kg', quantity: 2, price: '24.50' }],
+  },
   { digit: '5', calls: ['busy', 'answered'], outcome: 'confirmed', confirmed: true, total: '19.98' },
   { digit: '6', calls: ['answered'], outcome: 'confirmed', confirmed: true, total: '19.98' },
   { digit: '7', calls: ['answered'], outcome: 'confirmed', confirmed: true, total: '19.98' },
@@ -24,7 +31,13 @@ const SCENARIOS = [
 let key: TestKey;
 beforeAll(async () => {
   key = await orderTenant();
-  const rule = { rule_type: 'upsell', priority: 5, applies_to: { external_variant_ids: ['beans'] }, action: { suggest_variant: 'beans-1kg' }, source_version: '1' };
+  const rule = {
+    rule_type: 'upsell',
+    priority: 5,
+    applies_to: { external_variant_ids: ['beans'] },
+    action: { suggest_variant: 'beans-1kg' },
+    source_version: '1',
+  };
   expect((await call(key, 'PUT', '/sales-rules/upsell-1', { body: rule })).status).toBe(200);
 });
 
@@ -57,9 +70,15 @@ describe.concurrent.each(SCENARIOS)('sandbox scenario $digit', (s) => {
     });
 
     const calls = await call(key, 'GET', `/orders/order-${s.digit}/calls`);
-    expect(calls.body.data.map((a: { attempt: number; call_disposition: string }) => [a.attempt, a.call_disposition])).toEqual(s.calls.map((c, i) => [i + 1, c]));
+    expect(calls.body.data.map((a: { attempt: number; call_disposition: string }) => [a.attempt, a.call_disposition])).toEqual(
+      s.calls.map((c, i) => [i + 1, c]),
+    );
     expect(calls.body.next_cursor).toBeNull();
-    expect(calls.body.reports_policy).toMatchObject({ recordings: { available: false }, transcripts: { available: false }, how_to_request: expect.any(String) });
+    expect(calls.body.reports_policy).toMatchObject({
+      recordings: { available: false },
+      transcripts: { available: false },
+      how_to_request: expect.any(String),
+    });
 
     const events = await tableClient().send(
       new QueryCommand({

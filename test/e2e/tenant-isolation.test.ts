@@ -26,7 +26,11 @@ const FIXTURES: Record<string, Fixture> = {
   externalProductId: {
     create: async (key) => {
       await call(key, 'POST', '/products/batch', {
-        body: { products: [{ external_product_id: ID, title: 'Owned', source_version: '1', variants: [{ external_variant_id: 'v', price: '1.00', currency: 'EUR' }] }] },
+        body: {
+          products: [
+            { external_product_id: ID, title: 'Owned', source_version: '1', variants: [{ external_variant_id: 'v', price: '1.00', currency: 'EUR' }] },
+          ],
+        },
       });
     },
     read: (id) => `/products/${id}`,
@@ -73,7 +77,12 @@ const FIXTURES: Record<string, Fixture> = {
 };
 
 function customerBody(phone: string) {
-  return { phone, locale: 'de-DE', consent: { status: 'granted', proof: { source: 'checkout', reference: 'r', collected_at: '2026-01-01T00:00:00Z' } }, source_version: '1' };
+  return {
+    phone,
+    locale: 'de-DE',
+    consent: { status: 'granted', proof: { source: 'checkout', reference: 'r', collected_at: '2026-01-01T00:00:00Z' } },
+    source_version: '1',
+  };
 }
 function ruleBody(priority: number) {
   return { rule_type: 'upsell', priority, applies_to: { category: 'a' }, action: { suggest_variant: 'b' }, source_version: '1' };
@@ -119,7 +128,12 @@ describe.each(ROUTES.filter(parameterOf).map((r) => [`${r.method} ${r.path}`, r]
       const missing = await call(intruder, route.method, samplePath(route.path, missingId), { body });
       expect(foreign.status).toBe(404);
       expect(foreign.body.code).toBe('resource_not_found');
-      const shape = (r: typeof foreign) => ({ ...r.body, detail: r.body.detail.replaceAll(id, '{id}').replaceAll(missingId, '{id}'), instance: undefined, request_id: undefined });
+      const shape = (r: typeof foreign) => ({
+        ...r.body,
+        detail: r.body.detail.replaceAll(id, '{id}').replaceAll(missingId, '{id}'),
+        instance: undefined,
+        request_id: undefined,
+      });
       expect(shape(foreign)).toEqual(shape(missing));
     }
     const after = await call(owner, 'GET', fixture!.read(id));

@@ -38,14 +38,22 @@ describe('a restart in the middle of deliveries', () => {
         expect(res.status).toBe(202);
         return res.body.event_id as string;
       });
-      await eventually(() => receiver.received.length, (received) => received >= 20, { timeoutMs: 30_000, everyMs: 20 });
+      await eventually(
+        () => receiver.received.length,
+        (received) => received >= 20,
+        { timeoutMs: 30_000, everyMs: 20 },
+      );
       await killRuntime(runtime.child);
       const beforeRestart = new Set(receiver.received.map((r) => r.headers['x-svc-webhook-event-id']));
       expect(beforeRestart.size).toBeLessThan(200);
 
       runtime = await startRuntime(env);
       const unique = () => new Set(receiver.received.map((r) => r.headers['x-svc-webhook-event-id'] as string));
-      await eventually(() => unique().size, (size) => size >= 200, { timeoutMs: 120_000, everyMs: 250 });
+      await eventually(
+        () => unique().size,
+        (size) => size >= 200,
+        { timeoutMs: 120_000, everyMs: 250 },
+      );
       expect([...unique()].sort()).toEqual([...eventIds].sort());
       // At least once: some events may arrive twice across the crash; the event_id tells them apart.
       expect(receiver.received.length).toBeGreaterThanOrEqual(200);

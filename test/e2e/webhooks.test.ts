@@ -25,7 +25,11 @@ async function deliveryOf(key: TestKey, id: string) {
 }
 
 async function waitForDelivery(key: TestKey, id: string, status: string, timeoutMs = 45_000) {
-  const d = await eventually(() => deliveryOf(key, id), (seen) => seen?.status === status, { timeoutMs, everyMs: 150 });
+  const d = await eventually(
+    () => deliveryOf(key, id),
+    (seen) => seen?.status === status,
+    { timeoutMs, everyMs: 150 },
+  );
   if (d?.status !== status) throw new Error(`delivery ${id} is ${JSON.stringify(d)}, not ${status}`);
   return d;
 }
@@ -50,7 +54,12 @@ describe('webhook delivery', () => {
       const test = await call(key, 'POST', '/webhook-subscription/test');
       expect(test.status).toBe(202);
       const delivery = await waitForDelivery(key, test.body.delivery_id, 'delivered');
-      expect(delivery).toMatchObject({ attempts: 4, event_id: test.body.event_id, event_type: 'commerce.order.status_changed.v1', last_attempt: { status_code: 200, error: null } });
+      expect(delivery).toMatchObject({
+        attempts: 4,
+        event_id: test.body.event_id,
+        event_type: 'commerce.order.status_changed.v1',
+        last_attempt: { status_code: 200, error: null },
+      });
       expect(receiver.received).toHaveLength(4);
       for (const r of receiver.received) {
         expect(verifyWebhook(r.headers as Record<string, string>, r.body, [secret])).toEqual({ valid: true, eventId: test.body.event_id });
@@ -75,7 +84,9 @@ describe('webhook delivery', () => {
       const dead = await waitForDelivery(key, test.body.delivery_id, 'dead_lettered', 60_000);
       expect(dead.attempts).toBe(8);
       expect(receiver.received).toHaveLength(8);
-      expect((await call(key, 'GET', '/webhook-deliveries', { query: { status: 'dead_lettered' } })).body.data.map((d: { delivery_id: string }) => d.delivery_id)).toEqual([test.body.delivery_id]);
+      expect(
+        (await call(key, 'GET', '/webhook-deliveries', { query: { status: 'dead_lettered' } })).body.data.map((d: { delivery_id: string }) => d.delivery_id),
+      ).toEqual([test.body.delivery_id]);
       expect((await call(key, 'GET', '/webhook-subscription')).body.health).toMatchObject({ status: 'failing', consecutive_failures: 8 });
 
       healthy = true;
@@ -130,7 +141,11 @@ describe('webhook delivery', () => {
       const key = await newTenant();
       await subscribe(key, receiver.url);
       const test = await call(key, 'POST', '/webhook-subscription/test');
-      await eventually(() => receiver.received.length, (received) => received >= 2, { timeoutMs: 20_000, everyMs: 100 });
+      await eventually(
+        () => receiver.received.length,
+        (received) => received >= 2,
+        { timeoutMs: 20_000, everyMs: 100 },
+      );
       const delivery = await deliveryOf(key, test.body.delivery_id);
       expect(delivery.last_attempt).toMatchObject({ status_code: 302, error: 'http_302' });
       expect(target.received).toHaveLength(0);
@@ -145,13 +160,19 @@ describe('webhook delivery', () => {
     try {
       const { orderTenant, customerBody, orderBody, waitForOrder, isFinalOrder } = await import('../support/orders.ts');
       const key = await orderTenant();
-      const put = await call(key, 'PUT', '/webhook-subscription', { body: { url: receiver.url, event_types: ['commerce.order.result_ready.v1'], enabled: true } });
+      const put = await call(key, 'PUT', '/webhook-subscription', {
+        body: { url: receiver.url, event_types: ['commerce.order.result_ready.v1'], enabled: true },
+      });
       expect(put.status).toBe(201);
       expect((await call(key, 'GET', '/webhook-subscription')).body.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/…\/erce$/);
       await call(key, 'PUT', '/customers/c1', { body: customerBody('+491510000000') });
       const created = await call(key, 'POST', '/orders', { body: orderBody('o-hook', 'c1') });
       await waitForOrder(key, 'o-hook', isFinalOrder);
-      await eventually(() => receiver.received.length, (received) => received >= 1, { timeoutMs: 20_000, everyMs: 100 });
+      await eventually(
+        () => receiver.received.length,
+        (received) => received >= 1,
+        { timeoutMs: 20_000, everyMs: 100 },
+      );
       await new Promise((r) => setTimeout(r, 500));
       expect(receiver.received).toHaveLength(1);
       const envelope = JSON.parse(receiver.received[0]!.body);

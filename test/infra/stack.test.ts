@@ -33,7 +33,11 @@ describe('the CDK app', () => {
 
   it('wires every route of the route table to API Gateway, with a 10 s integration timeout', () => {
     const methods = template.findResources('AWS::ApiGateway::Method', { Properties: { Integration: { Type: 'AWS_PROXY' } } });
-    expect(Object.values(methods).map((m) => m.Properties.OperationName).sort()).toEqual(ROUTES.map((r) => r.operationId).sort());
+    expect(
+      Object.values(methods)
+        .map((m) => m.Properties.OperationName)
+        .sort(),
+    ).toEqual(ROUTES.map((r) => r.operationId).sort());
     for (const m of Object.values(methods)) expect(m.Properties.Integration.TimeoutInMillis).toBe(10_000);
     template.hasResourceProperties('AWS::ApiGateway::RestApi', { EndpointConfiguration: { Types: ['REGIONAL'] } });
   });

@@ -105,7 +105,12 @@ describe('idempotency on the single table (DynamoDB Local)', () => {
     let start: Record<string, unknown> | undefined;
     do {
       const page = await tableClient().send(
-        new ScanCommand({ TableName: tableName(), FilterExpression: 'sk = :s AND begins_with(pk, :p)', ExpressionAttributeValues: { ':s': 'IDEM', ':p': `T#${tenant}#IDEM#` }, ExclusiveStartKey: start }),
+        new ScanCommand({
+          TableName: tableName(),
+          FilterExpression: 'sk = :s AND begins_with(pk, :p)',
+          ExpressionAttributeValues: { ':s': 'IDEM', ':p': `T#${tenant}#IDEM#` },
+          ExclusiveStartKey: start,
+        }),
       );
       found.push(...(page.Items ?? []));
       start = page.LastEvaluatedKey;

@@ -47,8 +47,17 @@ describe('an unexpected error inside a handler', () => {
     expect(res.body).not.toContain('10.1.2.3');
     expect(res.body).not.toMatch(/\.ts|at \w+ \(/);
 
-    const logged = lines.join('\n').split('\n').filter((l) => l.includes(requestId)).map((l) => JSON.parse(l));
+    const logged = lines
+      .join('\n')
+      .split('\n')
+      .filter((l) => l.includes(requestId))
+      .map((l) => JSON.parse(l));
     const error = logged.find((l) => l.level === 'ERROR');
-    expect(error).toMatchObject({ request_id: requestId, tenant: key.tenant, route: 'getCapabilities', error: { message: secretDetail, stack: expect.stringContaining('Error:') } });
+    expect(error).toMatchObject({
+      request_id: requestId,
+      tenant: key.tenant,
+      route: 'getCapabilities',
+      error: { message: secretDetail, stack: expect.stringContaining('Error:') },
+    });
   });
 });

@@ -15,7 +15,10 @@ describe('the reconciler: nothing lives only in a queue', () => {
     );
     const notYetDue = `T#reconcile#DELIVERY#${randomUUID()}`;
     await tableClient().send(
-      new PutCommand({ TableName: tableName(), Item: { pk: notYetDue, sk: 'DELIVERY', ...dueAttributes(notYetDue, new Date(now.getTime() + 60_000), { body: 'later' }) } }),
+      new PutCommand({
+        TableName: tableName(),
+        Item: { pk: notYetDue, sk: 'DELIVERY', ...dueAttributes(notYetDue, new Date(now.getTime() + 60_000), { body: 'later' }) },
+      }),
     );
 
     const sent: QueueMessage[] = [];

@@ -42,7 +42,12 @@ describe('the local stream poller (DynamoDB Local streams, Lambda semantics)', (
     });
     try {
       // Three versions of item a, and item b in between.
-      for (const [item, n] of [['a', 1], ['b', 1], ['a', 2], ['a', 3]] as const) {
+      for (const [item, n] of [
+        ['a', 1],
+        ['b', 1],
+        ['a', 2],
+        ['a', 3],
+      ] as const) {
         await tableClient().send(new PutCommand({ TableName: tableName(), Item: { pk: `${marker}#${item}`, sk: 'X', n } }));
       }
       await until(() => seen.includes('#a:3') && seen.includes('#b:1'));

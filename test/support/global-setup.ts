@@ -34,7 +34,18 @@ function captureJsonLogs(file: string): () => void {
 export default async function setup(project: TestProject) {
   const logFile = join(mkdtempSync(join(tmpdir(), 'commerce-logs-')), 'handlers.ndjson');
   const restore = captureJsonLogs(logFile);
-  const stack = await startLocalStack({ env: { AUTH_CACHE_SECONDS: '1', POWERTOOLS_LOG_LEVEL: 'INFO', CALL_RETRY_DELAY_SECONDS: '1', VARIANT_INDEX_GRACE_SECONDS: '30', WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_BACKOFF_SCALE: '0.0001', WEBHOOK_TIMEOUT_SCALE: '0.1' }, reconcileEveryMs: 60_000 });
+  const stack = await startLocalStack({
+    env: {
+      AUTH_CACHE_SECONDS: '1',
+      POWERTOOLS_LOG_LEVEL: 'INFO',
+      CALL_RETRY_DELAY_SECONDS: '1',
+      VARIANT_INDEX_GRACE_SECONDS: '30',
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      WEBHOOK_BACKOFF_SCALE: '0.0001',
+      WEBHOOK_TIMEOUT_SCALE: '0.1',
+    },
+    reconcileEveryMs: 60_000,
+  });
   project.provide('stack', { baseUrl: stack.baseUrl, env: stack.env });
   project.provide('logFile', logFile);
   console.log(`handler logs: ${logFile}`);

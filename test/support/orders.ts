@@ -45,7 +45,13 @@ export async function orderTenant(config: unknown = CALL_NOW_CONFIG): Promise<Te
             { external_variant_id: 'beans-1kg', price: '24.50', currency: 'EUR' },
           ],
         },
-        { external_product_id: 'mug', title: 'Mug', category: 'kitchen', source_version: '1', variants: [{ external_variant_id: 'mug', price: '5.00', currency: 'EUR' }] },
+        {
+          external_product_id: 'mug',
+          title: 'Mug',
+          category: 'kitchen',
+          source_version: '1',
+          variants: [{ external_variant_id: 'mug', price: '5.00', currency: 'EUR' }],
+        },
       ],
     },
   });

@@ -29,6 +29,10 @@ export async function startReceiver(script: (n: number) => Behaviour, options: {
   return {
     url: `http://127.0.0.1:${address.port}/hooks/commerce`,
     received,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -51,7 +51,10 @@ describe('applicableRules', () => {
   });
 
   it('a variant the catalog does not know matches only by its own id', () => {
-    const result = applicableRules({ items: [line('ghost')] }, catalog, [rule('cat', { applies_to: { category: 'coffee' } }), rule('id', { applies_to: { external_variant_ids: ['ghost'] } })]);
+    const result = applicableRules({ items: [line('ghost')] }, catalog, [
+      rule('cat', { applies_to: { category: 'coffee' } }),
+      rule('id', { applies_to: { external_variant_ids: ['ghost'] } }),
+    ]);
     expect(result.map((r) => r.rule.external_rule_id)).toEqual(['id']);
   });
 });

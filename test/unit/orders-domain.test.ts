@@ -7,12 +7,25 @@ import type { SalesRule } from '../../shared/rules/rule-schemas.ts';
 
 describe('order state machine', () => {
   it('allows exactly the transitions of contract-decisions section 6', () => {
-    expect(allTransitions().map(([a, b]) => `${a}>${b}`).sort()).toEqual(
+    expect(
+      allTransitions()
+        .map(([a, b]) => `${a}>${b}`)
+        .sort(),
+    ).toEqual(
       [
-        'received>validated', 'received>rejected', 'received>cancelled',
-        'validated>scheduled', 'validated>rejected', 'validated>cancelled',
-        'scheduled>in_call', 'scheduled>validated', 'scheduled>rejected', 'scheduled>cancelled',
-        'in_call>completed', 'in_call>scheduled', 'in_call>cancelled',
+        'received>validated',
+        'received>rejected',
+        'received>cancelled',
+        'validated>scheduled',
+        'validated>rejected',
+        'validated>cancelled',
+        'scheduled>in_call',
+        'scheduled>validated',
+        'scheduled>rejected',
+        'scheduled>cancelled',
+        'in_call>completed',
+        'in_call>scheduled',
+        'in_call>cancelled',
       ].sort(),
     );
   });
@@ -23,16 +36,39 @@ describe('order state machine', () => {
 });
 
 const variant = (id: string, extra: Partial<ResolvedVariant> = {}): ResolvedVariant => ({
-  external_variant_id: id, external_product_id: `p-${id}`, category: 'coffee', archived: false, price: '10.00', currency: 'EUR', ...extra,
+  external_variant_id: id,
+  external_product_id: `p-${id}`,
+  category: 'coffee',
+  archived: false,
+  price: '10.00',
+  currency: 'EUR',
+  ...extra,
 });
 const rule = (id: string, extra: Partial<SalesRule>): SalesRule => ({
-  external_rule_id: id, rule_type: 'upsell', priority: 0, enabled: true, status: 'active', applies_to: { category: 'coffee' }, action: {},
-  source_version: '1', archived_at: null, created_at: '', updated_at: '', ...extra,
+  external_rule_id: id,
+  rule_type: 'upsell',
+  priority: 0,
+  enabled: true,
+  status: 'active',
+  applies_to: { category: 'coffee' },
+  action: {},
+  source_version: '1',
+  archived_at: null,
+  created_at: '',
+  updated_at: '',
+  ...extra,
 });
 const input = (over: Partial<QualificationInput> = {}): QualificationInput => ({
-  order: { order_kind: 'standard', items: [{ external_variant_id: 'a', quantity: 2, price: '10.00', currency: 'EUR' }], contact_permission: { status: 'granted' } },
+  order: {
+    order_kind: 'standard',
+    items: [{ external_variant_id: 'a', quantity: 2, price: '10.00', currency: 'EUR' }],
+    contact_permission: { status: 'granted' },
+  },
   customer: { consent: 'granted', anonymized: false },
-  variants: new Map([['a', variant('a')], ['b', variant('b')]]),
+  variants: new Map([
+    ['a', variant('a')],
+    ['b', variant('b')],
+  ]),
   rules: [],
   repurchaseIntentEnabled: true,
   ...over,
@@ -57,10 +93,15 @@ describe('qualify', () => {
   });
 
   it('substitutes an archived variant when a replacement rule names an active one', () => {
-    const result = qualify(input({
-      variants: new Map([['a', variant('a', { archived: true })], ['b', variant('b')]]),
-      rules: [rule('r', { rule_type: 'replacement', applies_to: { external_variant_ids: ['a'] }, action: { replacement_variant: 'b' } })],
-    }));
+    const result = qualify(
+      input({
+        variants: new Map([
+          ['a', variant('a', { archived: true })],
+          ['b', variant('b')],
+        ]),
+        rules: [rule('r', { rule_type: 'replacement', applies_to: { external_variant_ids: ['a'] }, action: { replacement_variant: 'b' } })],
+      }),
+    );
     expect(result).toEqual({ qualified: true, substitutions: [{ line: 0, from: 'a', to: 'b', rule: 'r' }] });
   });
 });
@@ -68,19 +109,39 @@ describe('qualify', () => {
 describe('snapshot money', () => {
   it('totals exactly in decimal with the currency minor units, never in floating point', () => {
     expect(total([{ external_variant_id: 'x', quantity: 3, price: '0.10' }], 'EUR')).toBe('0.30');
-    expect(total([{ external_variant_id: 'x', quantity: 1, price: '0.1' }, { external_variant_id: 'y', quantity: 1, price: '0.2' }], 'EUR')).toBe('0.30');
+    expect(
+      total(
+        [
+          { external_variant_id: 'x', quantity: 1, price: '0.1' },
+          { external_variant_id: 'y', quantity: 1, price: '0.2' },
+        ],
+        'EUR',
+      ),
+    ).toBe('0.30');
     expect(total([{ external_variant_id: 'x', quantity: 7, price: '120' }], 'JPY')).toBe('840');
     expect(total([{ external_variant_id: 'x', quantity: 3, price: '1.333' }], 'BHD')).toBe('3.999');
     expect(total([{ external_variant_id: 'x', quantity: 99_999, price: '999999999999999.99' }], 'EUR')).toBe('99998999999999999000.01');
   });
 
   it('an upsell swaps the matching lines, a cross-sell adds a line, the first by priority wins', () => {
-    const variants = new Map([['a', variant('a')], ['big', variant('big', { price: '25.50' })], ['cup', variant('cup', { category: 'kitchen', price: '3.00' })]]);
+    const variants = new Map([
+      ['a', variant('a')],
+      ['big', variant('big', { price: '25.50' })],
+      ['cup', variant('cup', { category: 'kitchen', price: '3.00' })],
+    ]);
     const lines = [{ external_variant_id: 'a', quantity: 2, price: '10.00' }];
-    const upsell = acceptFirstSuggestion(lines, variants, [rule('up', { priority: 1, action: { suggest_variant: 'big' } }), rule('x', { rule_type: 'cross_sell', action: { suggest_variant: 'cup', quantity: 2 } })]);
+    const upsell = acceptFirstSuggestion(lines, variants, [
+      rule('up', { priority: 1, action: { suggest_variant: 'big' } }),
+      rule('x', { rule_type: 'cross_sell', action: { suggest_variant: 'cup', quantity: 2 } }),
+    ]);
     expect(upsell).toEqual({ rule: 'up', lines: [{ external_variant_id: 'big', quantity: 2, price: '25.50' }] });
-    const cross = acceptFirstSuggestion(lines, variants, [rule('x', { rule_type: 'cross_sell', priority: 9, action: { suggest_variant: 'cup', quantity: 2 } })]);
-    expect(snapshotOf(cross!.lines, 'EUR', true, null)).toMatchObject({ total: '26.00', items: [{ external_variant_id: 'a' }, { external_variant_id: 'cup', quantity: 2 }] });
+    const cross = acceptFirstSuggestion(lines, variants, [
+      rule('x', { rule_type: 'cross_sell', priority: 9, action: { suggest_variant: 'cup', quantity: 2 } }),
+    ]);
+    expect(snapshotOf(cross!.lines, 'EUR', true, null)).toMatchObject({
+      total: '26.00',
+      items: [{ external_variant_id: 'a' }, { external_variant_id: 'cup', quantity: 2 }],
+    });
   });
 });
 

@@ -22,7 +22,11 @@ describe('compareSourceVersions (contract-decisions section 3)', () => {
   });
 
   it('is a consistent order: antisymmetric and reflexive for any strings', () => {
-    const version = fc.oneof(fc.bigInt({ min: 0n, max: 10n ** 40n - 1n }).map(String), fc.date({ noInvalidDate: true, min: new Date(0) }).map((d) => d.toISOString()), fc.string());
+    const version = fc.oneof(
+      fc.bigInt({ min: 0n, max: 10n ** 40n - 1n }).map(String),
+      fc.date({ noInvalidDate: true, min: new Date(0) }).map((d) => d.toISOString()),
+      fc.string(),
+    );
     fc.assert(
       fc.property(version, version, (a, b) => {
         expect(compareSourceVersions(a, a)).toBe(0);
@@ -36,7 +40,11 @@ describe('sortableVersion (the key the conditional write compares)', () => {
   const version = fc.oneof(
     fc.tuple(fc.bigInt({ min: 0n, max: 10n ** 38n - 1n }), fc.nat(2)).map(([n, zeros]) => '0'.repeat(zeros) + n.toString()),
     fc
-      .tuple(fc.date({ noInvalidDate: true, min: new Date('0001-01-02T00:00:00Z'), max: new Date('9999-12-30T00:00:00Z') }), fc.stringMatching(/^(\.\d{1,12})?$/), fc.constantFrom('Z', '+02:00', '-05:30', '+00:00'))
+      .tuple(
+        fc.date({ noInvalidDate: true, min: new Date('0001-01-02T00:00:00Z'), max: new Date('9999-12-30T00:00:00Z') }),
+        fc.stringMatching(/^(\.\d{1,12})?$/),
+        fc.constantFrom('Z', '+02:00', '-05:30', '+00:00'),
+      )
       .map(([d, fraction, zone]) => d.toISOString().slice(0, 19) + fraction + zone),
     fc.string(),
   );

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { checkWebhookUrl, isPublicAddress, resolvePublicAddress, type Resolver } from '../../shared/webhooks/ssrf.ts';
 import { signatureHeaders, verifyWebhook, webhookSignature } from '../../shared/webhooks/signature.ts';
 
-const stub = (answers: Record<string, string[]>): Resolver => async (host) => (answers[host] ?? []).map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+const stub =
+  (answers: Record<string, string[]>): Resolver =>
+  async (host) =>
+    (answers[host] ?? []).map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
 
 describe('SSRF protection', () => {
   it.each([
@@ -31,7 +34,11 @@ describe('SSRF protection', () => {
       const result = await resolvePublicAddress(new URL(`https://${host}/hook`), resolver, false);
       expect(result).toMatchObject({ ok: false, reason: expect.stringContaining('non-public') });
     }
-    await expect(resolvePublicAddress(new URL('https://ok.example.com/hook'), resolver, false)).resolves.toEqual({ ok: true, address: '93.184.216.34', family: 4 });
+    await expect(resolvePublicAddress(new URL('https://ok.example.com/hook'), resolver, false)).resolves.toEqual({
+      ok: true,
+      address: '93.184.216.34',
+      family: 4,
+    });
     await expect(resolvePublicAddress(new URL('https://nowhere.example.com/hook'), resolver, false)).resolves.toMatchObject({ ok: false });
   });
 

@@ -9,7 +9,8 @@ import { httpHandler } from '../../../shared/http/pipeline.ts';
 
 export const contract = defineOperation({
   operationId: 'getCustomer',
-  description: 'The sanitized view of a customer: masked phone, locale, consent status with the proof source and time, timestamps. Never the phone number or the proof reference.',
+  description:
+    'The sanitized view of a customer: masked phone, locale, consent status with the proof source and time, timestamps. Never the phone number or the proof reference.',
   params: z.object({ externalCustomerId: ExternalId }),
   responses: { 200: { description: 'The sanitized customer', schema: CustomerSchema } },
 });

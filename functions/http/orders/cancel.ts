@@ -18,5 +18,8 @@ export const contract = defineOperation({
 
 export const handler = httpHandler(contract, async ({ principal, params, body, now }) => {
   const order = await cancelOrder(principal.tenant, params.externalOrderId, body?.reason ?? 'customer_request', body?.source_version, now);
-  return { status: 200, body: { external_order_id: order.external_order_id, processing_state: order.processing_state, correlation_id: order.correlation_id, outcome: 'cancelled' } };
+  return {
+    status: 200,
+    body: { external_order_id: order.external_order_id, processing_state: order.processing_state, correlation_id: order.correlation_id, outcome: 'cancelled' },
+  };
 });

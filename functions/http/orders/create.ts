@@ -23,6 +23,12 @@ export const handler = httpHandler(contract, async ({ principal, body, now }) =>
   const { order, outcome } = await submitOrder(principal.tenant, body, now, requalify);
   return {
     status: outcome === 'created' ? 201 : 200,
-    body: { external_order_id: order.external_order_id, order_kind: order.order_kind, processing_state: order.processing_state, correlation_id: order.correlation_id, outcome },
+    body: {
+      external_order_id: order.external_order_id,
+      order_kind: order.order_kind,
+      processing_state: order.processing_state,
+      correlation_id: order.correlation_id,
+      outcome,
+    },
   };
 });

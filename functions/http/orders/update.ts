@@ -19,5 +19,8 @@ export const contract = defineOperation({
 
 export const handler = httpHandler(contract, async ({ principal, params, body, now }) => {
   const { order, outcome } = await patchOrder(principal.tenant, params.externalOrderId, body, now, requalify);
-  return { status: 200, body: { external_order_id: order.external_order_id, processing_state: order.processing_state, correlation_id: order.correlation_id, outcome } };
+  return {
+    status: 200,
+    body: { external_order_id: order.external_order_id, processing_state: order.processing_state, correlation_id: order.correlation_id, outcome },
+  };
 });

@@ -6,7 +6,8 @@ import { PageQuery, pageOf } from '../../../shared/storage/pagination.ts';
 
 export const contract = defineOperation({
   operationId: 'listProducts',
-  description: 'Products in order of `external_product_id`, with search and filters. Archived products are left out unless `include_archived=true`. A cursor continues only the list it came from (same filters).',
+  description:
+    'Products in order of `external_product_id`, with search and filters. Archived products are left out unless `include_archived=true`. A cursor continues only the list it came from (same filters).',
   query: ProductListQuery.extend(PageQuery.shape),
   responses: { 200: { description: 'A page of products', schema: pageOf(ProductSummarySchema) } },
 });

@@ -8,7 +8,8 @@ import { PageQuery, pageOf } from '../../../shared/storage/pagination.ts';
 
 export const contract = defineOperation({
   operationId: 'listOrderCalls',
-  description: "The order's call attempts in order, with the reports policy: whether recordings or transcripts exist, how long they are kept, and how to request them.",
+  description:
+    "The order's call attempts in order, with the reports policy: whether recordings or transcripts exist, how long they are kept, and how to request them.",
   params: z.object({ externalOrderId: ExternalId }),
   query: PageQuery,
   responses: { 200: { description: 'A page of attempts', schema: pageOf(CallAttemptSchema).extend({ reports_policy: ReportsPolicySchema }) } },

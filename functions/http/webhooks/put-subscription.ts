@@ -11,7 +11,7 @@ import { PutSubscriptionSchema, SubscriptionSchema } from '../../../shared/webho
 export const contract = defineOperation({
   operationId: 'putWebhookSubscription',
   description:
-    'Creates or replaces the tenant\'s one subscription. The URL must be https on a public address (checked now, and again at every delivery): ' +
+    "Creates or replaces the tenant's one subscription. The URL must be https on a public address (checked now, and again at every delivery): " +
     'a private, loopback, link-local, CGNAT, unique-local or metadata address, or user information in the URL, is 422 with the reason. ' +
     'The PUT that creates the subscription answers 201 with `secret`, shown this once; later PUTs keep the secret and never show it.',
   body: PutSubscriptionSchema,
