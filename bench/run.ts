@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { startLocalStack } from '../local/stack.ts';
+import { startLocalStack } from '#local/stack.ts';
 import type { Figure } from './lib/figures.ts';
 import { writeReport } from './report.ts';
 

@@ -7,11 +7,11 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as z from 'zod';
-import { BASE_PATH, isMutation, type Route, ROUTES, SCOPES } from '../functions/routes.ts';
-import { CONTRACT_VERSION } from '../shared/contract/version.ts';
-import { PROBLEM_CODES, type ProblemCode } from '../shared/http/errors.ts';
-import type { OperationContract } from '../shared/http/operation.ts';
-import { ProblemSchema } from '../shared/http/problem-schema.ts';
+import { BASE_PATH, isMutation, type Route, ROUTES, SCOPES } from '#functions/routes.ts';
+import { CONTRACT_VERSION } from '#shared/contract/version.ts';
+import { PROBLEM_CODES, type ProblemCode } from '#shared/http/errors.ts';
+import type { OperationContract } from '#shared/http/operation.ts';
+import { ProblemSchema } from '#shared/http/problem-schema.ts';
 
 type JsonSchema = Record<string, unknown>;
 const repoRoot = join(import.meta.dirname, '..');

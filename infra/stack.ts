@@ -19,13 +19,13 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { BASE_PATH, ROUTES, type Route } from '../functions/routes.ts';
-import { WORKERS, type Worker } from '../functions/workers.ts';
+import { BASE_PATH, ROUTES, type Route } from '#functions/routes.ts';
+import { WORKERS, type Worker } from '#functions/workers.ts';
 import { BUNDLE_OPTIONS, SDK_EXTERNAL_MODULES } from './bundling.ts';
-import { GATEWAY_PROBLEMS, gatewayProblemBody, gatewayStatus } from '../shared/http/gateway-responses.ts';
-import { renderProblem } from '../shared/http/problem.ts';
-import { MethodNotAllowedError } from '../shared/http/errors.ts';
-import { EVENT_SOURCES, FUNCTION_SETTINGS, QUEUE_DEFINITIONS, TABLE_DEFINITION } from '../shared/storage/definition.ts';
+import { GATEWAY_PROBLEMS, gatewayProblemBody, gatewayStatus } from '#shared/http/gateway-responses.ts';
+import { renderProblem } from '#shared/http/problem.ts';
+import { MethodNotAllowedError } from '#shared/http/errors.ts';
+import { EVENT_SOURCES, FUNCTION_SETTINGS, QUEUE_DEFINITIONS, TABLE_DEFINITION } from '#shared/storage/definition.ts';
 
 const repoRoot = join(import.meta.dirname, '..');
 

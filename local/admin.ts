@@ -61,10 +61,10 @@ async function selectTarget(): Promise<Target> {
 }
 
 const target = await selectTarget();
-const { createApiKey, isScope, putTenantConfig, revokeApiKey } = await import('../shared/tenants/store.ts');
-const { TENANT_ID_PATTERN } = await import('../shared/tenants/config.ts');
-const { queueClient } = await import('../shared/storage/clients.ts');
-const { moveDeadLetters, peekDeadLetters } = await import('../shared/queue/dead-letters.ts');
+const { createApiKey, isScope, putTenantConfig, revokeApiKey } = await import('#shared/tenants/store.ts');
+const { TENANT_ID_PATTERN } = await import('#shared/tenants/config.ts');
+const { queueClient } = await import('#shared/storage/clients.ts');
+const { moveDeadLetters, peekDeadLetters } = await import('#shared/queue/dead-letters.ts');
 
 const [area, action] = positionals;
 switch (`${area} ${action}`) {

@@ -7,12 +7,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { BASE_PATH, pathPattern, type Route, ROUTES } from '../functions/routes.ts';
-import { FUNCTION_SETTINGS } from '../shared/storage/definition.ts';
-import { gatewayProblem, gatewayProblemBody, gatewayStatus } from '../shared/http/gateway-responses.ts';
-import { MethodNotAllowedError } from '../shared/http/errors.ts';
-import { renderProblem } from '../shared/http/problem.ts';
-import { parseQueryString } from '../shared/auth/signing.ts';
+import { BASE_PATH, pathPattern, type Route, ROUTES } from '#functions/routes.ts';
+import { FUNCTION_SETTINGS } from '#shared/storage/definition.ts';
+import { gatewayProblem, gatewayProblemBody, gatewayStatus } from '#shared/http/gateway-responses.ts';
+import { MethodNotAllowedError } from '#shared/http/errors.ts';
+import { renderProblem } from '#shared/http/problem.ts';
+import { parseQueryString } from '#shared/auth/signing.ts';
 
 /** API Gateway REST's own payload limit; larger requests never reach a function. */
 const GATEWAY_MAX_BYTES = 10 * 1024 * 1024;

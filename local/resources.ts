@@ -4,7 +4,7 @@
  */
 import { CreateTableCommand, DescribeTableCommand, type DynamoDBClient, ResourceInUseException, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { QUEUE_DEFINITIONS, TABLE_DEFINITION } from '../shared/storage/definition.ts';
+import { QUEUE_DEFINITIONS, TABLE_DEFINITION } from '#shared/storage/definition.ts';
 
 export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<string> {
   const t = TABLE_DEFINITION;

@@ -1,7 +1,7 @@
 /** First-start seeding of the local runtime: tenant `sandbox` and a key with every scope. */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { SCOPES } from '../functions/routes.ts';
-import { createApiKey, putTenantConfig, readApiKey, readTenantConfig } from '../shared/tenants/store.ts';
+import { SCOPES } from '#functions/routes.ts';
+import { createApiKey, putTenantConfig, readApiKey, readTenantConfig } from '#shared/tenants/store.ts';
 
 const SANDBOX_TENANT = 'sandbox';
 /** The seeded tenant calls every day without quiet hours, so the sandbox scenarios run at once. */

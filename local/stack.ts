@@ -10,9 +10,9 @@ import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { startFauxqs } from 'fauxqs';
-import { BASE_PATH } from '../functions/routes.ts';
-import { WORKERS } from '../functions/workers.ts';
-import { EVENT_SOURCES, FUNCTION_SETTINGS } from '../shared/storage/definition.ts';
+import { BASE_PATH } from '#functions/routes.ts';
+import { WORKERS } from '#functions/workers.ts';
+import { EVENT_SOURCES, FUNCTION_SETTINGS } from '#shared/storage/definition.ts';
 import { freePort, spawnDynamoDbLocal, stopProcess } from './processes.ts';
 import { ensureQueues, ensureTable } from './resources.ts';
 import { lambdaContext, loadHandler, startGateway } from './gateway.ts';
@@ -143,7 +143,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // The emulator keeps its messages in memory: after a restart on kept data, every record
     // that waits for a queue message gets it again now (consumers are idempotent per record).
     if (options.dataDir) {
-      const { reconcileOverdue } = await import('../shared/queue/outbox-queue.ts');
+      const { reconcileOverdue } = await import('#shared/queue/outbox-queue.ts');
       const resent = await reconcileOverdue(new Date('9999-12-31T00:00:00Z'));
       if (resent) log(`re-sent ${resent} queue message(s) lost with the previous run`);
     }

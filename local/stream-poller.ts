@@ -14,7 +14,7 @@ import {
   type _Record as StreamRecord,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { EVENT_SOURCES } from '../shared/storage/definition.ts';
+import { EVENT_SOURCES } from '#shared/storage/definition.ts';
 
 const SHARD_LIST_TTL_MS = 5_000;
 

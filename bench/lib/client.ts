@@ -1,8 +1,8 @@
 /** A signed HTTP client for benchmarks: a fresh nonce per request, as partners send them. */
 import { randomUUID } from 'node:crypto';
-import { BASE_PATH, SCOPES } from '../../functions/routes.ts';
-import { signRequest } from '../../shared/auth/signing.ts';
-import { createApiKey, putTenantConfig } from '../../shared/tenants/store.ts';
+import { BASE_PATH, SCOPES } from '#functions/routes.ts';
+import { signRequest } from '#shared/auth/signing.ts';
+import { createApiKey, putTenantConfig } from '#shared/tenants/store.ts';
 
 export interface BenchKey {
   tenant: string;

@@ -4,10 +4,10 @@
  * (2) parsing and validating a 500-product batch against JSON.parse of the same bytes.
  */
 import { createHash, createHmac, randomUUID } from 'node:crypto';
-import { BASE_PATH } from '../../functions/routes.ts';
-import { authenticate, type AuthPorts } from '../../shared/auth/authenticate.ts';
-import { signRequest } from '../../shared/auth/signing.ts';
-import { ProductBatchEnvelope, ProductInputSchema } from '../../shared/catalog/product-schemas.ts';
+import { BASE_PATH } from '#functions/routes.ts';
+import { authenticate, type AuthPorts } from '#shared/auth/authenticate.ts';
+import { signRequest } from '#shared/auth/signing.ts';
+import { ProductBatchEnvelope, ProductInputSchema } from '#shared/catalog/product-schemas.ts';
 import { figure, type Figure } from '../lib/figures.ts';
 import { pairedMicrosPerCall, progress } from '../lib/measure.ts';
 

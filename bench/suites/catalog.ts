@@ -4,14 +4,14 @@
  * concurrency, on DynamoDB Local.
  */
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { upsertProductBatch, BATCH_WRITE_CONCURRENCY } from '../../shared/catalog/product-store.ts';
-import { ProductInputSchema } from '../../shared/catalog/product-schemas.ts';
-import { productAttributes } from '../../shared/catalog/products.ts';
-import { tableClient, tableName } from '../../shared/storage/clients.ts';
-import { keys } from '../../shared/storage/keys.ts';
-import { versionAttributes } from '../../shared/storage/versioned-write.ts';
-import { withCapacityScope } from '../../shared/storage/capacity-meter.ts';
-import { mapWithConcurrency } from '../../shared/support/concurrency.ts';
+import { upsertProductBatch, BATCH_WRITE_CONCURRENCY } from '#shared/catalog/product-store.ts';
+import { ProductInputSchema } from '#shared/catalog/product-schemas.ts';
+import { productAttributes } from '#shared/catalog/products.ts';
+import { tableClient, tableName } from '#shared/storage/clients.ts';
+import { keys } from '#shared/storage/keys.ts';
+import { versionAttributes } from '#shared/storage/versioned-write.ts';
+import { withCapacityScope } from '#shared/storage/capacity-meter.ts';
+import { mapWithConcurrency } from '#shared/support/concurrency.ts';
 import { figure, type Figure } from '../lib/figures.ts';
 import { median, progress } from '../lib/measure.ts';
 import { productBatch } from './auth.ts';

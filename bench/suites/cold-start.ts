@@ -9,9 +9,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { ROUTES } from '../../functions/routes.ts';
-import { WORKERS } from '../../functions/workers.ts';
-import { BUNDLE_OPTIONS } from '../../infra/bundling.ts';
+import { ROUTES } from '#functions/routes.ts';
+import { WORKERS } from '#functions/workers.ts';
+import { BUNDLE_OPTIONS } from '#infra/bundling.ts';
 import { figure, type Figure } from '../lib/figures.ts';
 import { median, progress } from '../lib/measure.ts';
 

@@ -4,8 +4,8 @@
  * measured handler time at the memory the CDK app configures, beside the minimum its data
  * model needs; and the same for the load suite's mix.
  */
-import { ROUTES } from '../../functions/routes.ts';
-import { FUNCTION_SETTINGS } from '../../shared/storage/definition.ts';
+import { ROUTES } from '#functions/routes.ts';
+import { FUNCTION_SETTINGS } from '#shared/storage/definition.ts';
 import { benchTenant, signed, type BenchKey } from '../lib/client.ts';
 import { figure, type Figure } from '../lib/figures.ts';
 import { median, progress } from '../lib/measure.ts';

@@ -7,10 +7,10 @@
 import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { BASE_PATH } from '../../functions/routes.ts';
-import { tableClient, tableName } from '../../shared/storage/clients.ts';
-import { keys } from '../../shared/storage/keys.ts';
-import { mapWithConcurrency } from '../../shared/support/concurrency.ts';
+import { BASE_PATH } from '#functions/routes.ts';
+import { tableClient, tableName } from '#shared/storage/clients.ts';
+import { keys } from '#shared/storage/keys.ts';
+import { mapWithConcurrency } from '#shared/support/concurrency.ts';
 import { benchTenant, send, signed, type BenchKey } from '../lib/client.ts';
 import { figure, type Figure } from '../lib/figures.ts';
 import { progress } from '../lib/measure.ts';
@@ -133,19 +133,17 @@ function floorCalls(tenant: string): (() => Promise<unknown>)[] {
   const listOrders = async () => {
     await auth();
     await Promise.all(
-      keys
-        .listShards(tenant, 'ORDERS')
-        .map((shard) =>
-          tableClient().send(
-            new QueryCommand({
-              TableName: tableName(),
-              IndexName: 'gsi1',
-              KeyConditionExpression: 'gsi1pk = :p',
-              ExpressionAttributeValues: { ':p': shard },
-              Limit: 51,
-            }),
-          ),
+      keys.listShards(tenant, 'ORDERS').map((shard) =>
+        tableClient().send(
+          new QueryCommand({
+            TableName: tableName(),
+            IndexName: 'gsi1',
+            KeyConditionExpression: 'gsi1pk = :p',
+            ExpressionAttributeValues: { ':p': shard },
+            Limit: 51,
+          }),
         ),
+      ),
     );
   };
   const putCustomer = async () => {

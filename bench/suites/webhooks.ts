@@ -5,11 +5,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { eventItem } from '../../shared/events/outbox.ts';
-import { tableClient, tableName } from '../../shared/storage/clients.ts';
-import { keys } from '../../shared/storage/keys.ts';
-import { mapWithConcurrency } from '../../shared/support/concurrency.ts';
-import { startReceiver } from '../../test/support/receiver.ts';
+import { eventItem } from '#shared/events/outbox.ts';
+import { tableClient, tableName } from '#shared/storage/clients.ts';
+import { keys } from '#shared/storage/keys.ts';
+import { mapWithConcurrency } from '#shared/support/concurrency.ts';
+import { startReceiver } from '#test/support/receiver.ts';
 import { benchTenant, send } from '../lib/client.ts';
 import { figure, type Figure } from '../lib/figures.ts';
 import { percentile, progress } from '../lib/measure.ts';

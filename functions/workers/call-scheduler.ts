@@ -1,4 +1,4 @@
-import { sweepDueOrders } from '../../shared/orders/due-sweep.ts';
+import { sweepDueOrders } from '#shared/orders/due-sweep.ts';
 
 /** Scheduled: advances orders whose contact time has come, highest priority first. */
 export const handler = async (): Promise<{ advanced: number }> => ({ advanced: await sweepDueOrders(new Date()) });

@@ -1,8 +1,8 @@
 import { ChangeMessageVisibilityCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { runtimeConfig } from '../../shared/config/runtime.ts';
-import { queueClient } from '../../shared/storage/clients.ts';
-import { handleDeliveryMessage } from '../../shared/webhooks/sender.ts';
+import { runtimeConfig } from '#shared/config/runtime.ts';
+import { queueClient } from '#shared/storage/clients.ts';
+import { handleDeliveryMessage } from '#shared/webhooks/sender.ts';
 
 /**
  * One attempt per message. A retry keeps the message and sets its visibility timeout to the

@@ -1,6 +1,6 @@
 /** Discovery (spec 2.8, 2.9): pure functions of the tenant's stored configuration. */
 import type { z } from 'zod';
-import { BASE_PATH } from '../../functions/routes.ts';
+import { BASE_PATH } from '#functions/routes.ts';
 import { CONTRACT_VERSION } from '../contract/version.ts';
 import { MAX_BODY_BYTES } from '../http/limits.ts';
 import type { TenantConfig } from '../tenants/config.ts';

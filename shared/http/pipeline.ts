@@ -6,7 +6,7 @@
  */
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { BASE_PATH, isMutation, routeById, type Route } from '../../functions/routes.ts';
+import { BASE_PATH, isMutation, routeById, type Route } from '#functions/routes.ts';
 import { authenticate, type Principal } from '../auth/authenticate.ts';
 import { takeRateToken, tableAuthPorts, tenantConfigOf } from '../auth/table-ports.ts';
 import { appendLogKeys, logger, withLogScope } from '../support/logger.ts';

@@ -8,7 +8,7 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { tableClient, tableName } from '../storage/clients.ts';
 import { keys } from '../storage/keys.ts';
-import { SCOPES, type Scope } from '../../functions/routes.ts';
+import { SCOPES, type Scope } from '#functions/routes.ts';
 import { type TenantConfig, TenantConfigSchema } from './config.ts';
 
 export interface ApiKeyRecord {

@@ -9,7 +9,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { BASE_PATH, routeById } from '../../functions/routes.ts';
+import { BASE_PATH, routeById } from '#functions/routes.ts';
 import { runtimeConfig } from '../config/runtime.ts';
 import { envelopeOf, type EventRecord } from '../events/outbox.ts';
 import { NotFoundError } from '../http/errors.ts';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { inject, describe, expect, it } from 'vitest';
 import { call, newTenant } from '../support/stack.ts';
-import { tableClient, tableName } from '../../shared/storage/clients.ts';
+import { tableClient, tableName } from '#shared/storage/clients.ts';
 
 const PHONE = '+4915112345612';
 const customer = (extra: Record<string, unknown> = {}) => ({

@@ -45,8 +45,8 @@ describe('GET /configuration/effective', () => {
   it('is ready once a market and an enabled webhook subscription exist, and never shows a secret', async () => {
     const key = await newTenant();
     const { PutCommand } = await import('@aws-sdk/lib-dynamodb');
-    const { tableClient, tableName } = await import('../../shared/storage/clients.ts');
-    const { keys } = await import('../../shared/storage/keys.ts');
+    const { tableClient, tableName } = await import('#shared/storage/clients.ts');
+    const { keys } = await import('#shared/storage/keys.ts');
     await tableClient().send(
       new PutCommand({
         TableName: tableName(),

@@ -1,6 +1,6 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { tableClient, tableName } from '../../shared/storage/clients.ts';
+import { tableClient, tableName } from '#shared/storage/clients.ts';
 import { call, type TestKey } from '../support/stack.ts';
 import { customerBody, isFinalOrder, orderBody, orderTenant, waitForOrder } from '../support/orders.ts';
 

@@ -4,7 +4,7 @@
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { tableClient, tableName } from '../../shared/storage/clients.ts';
+import { tableClient, tableName } from '#shared/storage/clients.ts';
 import { call, type TestKey } from '../support/stack.ts';
 import { customerBody, isFinalOrder, orderBody, orderTenant, waitForOrder } from '../support/orders.ts';
 

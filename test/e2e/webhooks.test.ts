@@ -4,8 +4,8 @@
  * The test stack shrinks the backoff (WEBHOOK_BACKOFF_SCALE) and the timeouts (×0.1: 1.5 s total).
  */
 import { describe, expect, it } from 'vitest';
-import { moveDeadLetters } from '../../shared/queue/dead-letters.ts';
-import { verifyWebhook } from '../../shared/webhooks/signature.ts';
+import { moveDeadLetters } from '#shared/queue/dead-letters.ts';
+import { verifyWebhook } from '#shared/webhooks/signature.ts';
 import { eventually } from '../support/eventually.ts';
 import { startReceiver, type Behaviour } from '../support/receiver.ts';
 import { call, newTenant, type TestKey } from '../support/stack.ts';

@@ -2,10 +2,10 @@ import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ROUTES } from '../../functions/routes.ts';
-import { WORKERS } from '../../functions/workers.ts';
-import { CommerceInterfaceStack } from '../../infra/stack.ts';
-import { GATEWAY_PROBLEMS } from '../../shared/http/gateway-responses.ts';
+import { ROUTES } from '#functions/routes.ts';
+import { WORKERS } from '#functions/workers.ts';
+import { CommerceInterfaceStack } from '#infra/stack.ts';
+import { GATEWAY_PROBLEMS } from '#shared/http/gateway-responses.ts';
 
 let template: Template;
 beforeAll(() => {

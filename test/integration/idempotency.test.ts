@@ -3,9 +3,9 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { newTenant } from '../support/stack.ts';
-import { lambdaContext } from '../../local/gateway.ts';
-import { REPLAYED_HEADER, runIdempotent } from '../../shared/http/idempotency.ts';
-import { tableClient, tableName } from '../../shared/storage/clients.ts';
+import { lambdaContext } from '#local/gateway.ts';
+import { REPLAYED_HEADER, runIdempotent } from '#shared/http/idempotency.ts';
+import { tableClient, tableName } from '#shared/storage/clients.ts';
 
 const context = (): Context => lambdaContext('test', 10);
 

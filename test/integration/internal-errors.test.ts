@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { BASE_PATH } from '../../functions/routes.ts';
-import { lambdaContext } from '../../local/gateway.ts';
-import { signRequest } from '../../shared/auth/signing.ts';
-import { defineOperation } from '../../shared/http/operation.ts';
-import { httpHandler } from '../../shared/http/pipeline.ts';
+import { BASE_PATH } from '#functions/routes.ts';
+import { lambdaContext } from '#local/gateway.ts';
+import { signRequest } from '#shared/auth/signing.ts';
+import { defineOperation } from '#shared/http/operation.ts';
+import { httpHandler } from '#shared/http/pipeline.ts';
 import { newTenant } from '../support/stack.ts';
 
 describe('an unexpected error inside a handler', () => {

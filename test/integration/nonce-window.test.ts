@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { newTenant } from '../support/stack.ts';
-import { authenticate } from '../../shared/auth/authenticate.ts';
-import { signRequest } from '../../shared/auth/signing.ts';
-import { tableAuthPorts } from '../../shared/auth/table-ports.ts';
+import { authenticate } from '#shared/auth/authenticate.ts';
+import { signRequest } from '#shared/auth/signing.ts';
+import { tableAuthPorts } from '#shared/auth/table-ports.ts';
 
 const request = (key: { keyId: string; secret: string }, nonce: string, at: Date) => {
   const timestamp = at.toISOString();

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import '../support/stack.ts';
-import { dueAttributes, type QueueMessage, reconcileOverdue, REENQUEUE_GRACE_SECONDS } from '../../shared/queue/outbox-queue.ts';
-import { tableClient, tableName } from '../../shared/storage/clients.ts';
+import { dueAttributes, type QueueMessage, reconcileOverdue, REENQUEUE_GRACE_SECONDS } from '#shared/queue/outbox-queue.ts';
+import { tableClient, tableName } from '#shared/storage/clients.ts';
 
 describe('the reconciler: nothing lives only in a queue', () => {
   it('re-sends the message of a record whose due time passed, once, and moves its due time on', async () => {

@@ -5,9 +5,9 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import '../support/stack.ts';
 import { eventually } from '../support/eventually.ts';
-import { startStreamPoller } from '../../local/stream-poller.ts';
-import { dispatchStream } from '../../shared/queue/stream-dispatch.ts';
-import { dynamoClient, tableClient, tableName } from '../../shared/storage/clients.ts';
+import { startStreamPoller } from '#local/stream-poller.ts';
+import { dispatchStream } from '#shared/queue/stream-dispatch.ts';
+import { dynamoClient, tableClient, tableName } from '#shared/storage/clients.ts';
 
 const until = async (check: () => boolean, ms = 20_000) => {
   if (!(await eventually(check, Boolean, { timeoutMs: ms, everyMs: 50 }))) throw new Error('timed out');

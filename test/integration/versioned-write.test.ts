@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import '../support/stack.ts';
-import { StaleVersionError } from '../../shared/http/errors.ts';
-import { tableClient, tableName } from '../../shared/storage/clients.ts';
-import { versionAttributes, versionedWrite } from '../../shared/storage/versioned-write.ts';
+import { StaleVersionError } from '#shared/http/errors.ts';
+import { tableClient, tableName } from '#shared/storage/clients.ts';
+import { versionAttributes, versionedWrite } from '#shared/storage/versioned-write.ts';
 
 const key = () => ({ pk: `T#test#VERSIONED#${randomUUID()}`, sk: 'ITEM' });
 const write = (k: { pk: string; sk: string }, version: string, content: unknown = { version }) =>

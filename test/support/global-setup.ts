@@ -8,7 +8,7 @@ import { appendFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { startLocalStack } from '../../local/stack.ts';
+import { startLocalStack } from '#local/stack.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {

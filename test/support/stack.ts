@@ -4,14 +4,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
-import { BASE_PATH, SCOPES, type Scope } from '../../functions/routes.ts';
-import { signRequest, type QueryParameters } from '../../shared/auth/signing.ts';
+import { BASE_PATH, SCOPES, type Scope } from '#functions/routes.ts';
+import { signRequest, type QueryParameters } from '#shared/auth/signing.ts';
 
 const stack = inject('stack');
 Object.assign(process.env, stack.env);
 export const baseUrl = stack.baseUrl;
 
-const { createApiKey, putTenantConfig } = await import('../../shared/tenants/store.ts');
+const { createApiKey, putTenantConfig } = await import('#shared/tenants/store.ts');
 
 /** Ready to call (a market) and a rate limit no functional test reaches. */
 export const DEFAULT_TEST_CONFIG = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { applicableRules, type CatalogEntry } from '../../shared/rules/applicable-rules.ts';
-import type { SalesRule } from '../../shared/rules/rule-schemas.ts';
+import { applicableRules, type CatalogEntry } from '#shared/rules/applicable-rules.ts';
+import type { SalesRule } from '#shared/rules/rule-schemas.ts';
 
 const rule = (id: string, extra: Partial<SalesRule>): SalesRule => ({
   external_rule_id: id,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { minorUnits, moneyProblem } from '../../shared/money/decimal.ts';
+import { minorUnits, moneyProblem } from '#shared/money/decimal.ts';
 
 describe('amounts against ISO 4217 minor units', () => {
   it.each([

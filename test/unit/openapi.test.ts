@@ -2,8 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { OPENAPI_FILE, renderOpenApi } from '../../contract/generate.ts';
-import { ROUTES } from '../../functions/routes.ts';
+import { OPENAPI_FILE, renderOpenApi } from '#contract/generate.ts';
+import { ROUTES } from '#functions/routes.ts';
 import { repoRoot } from '../support/paths.ts';
 
 describe('the OpenAPI contract', () => {

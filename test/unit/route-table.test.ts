@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { pathPattern, ROUTES } from '../../functions/routes.ts';
+import { pathPattern, ROUTES } from '#functions/routes.ts';
 import { repoRoot } from '../support/paths.ts';
 
 describe('the route table', () => {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { kitPath } from '../support/paths.ts';
 import { describe, expect, it } from 'vitest';
-import { canonicalQuery, parseQueryString, sha256Hex, signatureHeader, stringToSign } from '../../shared/auth/signing.ts';
+import { canonicalQuery, parseQueryString, sha256Hex, signatureHeader, stringToSign } from '#shared/auth/signing.ts';
 
 interface Vector {
   name: string;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compareSourceVersions, sortableVersion } from '../../shared/versioning/source-version.ts';
+import { compareSourceVersions, sortableVersion } from '#shared/versioning/source-version.ts';
 
 describe('compareSourceVersions (contract-decisions section 3)', () => {
   it('compares digit strings as integers, not as text', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkWebhookUrl, isPublicAddress, resolvePublicAddress, type Resolver } from '../../shared/webhooks/ssrf.ts';
-import { signatureHeaders, verifyWebhook, webhookSignature } from '../../shared/webhooks/signature.ts';
+import { checkWebhookUrl, isPublicAddress, resolvePublicAddress, type Resolver } from '#shared/webhooks/ssrf.ts';
+import { signatureHeaders, verifyWebhook, webhookSignature } from '#shared/webhooks/signature.ts';
 
 const stub =
   (answers: Record<string, string[]>): Resolver =>

@@ -1,11 +1,11 @@
 import * as z from 'zod';
-import { CustomerSchema } from '../../../shared/customers/customer-schemas.ts';
-import { readCustomer } from '../../../shared/customers/customer-store.ts';
-import { customerView } from '../../../shared/customers/customers.ts';
-import { ExternalId } from '../../../shared/domain/fields.ts';
-import { NotFoundError } from '../../../shared/http/errors.ts';
-import { defineOperation } from '../../../shared/http/operation.ts';
-import { httpHandler } from '../../../shared/http/pipeline.ts';
+import { CustomerSchema } from '#shared/customers/customer-schemas.ts';
+import { readCustomer } from '#shared/customers/customer-store.ts';
+import { customerView } from '#shared/customers/customers.ts';
+import { ExternalId } from '#shared/domain/fields.ts';
+import { NotFoundError } from '#shared/http/errors.ts';
+import { defineOperation } from '#shared/http/operation.ts';
+import { httpHandler } from '#shared/http/pipeline.ts';
 
 export const contract = defineOperation({
   operationId: 'getCustomer',

@@ -1,9 +1,9 @@
 import * as z from 'zod';
-import { CustomerInputSchema, CustomerUpsertResultSchema } from '../../../shared/customers/customer-schemas.ts';
-import { upsertCustomer } from '../../../shared/customers/customer-store.ts';
-import { ExternalId } from '../../../shared/domain/fields.ts';
-import { defineOperation } from '../../../shared/http/operation.ts';
-import { httpHandler } from '../../../shared/http/pipeline.ts';
+import { CustomerInputSchema, CustomerUpsertResultSchema } from '#shared/customers/customer-schemas.ts';
+import { upsertCustomer } from '#shared/customers/customer-store.ts';
+import { ExternalId } from '#shared/domain/fields.ts';
+import { defineOperation } from '#shared/http/operation.ts';
+import { httpHandler } from '#shared/http/pipeline.ts';
 
 export const contract = defineOperation({
   operationId: 'putCustomer',

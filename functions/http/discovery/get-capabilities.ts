@@ -1,8 +1,8 @@
-import { tenantConfigOf } from '../../../shared/auth/table-ports.ts';
-import { capabilities } from '../../../shared/discovery/discovery.ts';
-import { CapabilitiesSchema } from '../../../shared/discovery/schemas.ts';
-import { defineOperation } from '../../../shared/http/operation.ts';
-import { httpHandler } from '../../../shared/http/pipeline.ts';
+import { tenantConfigOf } from '#shared/auth/table-ports.ts';
+import { capabilities } from '#shared/discovery/discovery.ts';
+import { CapabilitiesSchema } from '#shared/discovery/schemas.ts';
+import { defineOperation } from '#shared/http/operation.ts';
+import { httpHandler } from '#shared/http/pipeline.ts';
 
 export const contract = defineOperation({
   operationId: 'getCapabilities',

@@ -1,9 +1,9 @@
-import { tenantConfigOf } from '../../../shared/auth/table-ports.ts';
-import { effectiveConfiguration } from '../../../shared/discovery/discovery.ts';
-import { EffectiveConfigurationSchema } from '../../../shared/discovery/schemas.ts';
-import { defineOperation } from '../../../shared/http/operation.ts';
-import { httpHandler } from '../../../shared/http/pipeline.ts';
-import { readWebhookSubscription } from '../../../shared/webhooks/subscription-store.ts';
+import { tenantConfigOf } from '#shared/auth/table-ports.ts';
+import { effectiveConfiguration } from '#shared/discovery/discovery.ts';
+import { EffectiveConfigurationSchema } from '#shared/discovery/schemas.ts';
+import { defineOperation } from '#shared/http/operation.ts';
+import { httpHandler } from '#shared/http/pipeline.ts';
+import { readWebhookSubscription } from '#shared/webhooks/subscription-store.ts';
 
 export const contract = defineOperation({
   operationId: 'getEffectiveConfiguration',

@@ -1,8 +1,8 @@
-import { defineOperation } from '../../../shared/http/operation.ts';
-import { httpHandler } from '../../../shared/http/pipeline.ts';
-import { OrderInputSchema, OrderWriteResultSchema } from '../../../shared/orders/order-schemas.ts';
-import { submitOrder } from '../../../shared/orders/order-store.ts';
-import { requalify } from '../../../shared/orders/processing.ts';
+import { defineOperation } from '#shared/http/operation.ts';
+import { httpHandler } from '#shared/http/pipeline.ts';
+import { OrderInputSchema, OrderWriteResultSchema } from '#shared/orders/order-schemas.ts';
+import { submitOrder } from '#shared/orders/order-store.ts';
+import { requalify } from '#shared/orders/processing.ts';
 
 export const contract = defineOperation({
   operationId: 'createOrder',

@@ -1,9 +1,9 @@
 import * as z from 'zod';
-import { ExternalId } from '../../../shared/domain/fields.ts';
-import { defineOperation } from '../../../shared/http/operation.ts';
-import { httpHandler } from '../../../shared/http/pipeline.ts';
-import { OrderSchema } from '../../../shared/orders/order-schemas.ts';
-import { getOrder, orderView } from '../../../shared/orders/order-store.ts';
+import { ExternalId } from '#shared/domain/fields.ts';
+import { defineOperation } from '#shared/http/operation.ts';
+import { httpHandler } from '#shared/http/pipeline.ts';
+import { OrderSchema } from '#shared/orders/order-schemas.ts';
+import { getOrder, orderView } from '#shared/orders/order-store.ts';
 
 export const contract = defineOperation({
   operationId: 'getOrder',

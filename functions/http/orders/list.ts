@@ -1,8 +1,8 @@
-import { defineOperation } from '../../../shared/http/operation.ts';
-import { httpHandler } from '../../../shared/http/pipeline.ts';
-import { OrderListQuery, OrderSummarySchema } from '../../../shared/orders/order-schemas.ts';
-import { listOrders } from '../../../shared/orders/order-store.ts';
-import { PageQuery, pageOf } from '../../../shared/storage/pagination.ts';
+import { defineOperation } from '#shared/http/operation.ts';
+import { httpHandler } from '#shared/http/pipeline.ts';
+import { OrderListQuery, OrderSummarySchema } from '#shared/orders/order-schemas.ts';
+import { listOrders } from '#shared/orders/order-store.ts';
+import { PageQuery, pageOf } from '#shared/storage/pagination.ts';
 
 export const contract = defineOperation({
   operationId: 'listOrders',

@@ -1,10 +1,10 @@
 import * as z from 'zod';
-import { ExternalId } from '../../../shared/domain/fields.ts';
-import { defineOperation } from '../../../shared/http/operation.ts';
-import { httpHandler } from '../../../shared/http/pipeline.ts';
-import { OrderPatchSchema, OrderWriteResultSchema } from '../../../shared/orders/order-schemas.ts';
-import { patchOrder } from '../../../shared/orders/order-store.ts';
-import { requalify } from '../../../shared/orders/processing.ts';
+import { ExternalId } from '#shared/domain/fields.ts';
+import { defineOperation } from '#shared/http/operation.ts';
+import { httpHandler } from '#shared/http/pipeline.ts';
+import { OrderPatchSchema, OrderWriteResultSchema } from '#shared/orders/order-schemas.ts';
+import { patchOrder } from '#shared/orders/order-store.ts';
+import { requalify } from '#shared/orders/processing.ts';
 
 export const contract = defineOperation({
   operationId: 'updateOrder',

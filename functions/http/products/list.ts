@@ -1,8 +1,8 @@
-import { ProductListQuery, ProductSummarySchema } from '../../../shared/catalog/product-schemas.ts';
-import { listProducts } from '../../../shared/catalog/product-store.ts';
-import { defineOperation } from '../../../shared/http/operation.ts';
-import { httpHandler } from '../../../shared/http/pipeline.ts';
-import { PageQuery, pageOf } from '../../../shared/storage/pagination.ts';
+import { ProductListQuery, ProductSummarySchema } from '#shared/catalog/product-schemas.ts';
+import { listProducts } from '#shared/catalog/product-store.ts';
+import { defineOperation } from '#shared/http/operation.ts';
+import { httpHandler } from '#shared/http/pipeline.ts';
+import { PageQuery, pageOf } from '#shared/storage/pagination.ts';
 
 export const contract = defineOperation({
   operationId: 'listProducts',

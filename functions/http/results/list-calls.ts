@@ -1,10 +1,10 @@
 import * as z from 'zod';
-import { ExternalId } from '../../../shared/domain/fields.ts';
-import { defineOperation } from '../../../shared/http/operation.ts';
-import { httpHandler } from '../../../shared/http/pipeline.ts';
-import { CallAttemptSchema, ReportsPolicySchema } from '../../../shared/orders/order-schemas.ts';
-import { listCalls, REPORTS_POLICY } from '../../../shared/orders/order-store.ts';
-import { PageQuery, pageOf } from '../../../shared/storage/pagination.ts';
+import { ExternalId } from '#shared/domain/fields.ts';
+import { defineOperation } from '#shared/http/operation.ts';
+import { httpHandler } from '#shared/http/pipeline.ts';
+import { CallAttemptSchema, ReportsPolicySchema } from '#shared/orders/order-schemas.ts';
+import { listCalls, REPORTS_POLICY } from '#shared/orders/order-store.ts';
+import { PageQuery, pageOf } from '#shared/storage/pagination.ts';
 
 export const contract = defineOperation({
   operationId: 'listOrderCalls',

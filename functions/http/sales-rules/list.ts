@@ -1,8 +1,8 @@
-import { defineOperation } from '../../../shared/http/operation.ts';
-import { httpHandler } from '../../../shared/http/pipeline.ts';
-import { RuleListQuery, SalesRuleSummarySchema } from '../../../shared/rules/rule-schemas.ts';
-import { listRules } from '../../../shared/rules/rule-store.ts';
-import { PageQuery, pageOf } from '../../../shared/storage/pagination.ts';
+import { defineOperation } from '#shared/http/operation.ts';
+import { httpHandler } from '#shared/http/pipeline.ts';
+import { RuleListQuery, SalesRuleSummarySchema } from '#shared/rules/rule-schemas.ts';
+import { listRules } from '#shared/rules/rule-store.ts';
+import { PageQuery, pageOf } from '#shared/storage/pagination.ts';
 
 export const contract = defineOperation({
   operationId: 'listSalesRules',

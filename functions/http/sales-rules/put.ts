@@ -1,9 +1,9 @@
 import * as z from 'zod';
-import { ExternalId } from '../../../shared/domain/fields.ts';
-import { defineOperation } from '../../../shared/http/operation.ts';
-import { httpHandler } from '../../../shared/http/pipeline.ts';
-import { RuleInputSchema, RuleUpsertResultSchema } from '../../../shared/rules/rule-schemas.ts';
-import { upsertRule } from '../../../shared/rules/rule-store.ts';
+import { ExternalId } from '#shared/domain/fields.ts';
+import { defineOperation } from '#shared/http/operation.ts';
+import { httpHandler } from '#shared/http/pipeline.ts';
+import { RuleInputSchema, RuleUpsertResultSchema } from '#shared/rules/rule-schemas.ts';
+import { upsertRule } from '#shared/rules/rule-store.ts';
 
 export const contract = defineOperation({
   operationId: 'putSalesRule',

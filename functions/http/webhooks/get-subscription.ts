@@ -1,9 +1,9 @@
-import { NotFoundError } from '../../../shared/http/errors.ts';
-import { defineOperation } from '../../../shared/http/operation.ts';
-import { httpHandler } from '../../../shared/http/pipeline.ts';
-import { deliveryHealth } from '../../../shared/webhooks/deliveries.ts';
-import { readWebhookSubscription, subscriptionView } from '../../../shared/webhooks/subscription-store.ts';
-import { SubscriptionSchema } from '../../../shared/webhooks/webhook-schemas.ts';
+import { NotFoundError } from '#shared/http/errors.ts';
+import { defineOperation } from '#shared/http/operation.ts';
+import { httpHandler } from '#shared/http/pipeline.ts';
+import { deliveryHealth } from '#shared/webhooks/deliveries.ts';
+import { readWebhookSubscription, subscriptionView } from '#shared/webhooks/subscription-store.ts';
+import { SubscriptionSchema } from '#shared/webhooks/webhook-schemas.ts';
 
 export const contract = defineOperation({
   operationId: 'getWebhookSubscription',

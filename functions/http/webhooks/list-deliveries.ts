@@ -1,8 +1,8 @@
-import { defineOperation } from '../../../shared/http/operation.ts';
-import { httpHandler } from '../../../shared/http/pipeline.ts';
-import { PageQuery, pageOf } from '../../../shared/storage/pagination.ts';
-import { listDeliveries } from '../../../shared/webhooks/deliveries.ts';
-import { DeliveryListQuery, DeliverySchema } from '../../../shared/webhooks/webhook-schemas.ts';
+import { defineOperation } from '#shared/http/operation.ts';
+import { httpHandler } from '#shared/http/pipeline.ts';
+import { PageQuery, pageOf } from '#shared/storage/pagination.ts';
+import { listDeliveries } from '#shared/webhooks/deliveries.ts';
+import { DeliveryListQuery, DeliverySchema } from '#shared/webhooks/webhook-schemas.ts';
 
 export const contract = defineOperation({
   operationId: 'listWebhookDeliveries',

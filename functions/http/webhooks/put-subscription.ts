@@ -1,12 +1,12 @@
-import { runtimeConfig } from '../../../shared/config/runtime.ts';
-import { ValidationError } from '../../../shared/http/errors.ts';
-import { defineOperation } from '../../../shared/http/operation.ts';
-import { httpHandler } from '../../../shared/http/pipeline.ts';
-import { deliveryHealth } from '../../../shared/webhooks/deliveries.ts';
-import { systemResolver } from '../../../shared/webhooks/sender.ts';
-import { checkWebhookUrl, resolvePublicAddress } from '../../../shared/webhooks/ssrf.ts';
-import { putSubscription, subscriptionView } from '../../../shared/webhooks/subscription-store.ts';
-import { PutSubscriptionSchema, SubscriptionSchema } from '../../../shared/webhooks/webhook-schemas.ts';
+import { runtimeConfig } from '#shared/config/runtime.ts';
+import { ValidationError } from '#shared/http/errors.ts';
+import { defineOperation } from '#shared/http/operation.ts';
+import { httpHandler } from '#shared/http/pipeline.ts';
+import { deliveryHealth } from '#shared/webhooks/deliveries.ts';
+import { systemResolver } from '#shared/webhooks/sender.ts';
+import { checkWebhookUrl, resolvePublicAddress } from '#shared/webhooks/ssrf.ts';
+import { putSubscription, subscriptionView } from '#shared/webhooks/subscription-store.ts';
+import { PutSubscriptionSchema, SubscriptionSchema } from '#shared/webhooks/webhook-schemas.ts';
 
 export const contract = defineOperation({
   operationId: 'putWebhookSubscription',

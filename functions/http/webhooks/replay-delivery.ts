@@ -1,8 +1,8 @@
 import * as z from 'zod';
-import { defineOperation } from '../../../shared/http/operation.ts';
-import { httpHandler } from '../../../shared/http/pipeline.ts';
-import { replayDelivery } from '../../../shared/webhooks/deliveries.ts';
-import { ReplayResultSchema } from '../../../shared/webhooks/webhook-schemas.ts';
+import { defineOperation } from '#shared/http/operation.ts';
+import { httpHandler } from '#shared/http/pipeline.ts';
+import { replayDelivery } from '#shared/webhooks/deliveries.ts';
+import { ReplayResultSchema } from '#shared/webhooks/webhook-schemas.ts';
 
 export const contract = defineOperation({
   operationId: 'replayWebhookDelivery',

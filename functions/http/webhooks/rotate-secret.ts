@@ -1,7 +1,7 @@
-import { defineOperation } from '../../../shared/http/operation.ts';
-import { httpHandler } from '../../../shared/http/pipeline.ts';
-import { rotateSecret } from '../../../shared/webhooks/subscription-store.ts';
-import { RotateResultSchema, RotateSchema } from '../../../shared/webhooks/webhook-schemas.ts';
+import { defineOperation } from '#shared/http/operation.ts';
+import { httpHandler } from '#shared/http/pipeline.ts';
+import { rotateSecret } from '#shared/webhooks/subscription-store.ts';
+import { RotateResultSchema, RotateSchema } from '#shared/webhooks/webhook-schemas.ts';
 
 export const contract = defineOperation({
   operationId: 'rotateWebhookSecret',
