@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as z from 'zod';
 import { BASE_PATH, isMutation, type Route, ROUTES, SCOPES } from '#functions/routes.ts';
-import { CONTRACT_VERSION } from '#shared/contract/version.ts';
-import { PROBLEM_CODES, type ProblemCode } from '#shared/http/errors.ts';
+import { CONTRACT_VERSION } from '#shared/api/contract-version.ts';
+import { PROBLEM_CODES, type ProblemCode } from '#shared/errors.ts';
 import type { OperationContract } from '#shared/http/operation.ts';
 import { ProblemSchema } from '#shared/http/problem-schema.ts';
 

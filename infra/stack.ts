@@ -24,7 +24,7 @@ import { WORKERS, type Worker } from '#functions/workers.ts';
 import { BUNDLE_OPTIONS, SDK_EXTERNAL_MODULES } from './bundling.ts';
 import { GATEWAY_PROBLEMS, gatewayProblemBody, gatewayStatus } from '#shared/http/gateway-responses.ts';
 import { renderProblem } from '#shared/http/problem.ts';
-import { MethodNotAllowedError } from '#shared/http/errors.ts';
+import { MethodNotAllowedError } from '#shared/errors.ts';
 import { EVENT_SOURCES, FUNCTION_SETTINGS, QUEUE_DEFINITIONS, TABLE_DEFINITION } from '#shared/storage/definition.ts';
 
 const repoRoot = join(import.meta.dirname, '..');

@@ -10,7 +10,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { BASE_PATH, pathPattern, type Route, ROUTES } from '#functions/routes.ts';
 import { FUNCTION_SETTINGS } from '#shared/storage/definition.ts';
 import { gatewayProblem, gatewayProblemBody, gatewayStatus } from '#shared/http/gateway-responses.ts';
-import { MethodNotAllowedError } from '#shared/http/errors.ts';
+import { MethodNotAllowedError } from '#shared/errors.ts';
 import { renderProblem } from '#shared/http/problem.ts';
 import { parseQueryString } from '#shared/auth/signing.ts';
 

@@ -11,7 +11,7 @@ import { tableClient, tableName } from '#shared/storage/clients.ts';
 import { keys } from '#shared/storage/keys.ts';
 import { versionAttributes } from '#shared/storage/versioned-write.ts';
 import { withCapacityScope } from '#shared/storage/capacity-meter.ts';
-import { mapWithConcurrency } from '#shared/support/concurrency.ts';
+import { mapWithConcurrency } from '#shared/async/concurrency.ts';
 import { figure, type Figure } from '../lib/figures.ts';
 import { median, progress } from '../lib/measure.ts';
 import { productBatch } from './auth.ts';

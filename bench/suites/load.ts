@@ -10,7 +10,7 @@ import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateComma
 import { BASE_PATH } from '#functions/routes.ts';
 import { tableClient, tableName } from '#shared/storage/clients.ts';
 import { keys } from '#shared/storage/keys.ts';
-import { mapWithConcurrency } from '#shared/support/concurrency.ts';
+import { mapWithConcurrency } from '#shared/async/concurrency.ts';
 import { benchTenant, send, signed, type BenchKey } from '../lib/client.ts';
 import { figure, type Figure } from '../lib/figures.ts';
 import { progress } from '../lib/measure.ts';

@@ -7,7 +7,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { tableClient, tableName } from '#shared/storage/clients.ts';
 import { capacityTotals, resetCapacityTotals } from '#shared/storage/capacity-meter.ts';
 import { keys } from '#shared/storage/keys.ts';
-import { mapWithConcurrency } from '#shared/support/concurrency.ts';
+import { mapWithConcurrency } from '#shared/async/concurrency.ts';
 import { benchTenant, send } from '../lib/client.ts';
 import { figure, type Figure } from '../lib/figures.ts';
 import { percentile, progress } from '../lib/measure.ts';

@@ -8,7 +8,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { eventItem } from '#shared/events/outbox.ts';
 import { tableClient, tableName } from '#shared/storage/clients.ts';
 import { keys } from '#shared/storage/keys.ts';
-import { mapWithConcurrency } from '#shared/support/concurrency.ts';
+import { mapWithConcurrency } from '#shared/async/concurrency.ts';
 import { startReceiver } from '#test/support/receiver.ts';
 import { benchTenant, send } from '../lib/client.ts';
 import { figure, type Figure } from '../lib/figures.ts';

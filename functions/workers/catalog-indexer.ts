@@ -1,6 +1,6 @@
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { variantIndex } from '#shared/orders/reactions.ts';
-import { dispatchStream } from '#shared/queue/stream-dispatch.ts';
+import { dispatchStream } from '#shared/stream/stream-dispatch.ts';
 
 /**
  * The table stream's second consumer: keeps the variant index current. It has its own

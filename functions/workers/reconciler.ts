@@ -1,5 +1,5 @@
 import { reconcileOverdue } from '#shared/queue/outbox-queue.ts';
-import { logger } from '#shared/support/logger.ts';
+import { logger } from '#shared/logging/logger.ts';
 
 /** Scheduled every minute: re-sends queue messages whose records are overdue. */
 export const handler = async (): Promise<{ resent: number }> => {

@@ -1,6 +1,6 @@
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { DOMAIN_REACTIONS } from '#shared/orders/reactions.ts';
-import { dispatchStream, type Reaction } from '#shared/queue/stream-dispatch.ts';
+import { dispatchStream, type Reaction } from '#shared/stream/stream-dispatch.ts';
 import { webhookFanOut } from '#shared/webhooks/fan-out.ts';
 
 /** The reactions to table changes: the domain's, and the webhook fan-out of outbox events. */

@@ -4,7 +4,7 @@
  * response never reveals which key ids exist), then the timestamp window, then the nonce.
  */
 import type { Scope } from '#functions/routes.ts';
-import { ExpiredTimestampError, InvalidSignatureError, ReplayedNonceError } from '../http/errors.ts';
+import { ExpiredTimestampError, InvalidSignatureError, ReplayedNonceError } from '../errors.ts';
 import { hexEquals, hmacHex, type QueryParameters, SIGNATURE_PREFIX, sha256Hex, stringToSign } from './signing.ts';
 
 export const REPLAY_WINDOW_SECONDS = 300;

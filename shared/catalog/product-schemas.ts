@@ -1,6 +1,6 @@
 /** Products and variants (spec 2.1, 4.2): the request and response shapes, in one place. */
 import * as z from 'zod';
-import { EXTERNAL_ID_MESSAGE, EXTERNAL_ID_PATTERN, ExternalId, MONEY_PATTERN, SourceVersion } from '../domain/fields.ts';
+import { EXTERNAL_ID_MESSAGE, EXTERNAL_ID_PATTERN, ExternalId, MONEY_PATTERN, SourceVersion } from '../api/fields.ts';
 import { minorUnits, moneyProblem } from '../money/decimal.ts';
 
 export const MAX_PRODUCTS_PER_BATCH = 500;

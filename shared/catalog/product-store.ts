@@ -1,6 +1,6 @@
 /** Product reads and writes on the single table. */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { NotFoundError, StaleVersionError } from '../http/errors.ts';
+import { NotFoundError, StaleVersionError } from '../errors.ts';
 import { fieldErrors } from '../http/validation.ts';
 import { tableClient, tableName } from '../storage/clients.ts';
 import { keys } from '../storage/keys.ts';
@@ -8,10 +8,10 @@ import { paginate } from '../storage/pagination.ts';
 import { archiveItem } from '../storage/tombstone.ts';
 import { eventItem } from '../events/outbox.ts';
 import { versionAttributes, versionedWrite } from '../storage/versioned-write.ts';
-import { mapWithConcurrency } from '../support/concurrency.ts';
+import { mapWithConcurrency } from '../async/concurrency.ts';
 import { MAX_PRODUCTS_PER_BATCH, ProductInputSchema, type Product, type ProductInput } from './product-schemas.ts';
 import { productAttributes, productFilter, productView, type ProductFilters, type StoredProduct } from './products.ts';
-import { PayloadTooLargeError } from '../http/errors.ts';
+import { PayloadTooLargeError } from '../errors.ts';
 
 /** Conditional writes in flight per batch: enough to finish 500 products well inside 10 s. */
 export const BATCH_WRITE_CONCURRENCY = 64;

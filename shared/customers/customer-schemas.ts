@@ -1,6 +1,6 @@
 /** Customers (spec 2.2, 4.3): the upsert body and the sanitized view, in one place. */
 import * as z from 'zod';
-import { Rfc3339, SourceVersion } from '../domain/fields.ts';
+import { Rfc3339, SourceVersion } from '../api/fields.ts';
 
 /** Accepted clock skew for `collected_at`, the same as the signing window. */
 export const COLLECTED_AT_SKEW_SECONDS = 300;

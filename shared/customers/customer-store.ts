@@ -1,7 +1,7 @@
 /** Customer reads and writes on the single table, including the GDPR erasure. */
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '../auth/authenticate.ts';
-import { InvalidTransitionError, NotFoundError, ValidationError } from '../http/errors.ts';
+import { InvalidTransitionError, NotFoundError, ValidationError } from '../errors.ts';
 import { tableClient, tableName } from '../storage/clients.ts';
 import { keys } from '../storage/keys.ts';
 import { cancelledItem, conditionFailedAt, versionAttributes, versionedWrite } from '../storage/versioned-write.ts';

@@ -1,7 +1,7 @@
 /** Discovery (spec 2.8, 2.9): pure functions of the tenant's stored configuration. */
 import type { z } from 'zod';
 import { BASE_PATH } from '#functions/routes.ts';
-import { CONTRACT_VERSION } from '../contract/version.ts';
+import { CONTRACT_VERSION } from '../api/contract-version.ts';
 import { MAX_BODY_BYTES } from '../http/limits.ts';
 import type { TenantConfig } from '../tenants/config.ts';
 import { type BlockerSchema, type CapabilitiesSchema, type EffectiveConfigurationSchema, EVENT_TYPES, ORDER_KINDS } from './schemas.ts';

@@ -19,7 +19,7 @@ import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dyn
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { dynamoClient, tableName } from '../storage/clients.ts';
 import { keys, TABLE_TTL_ATTRIBUTE } from '../storage/keys.ts';
-import { IdempotencyConflictError, ValidationError } from './errors.ts';
+import { IdempotencyConflictError, ValidationError } from '../errors.ts';
 
 export const IDEMPOTENCY_RETENTION_SECONDS = 24 * 3600;
 export const REPLAYED_HEADER = 'Idempotent-Replayed';

@@ -8,8 +8,8 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { BASE_PATH, isMutation, routeById, type Route } from '#functions/routes.ts';
 import { authenticate, type Principal } from '../auth/authenticate.ts';
-import { takeRateToken, tableAuthPorts, tenantConfigOf } from '../auth/table-ports.ts';
-import { appendLogKeys, logger, withLogScope } from '../support/logger.ts';
+import { takeRateToken, tableAuthPorts, tenantConfigOf } from '../auth/dynamodb-adapters.ts';
+import { appendLogKeys, logger, withLogScope } from '../logging/logger.ts';
 import {
   InsufficientScopeError,
   PayloadTooLargeError,
@@ -18,7 +18,7 @@ import {
   TenantUnavailableError,
   UnsupportedMediaTypeError,
   ValidationError,
-} from './errors.ts';
+} from '../errors.ts';
 import { requireIdempotencyKey, runIdempotent } from './idempotency.ts';
 import type { OperationContract, OperationInput, OperationResult } from './operation.ts';
 import { renderProblem } from './problem.ts';

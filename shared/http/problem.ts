@@ -2,7 +2,7 @@
  * The one problem+json renderer (RFC 9457, contract-decisions section 4). Unknown errors
  * become a generic 500 carrying only the request id; their details go to the log.
  */
-import { PROBLEM_CODES, type ProblemCode, ProblemError } from './errors.ts';
+import { PROBLEM_CODES, type ProblemCode, ProblemError } from '../errors.ts';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 

@@ -1,6 +1,6 @@
 /** Turns zod issues into the problem document's `errors[]` with precise pointers. */
 import type { z } from 'zod';
-import { type FieldError, ValidationError } from './errors.ts';
+import { type FieldError, ValidationError } from '../errors.ts';
 
 const escapePointer = (segment: PropertyKey) => String(segment).replace(/~/g, '~0').replace(/\//g, '~1');
 

@@ -5,7 +5,7 @@
  */
 import { dueItems } from '../storage/due-index.ts';
 import { keys } from '../storage/keys.ts';
-import { mapWithConcurrency } from '../support/concurrency.ts';
+import { mapWithConcurrency } from '../async/concurrency.ts';
 import { advanceOrder } from './processing.ts';
 
 interface DueOrder extends Record<string, unknown> {

@@ -1,6 +1,6 @@
 /** Orders, results and call attempts (spec 2.3 to 2.5, 4.4, 4.5): request and response shapes. */
 import * as z from 'zod';
-import { checkMoney, CurrencyCode, ExternalId, MoneyAmount, Rfc3339, SourceVersion } from '../domain/fields.ts';
+import { checkMoney, CurrencyCode, ExternalId, MoneyAmount, Rfc3339, SourceVersion } from '../api/fields.ts';
 import { ORDER_STATES } from './state-machine.ts';
 
 export const MAX_ORDER_ITEMS = 250;

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { InvalidTransitionError, NotFoundError, StaleVersionError, ValidationError } from '../http/errors.ts';
+import { InvalidTransitionError, NotFoundError, StaleVersionError, ValidationError } from '../errors.ts';
 import { compareSourceVersions } from '../versioning/source-version.ts';
 import { eventItem } from '../events/outbox.ts';
 import { tableClient, tableName } from '../storage/clients.ts';

@@ -4,14 +4,14 @@
  * changes, the call scheduler when an order's contact time comes. Every step is a
  * compare-and-set write, so concurrent runs for the same order cannot both act.
  */
-import { tenantConfigOf } from '../auth/table-ports.ts';
+import { tenantConfigOf } from '../auth/dynamodb-adapters.ts';
 import { callPlatform, type AttemptReport } from '../calls/call-platform.ts';
 import { resolveVariants } from '../catalog/variant-index.ts';
 import { runtimeConfig } from '../config/runtime.ts';
 import { readCustomer } from '../customers/customer-store.ts';
 import { eventItem } from '../events/outbox.ts';
 import { activeRules } from '../rules/rule-store.ts';
-import { ttlCache } from '../support/ttl-cache.ts';
+import { ttlCache } from '../caching/ttl-cache.ts';
 import type { SalesRule } from '../rules/rule-schemas.ts';
 import { keys } from '../storage/keys.ts';
 import type { TenantConfig } from '../tenants/config.ts';

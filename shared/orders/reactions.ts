@@ -5,13 +5,13 @@
  */
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { tenantConfigOf } from '../auth/table-ports.ts';
+import { tenantConfigOf } from '../auth/dynamodb-adapters.ts';
 import { sandboxStore, WRITEBACK_ATTEMPTS } from '../calls/writeback.ts';
 import { indexNewVariants } from '../catalog/variant-index.ts';
 import { readProduct } from '../catalog/product-store.ts';
 import type { StoredProduct } from '../catalog/products.ts';
 import { eventItem, type EventRecord } from '../events/outbox.ts';
-import type { Reaction, StreamChange } from '../queue/stream-dispatch.ts';
+import type { Reaction, StreamChange } from '../stream/stream-dispatch.ts';
 import { tableClient, tableName } from '../storage/clients.ts';
 import { keys, tenantOfKey } from '../storage/keys.ts';
 import { listPage } from '../storage/pagination.ts';

@@ -1,6 +1,6 @@
 /** Sales rules (spec 2.6, 4.6): one schema per rule type, so each action is validated for its type. */
 import * as z from 'zod';
-import { checkMoney, CurrencyCode, ExternalId, MoneyAmount, SourceVersion } from '../domain/fields.ts';
+import { checkMoney, CurrencyCode, ExternalId, MoneyAmount, SourceVersion } from '../api/fields.ts';
 
 export const MAX_RULE_CONDITIONS = 100;
 export const RULE_TYPES = ['replacement', 'upsell', 'cross_sell', 'quantity_constraint', 'price_constraint'] as const;

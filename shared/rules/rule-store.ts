@@ -1,6 +1,6 @@
 /** Sales rule reads and writes on the single table. */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { NotFoundError } from '../http/errors.ts';
+import { NotFoundError } from '../errors.ts';
 import { tableClient, tableName } from '../storage/clients.ts';
 import { keys } from '../storage/keys.ts';
 import { paginate } from '../storage/pagination.ts';

@@ -1,6 +1,6 @@
 /** Batch reads and writes with DynamoDB's per-call limits and unprocessed-item retries. */
 import { BatchGetCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { mapWithConcurrency } from '../support/concurrency.ts';
+import { mapWithConcurrency } from '../async/concurrency.ts';
 import { tableClient, tableName } from './clients.ts';
 import type { ItemKey } from './keys.ts';
 

@@ -8,7 +8,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import * as z from 'zod';
-import { ValidationError } from '../http/errors.ts';
+import { ValidationError } from '../errors.ts';
 import { tableClient, tableName } from './clients.ts';
 import { keys } from './keys.ts';
 import { canonicalJson, type Condition } from './versioned-write.ts';

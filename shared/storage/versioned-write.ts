@@ -7,7 +7,7 @@ import { ConditionalCheckFailedException, TransactionCanceledException } from '@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { createHash } from 'node:crypto';
-import { StaleVersionError } from '../http/errors.ts';
+import { StaleVersionError } from '../errors.ts';
 import { compareSourceVersions, sortableVersion } from '../versioning/source-version.ts';
 import { tableClient, tableName } from './clients.ts';
 import type { ItemKey } from './keys.ts';

@@ -12,7 +12,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { BASE_PATH, routeById } from '#functions/routes.ts';
 import { runtimeConfig } from '../config/runtime.ts';
 import { envelopeOf, type EventRecord } from '../events/outbox.ts';
-import { NotFoundError } from '../http/errors.ts';
+import { NotFoundError } from '../errors.ts';
 import { REENQUEUE_GRACE_SECONDS, sendToWebhookQueue, type QueueMessage } from '../queue/outbox-queue.ts';
 import { tableClient, tableName } from '../storage/clients.ts';
 import { keys } from '../storage/keys.ts';

@@ -4,11 +4,11 @@
  * tenant's subscription is enabled and allows its type. Test events always go out.
  */
 import { isPublicEvent, type EventRecord } from '../events/outbox.ts';
-import type { Reaction } from '../queue/stream-dispatch.ts';
+import type { Reaction } from '../stream/stream-dispatch.ts';
 import { deliveryIdFor, enqueueDelivery, payloadOf } from './deliveries.ts';
 import { readWebhookSubscription, type StoredSubscription } from './subscription-store.ts';
 import { runtimeConfig } from '../config/runtime.ts';
-import { ttlCache } from '../support/ttl-cache.ts';
+import { ttlCache } from '../caching/ttl-cache.ts';
 
 /**
  * The allowlist and `enabled` change rarely: a cached subscription may say "deliver", but

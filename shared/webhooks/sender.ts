@@ -4,7 +4,7 @@
  */
 import { lookup } from 'node:dns/promises';
 import { runtimeConfig } from '../config/runtime.ts';
-import { logger } from '../support/logger.ts';
+import { logger } from '../logging/logger.ts';
 import { claimDelivery, recordDeliveryAttempt, type AttemptOutcome, type StoredDelivery } from './deliveries.ts';
 import { postPinned } from './http-post.ts';
 import { signatureHeaders } from './signature.ts';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '#local/processes.ts';
-import { mapWithConcurrency } from '#shared/support/concurrency.ts';
+import { mapWithConcurrency } from '#shared/async/concurrency.ts';
 import { send, type BenchKey } from '#bench/lib/client.ts';
 import { eventually } from '../support/eventually.ts';
 import { startReceiver } from '../support/receiver.ts';

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { newTenant } from '../support/stack.ts';
 import { authenticate } from '#shared/auth/authenticate.ts';
 import { signRequest } from '#shared/auth/signing.ts';
-import { tableAuthPorts } from '#shared/auth/table-ports.ts';
+import { tableAuthPorts } from '#shared/auth/dynamodb-adapters.ts';
 
 const request = (key: { keyId: string; secret: string }, nonce: string, at: Date) => {
   const timestamp = at.toISOString();

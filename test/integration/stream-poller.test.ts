@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import '../support/stack.ts';
 import { eventually } from '../support/eventually.ts';
 import { startStreamPoller } from '#local/stream-poller.ts';
-import { dispatchStream } from '#shared/queue/stream-dispatch.ts';
+import { dispatchStream } from '#shared/stream/stream-dispatch.ts';
 import { dynamoClient, tableClient, tableName } from '#shared/storage/clients.ts';
 
 const until = async (check: () => boolean, ms = 20_000) => {

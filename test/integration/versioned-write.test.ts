@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import '../support/stack.ts';
-import { StaleVersionError } from '#shared/http/errors.ts';
+import { StaleVersionError } from '#shared/errors.ts';
 import { tableClient, tableName } from '#shared/storage/clients.ts';
 import { versionAttributes, versionedWrite } from '#shared/storage/versioned-write.ts';
 

@@ -2,8 +2,8 @@ import * as z from 'zod';
 import { CustomerSchema } from '#shared/customers/customer-schemas.ts';
 import { readCustomer } from '#shared/customers/customer-store.ts';
 import { customerView } from '#shared/customers/customers.ts';
-import { ExternalId } from '#shared/domain/fields.ts';
-import { NotFoundError } from '#shared/http/errors.ts';
+import { ExternalId } from '#shared/api/fields.ts';
+import { NotFoundError } from '#shared/errors.ts';
 import { defineOperation } from '#shared/http/operation.ts';
 import { httpHandler } from '#shared/http/pipeline.ts';
 

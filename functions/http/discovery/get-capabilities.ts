@@ -1,4 +1,4 @@
-import { tenantConfigOf } from '#shared/auth/table-ports.ts';
+import { tenantConfigOf } from '#shared/auth/dynamodb-adapters.ts';
 import { capabilities } from '#shared/discovery/discovery.ts';
 import { CapabilitiesSchema } from '#shared/discovery/schemas.ts';
 import { defineOperation } from '#shared/http/operation.ts';

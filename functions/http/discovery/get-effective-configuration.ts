@@ -1,4 +1,4 @@
-import { tenantConfigOf } from '#shared/auth/table-ports.ts';
+import { tenantConfigOf } from '#shared/auth/dynamodb-adapters.ts';
 import { effectiveConfiguration } from '#shared/discovery/discovery.ts';
 import { EffectiveConfigurationSchema } from '#shared/discovery/schemas.ts';
 import { defineOperation } from '#shared/http/operation.ts';

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { ExternalId } from '#shared/domain/fields.ts';
+import { ExternalId } from '#shared/api/fields.ts';
 import { defineOperation } from '#shared/http/operation.ts';
 import { httpHandler } from '#shared/http/pipeline.ts';
 import { RuleInputSchema, RuleUpsertResultSchema } from '#shared/rules/rule-schemas.ts';

@@ -1,4 +1,4 @@
-import { NotFoundError } from '#shared/http/errors.ts';
+import { NotFoundError } from '#shared/errors.ts';
 import { defineOperation } from '#shared/http/operation.ts';
 import { httpHandler } from '#shared/http/pipeline.ts';
 import { deliveryHealth } from '#shared/webhooks/deliveries.ts';

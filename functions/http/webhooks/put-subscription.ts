@@ -1,5 +1,5 @@
 import { runtimeConfig } from '#shared/config/runtime.ts';
-import { ValidationError } from '#shared/http/errors.ts';
+import { ValidationError } from '#shared/errors.ts';
 import { defineOperation } from '#shared/http/operation.ts';
 import { httpHandler } from '#shared/http/pipeline.ts';
 import { deliveryHealth } from '#shared/webhooks/deliveries.ts';

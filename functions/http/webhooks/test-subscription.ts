@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { eventItem } from '#shared/events/outbox.ts';
-import { NotFoundError } from '#shared/http/errors.ts';
+import { NotFoundError } from '#shared/errors.ts';
 import { defineOperation } from '#shared/http/operation.ts';
 import { httpHandler } from '#shared/http/pipeline.ts';
 import { tableClient, tableName } from '#shared/storage/clients.ts';

@@ -7,7 +7,7 @@ import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { runtimeConfig } from '../config/runtime.ts';
 import { tableClient, tableName } from '../storage/clients.ts';
 import { keys } from '../storage/keys.ts';
-import { ttlCache } from '../support/ttl-cache.ts';
+import { ttlCache } from '../caching/ttl-cache.ts';
 import { readApiKey, readTenantConfig } from '../tenants/store.ts';
 import { TenantConfigSchema, type TenantConfig } from '../tenants/config.ts';
 import type { AuthPorts, KnownKey, Principal } from './authenticate.ts';

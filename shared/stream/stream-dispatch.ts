@@ -9,8 +9,8 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { logger } from '../support/logger.ts';
-import { mapWithConcurrency } from '../support/concurrency.ts';
+import { logger } from '../logging/logger.ts';
+import { mapWithConcurrency } from '../async/concurrency.ts';
 
 export interface StreamChange {
   eventName: 'INSERT' | 'MODIFY' | 'REMOVE';
