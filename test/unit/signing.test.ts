@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { kitPath } from '../support/paths.ts';
+import { repoRoot } from '../support/paths.ts';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { canonicalQuery, parseQueryString, sha256Hex, signatureHeader, stringToSign } from '#shared/auth/signing.ts';
 
@@ -10,7 +11,7 @@ interface Vector {
   string_to_sign: string;
   signature_header: string;
 }
-const vectors = JSON.parse(readFileSync(kitPath('design/signing-vectors.json'), 'utf8')) as {
+const vectors = JSON.parse(readFileSync(join(repoRoot, 'contract/signing-vectors.json'), 'utf8')) as {
   secret: string;
   requests: Vector[];
 };
