@@ -7,9 +7,11 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as z from 'zod';
-import { BASE_PATH, isMutation, type Route, ROUTES, SCOPES } from '#functions/routes.ts';
+import { ROUTES } from '#functions/routes.ts';
+import { BASE_PATH, isMutation, type Route } from '#shared/api/routes.ts';
+import { SCOPES } from '#shared/api/scopes.ts';
 import { CONTRACT_VERSION } from '#shared/api/contract-version.ts';
-import { PROBLEM_CODES, type ProblemCode } from '#shared/errors.ts';
+import { PROBLEM_CODES, type ProblemCode } from '#shared/http/problem.ts';
 import type { OperationContract } from '#shared/http/operation.ts';
 import { ProblemSchema } from '#shared/http/problem-schema.ts';
 
@@ -108,6 +110,9 @@ application/problem+json with type, title, status, code, detail, instance, reque
 Request body 2 MiB (413 payload_too_large), page limit 1..200 (default 50), per-key rate limit (default 50 requests per second with bursts of 100; 429 rate_limited with Retry-After). A suspended tenant gets 503 tenant_unavailable with Retry-After.`;
 
 async function loadContract(handlerModule: string): Promise<OperationContract> {
+  // A handler module builds its function's clients at import (no network call), which needs a
+  // table name; the generator only reads the module's `contract`.
+  process.env.TABLE_NAME ??= 'contract-generation';
   const mod = (await import(pathToFileURL(join(repoRoot, handlerModule)).href)) as { contract: OperationContract };
   return mod.contract;
 }

@@ -1,48 +1,11 @@
 /**
  * The route table: the only list of the service's HTTP routes (spec section 4, plus
  * `GET /orders` of contract-decisions section 5). The CDK app, the local gateway, the
- * OpenAPI generator and the tests all read it. Paths are relative to {@link BASE_PATH}.
+ * OpenAPI generator and the tests all read it. Paths are relative to BASE_PATH (`shared/api/routes.ts`).
  *
  * Pure data on purpose: every Lambda bundle imports it, so it must stay tiny.
  */
-export const BASE_PATH = '/api/v1/commerce';
-
-export const SCOPES = [
-  'commerce:read',
-  'configuration:read',
-  'catalog:read',
-  'catalog:write',
-  'customers:read',
-  'customers:write',
-  'customers:erase',
-  'orders:read',
-  'orders:write',
-  'results:read',
-  'rules:read',
-  'rules:write',
-  'webhooks:read',
-  'webhooks:write',
-] as const;
-export type Scope = (typeof SCOPES)[number];
-
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-
-export interface Route {
-  /** Stable operation name: OpenAPI operationId, log field `route`, Lambda name suffix. */
-  readonly operationId: string;
-  readonly method: HttpMethod;
-  /** API Gateway resource path, relative to BASE_PATH, with `{param}` placeholders. */
-  readonly path: string;
-  readonly scope: Scope;
-  /** Handler module, relative to the repository root; it exports `handler` and `contract`. */
-  readonly handler: string;
-  readonly summary: string;
-  /** DynamoDB actions the handler uses beyond the pipeline's own (least-privilege IAM). */
-  readonly tableActions?: readonly ('Query' | 'BatchGetItem' | 'BatchWriteItem' | 'TransactWriteItems' | 'ConditionCheckItem')[];
-  /** Queue actions the handler uses. */
-  readonly queueActions?: readonly 'send'[];
-  readonly tag: 'Discovery' | 'Catalog' | 'Customers' | 'Orders' | 'Results' | 'Sales rules' | 'Webhooks';
-}
+import type { Route } from '#shared/api/routes.ts';
 
 const route = (r: Route): Route => r;
 
@@ -302,16 +265,8 @@ export const ROUTES: readonly Route[] = [
   }),
 ];
 
-export const isMutation = (method: HttpMethod): boolean => method !== 'GET';
-
 export function routeById(operationId: string): Route {
   const found = ROUTES.find((r) => r.operationId === operationId);
   if (!found) throw new Error(`No route named ${operationId} in the route table`);
   return found;
-}
-
-/** Matches a concrete request path (relative to BASE_PATH) to its route's path template. */
-export function pathPattern(path: string): RegExp {
-  const source = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, '(?<$1>[^/]+)');
-  return new RegExp(`^${source}$`);
 }

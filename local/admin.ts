@@ -61,7 +61,8 @@ async function selectTarget(): Promise<Target> {
 }
 
 const target = await selectTarget();
-const { createApiKey, isScope, putTenantConfig, revokeApiKey } = await import('#shared/tenants/store.ts');
+const { createApiKey, putTenantConfig, revokeApiKey } = await import('#shared/tenants/store.ts');
+const { isScope } = await import('#shared/api/scopes.ts');
 const { TENANT_ID_PATTERN } = await import('#shared/tenants/config.ts');
 const { queueClient } = await import('#shared/storage/clients.ts');
 const { moveDeadLetters, peekDeadLetters } = await import('#shared/queue/dead-letters.ts');

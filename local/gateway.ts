@@ -7,7 +7,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { BASE_PATH, pathPattern, type Route, ROUTES } from '#functions/routes.ts';
+import { ROUTES } from '#functions/routes.ts';
+import { BASE_PATH, pathPattern, type Route } from '#shared/api/routes.ts';
 import { FUNCTION_SETTINGS } from '#shared/storage/definition.ts';
 import { gatewayProblem, gatewayProblemBody, gatewayStatus } from '#shared/http/gateway-responses.ts';
 import { MethodNotAllowedError } from '#shared/errors.ts';

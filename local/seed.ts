@@ -1,6 +1,6 @@
 /** First-start seeding of the local runtime: tenant `sandbox` and a key with every scope. */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { SCOPES } from '#functions/routes.ts';
+import { SCOPES } from '#shared/api/scopes.ts';
 import { createApiKey, putTenantConfig, readApiKey, readTenantConfig } from '#shared/tenants/store.ts';
 
 const SANDBOX_TENANT = 'sandbox';

@@ -10,7 +10,7 @@ import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { startFauxqs } from 'fauxqs';
-import { BASE_PATH } from '#functions/routes.ts';
+import { BASE_PATH } from '#shared/api/routes.ts';
 import { WORKERS } from '#functions/workers.ts';
 import { EVENT_SOURCES, FUNCTION_SETTINGS } from '#shared/storage/definition.ts';
 import { freePort, spawnDynamoDbLocal, stopProcess } from './processes.ts';

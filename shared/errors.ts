@@ -1,29 +1,32 @@
 /**
- * The error hierarchy: every failure a partner can act on is one class with one problem
- * code (spec section 7, contract-decisions section 4). Callers branch on the class, never on
- * message text; `shared/http/problem.ts` renders them, and nothing else writes an error body.
+ * The one error tree: every failure a partner can act on is one class, carrying the data the
+ * caller needs (never a status code or a header). Callers branch on the class, never on
+ * message text; `shared/http/problem.ts` is the one place that maps them to problem+json
+ * (spec section 7, contract-decisions section 4).
  */
-export const PROBLEM_CODES = {
-  invalid_signature: { status: 401, title: 'Invalid signature' },
-  expired_timestamp: { status: 401, title: 'Timestamp outside the accepted window' },
-  replay_nonce: { status: 401, title: 'Nonce already used' },
-  insufficient_scope: { status: 403, title: 'Insufficient scope' },
-  resource_not_found: { status: 404, title: 'Resource not found' },
-  method_not_allowed: { status: 405, title: 'Method not allowed' },
-  idempotency_key_reused: { status: 409, title: 'Idempotency key reused' },
-  stale_source_version: { status: 409, title: 'Stale source version' },
-  invalid_state_transition: { status: 409, title: 'Invalid state transition' },
-  payload_too_large: { status: 413, title: 'Payload too large' },
-  unsupported_media_type: { status: 415, title: 'Unsupported media type' },
-  validation_failed: { status: 422, title: 'Validation failed' },
-  rate_limited: { status: 429, title: 'Rate limited' },
-  bad_request: { status: 400, title: 'Bad request' },
-  internal_error: { status: 500, title: 'Internal error' },
-  not_implemented: { status: 501, title: 'Not implemented yet' },
-  tenant_unavailable: { status: 503, title: 'Tenant unavailable' },
-  gateway_timeout: { status: 504, title: 'Gateway timeout' },
-} as const;
-export type ProblemCode = keyof typeof PROBLEM_CODES;
+
+/** The problem codes of the contract, in the order the contract lists them. */
+export const ERROR_CODES = [
+  'invalid_signature',
+  'expired_timestamp',
+  'replay_nonce',
+  'insufficient_scope',
+  'resource_not_found',
+  'method_not_allowed',
+  'idempotency_key_reused',
+  'stale_source_version',
+  'invalid_state_transition',
+  'payload_too_large',
+  'unsupported_media_type',
+  'validation_failed',
+  'rate_limited',
+  'bad_request',
+  'internal_error',
+  'not_implemented',
+  'tenant_unavailable',
+  'gateway_timeout',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export interface FieldError {
   /** JSON Pointer into the body, or `query:name` / `header:name` / `path:name`. */
@@ -31,46 +34,45 @@ export interface FieldError {
   message: string;
 }
 
-export abstract class ProblemError extends Error {
-  abstract readonly code: ProblemCode;
-  /** Extra members of the problem document (RFC 9457 extensions). */
-  readonly extensions: Record<string, unknown> = {};
-  readonly headers: Record<string, string> = {};
+export abstract class DomainError extends Error {
+  abstract readonly code: ErrorCode;
 }
 
-export class InvalidSignatureError extends ProblemError {
+export class InvalidSignatureError extends DomainError {
   override readonly name = 'InvalidSignatureError';
   readonly code = 'invalid_signature';
 }
-export class ExpiredTimestampError extends ProblemError {
+export class ExpiredTimestampError extends DomainError {
   override readonly name = 'ExpiredTimestampError';
   readonly code = 'expired_timestamp';
 }
-export class ReplayedNonceError extends ProblemError {
+export class ReplayedNonceError extends DomainError {
   override readonly name = 'ReplayedNonceError';
   readonly code = 'replay_nonce';
 }
-export class InsufficientScopeError extends ProblemError {
+export class InsufficientScopeError extends DomainError {
   override readonly name = 'InsufficientScopeError';
   readonly code = 'insufficient_scope';
+  readonly requiredScope: string;
   constructor(requiredScope: string) {
     super(`This operation requires the scope ${requiredScope}.`);
-    this.extensions.required_scope = requiredScope;
+    this.requiredScope = requiredScope;
   }
 }
-export class NotFoundError extends ProblemError {
+export class NotFoundError extends DomainError {
   override readonly name = 'NotFoundError';
   readonly code = 'resource_not_found';
 }
-export class MethodNotAllowedError extends ProblemError {
+export class MethodNotAllowedError extends DomainError {
   override readonly name = 'MethodNotAllowedError';
   readonly code = 'method_not_allowed';
+  readonly allowed: readonly string[];
   constructor(allowed: readonly string[]) {
     super(`Allowed methods: ${allowed.join(', ')}.`);
-    this.headers.Allow = allowed.join(', ');
+    this.allowed = allowed;
   }
 }
-export class IdempotencyConflictError extends ProblemError {
+export class IdempotencyConflictError extends DomainError {
   override readonly name = 'IdempotencyConflictError';
   readonly code = 'idempotency_key_reused';
   readonly reason: 'payload_mismatch' | 'in_progress';
@@ -81,57 +83,65 @@ export class IdempotencyConflictError extends ProblemError {
         : 'This Idempotency-Key was already used with a different method, path or body.',
     );
     this.reason = reason;
-    this.extensions.reason = reason;
-    if (reason === 'in_progress') this.headers['Retry-After'] = '1';
   }
 }
-export class StaleVersionError extends ProblemError {
+export class StaleVersionError extends DomainError {
   override readonly name = 'StaleVersionError';
   readonly code = 'stale_source_version';
+  readonly currentSourceVersion: string;
   constructor(currentSourceVersion: string, detail?: string) {
     super(detail ?? `The stored source_version is ${currentSourceVersion}; send a newer one.`);
-    this.extensions.current_source_version = currentSourceVersion;
+    this.currentSourceVersion = currentSourceVersion;
   }
 }
-export class InvalidTransitionError extends ProblemError {
+export class InvalidTransitionError extends DomainError {
   override readonly name = 'InvalidTransitionError';
   readonly code = 'invalid_state_transition';
 }
-export class PayloadTooLargeError extends ProblemError {
+export class PayloadTooLargeError extends DomainError {
   override readonly name = 'PayloadTooLargeError';
   readonly code = 'payload_too_large';
 }
-export class UnsupportedMediaTypeError extends ProblemError {
+export class UnsupportedMediaTypeError extends DomainError {
   override readonly name = 'UnsupportedMediaTypeError';
   readonly code = 'unsupported_media_type';
 }
-export class ValidationError extends ProblemError {
+export class ValidationError extends DomainError {
   override readonly name = 'ValidationError';
   readonly code = 'validation_failed';
   readonly errors: FieldError[];
   constructor(errors: FieldError[], detail = 'The request does not match the schema or its invariants.') {
     super(detail);
     this.errors = errors;
-    this.extensions.errors = errors;
   }
 }
-export class RateLimitedError extends ProblemError {
+export class RateLimitedError extends DomainError {
   override readonly name = 'RateLimitedError';
   readonly code = 'rate_limited';
+  readonly retryAfterSeconds: number;
   constructor(retryAfterSeconds: number) {
     super(`Request rate exceeded for this key; retry after ${retryAfterSeconds} s.`);
-    this.headers['Retry-After'] = String(retryAfterSeconds);
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }
-export class TenantUnavailableError extends ProblemError {
+export class TenantUnavailableError extends DomainError {
   override readonly name = 'TenantUnavailableError';
   readonly code = 'tenant_unavailable';
+  readonly retryAfterSeconds: number;
   constructor(retryAfterSeconds: number) {
     super('This tenant is currently unavailable.');
-    this.headers['Retry-After'] = String(retryAfterSeconds);
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }
-export class NotImplementedError extends ProblemError {
+export class NotImplementedError extends DomainError {
   override readonly name = 'NotImplementedError';
   readonly code = 'not_implemented';
+}
+
+/**
+ * Thrown by a compare-and-set write when another writer changed the item first; the caller
+ * re-reads and decides again (see `retryOnRevisionConflict`). Never reaches a partner as such.
+ */
+export class RevisionConflict extends Error {
+  override readonly name = 'RevisionConflict';
 }

@@ -1,6 +1,7 @@
 /** A signed HTTP client for benchmarks: a fresh nonce per request, as partners send them. */
 import { randomUUID } from 'node:crypto';
-import { BASE_PATH, SCOPES } from '#functions/routes.ts';
+import { BASE_PATH } from '#shared/api/routes.ts';
+import { SCOPES } from '#shared/api/scopes.ts';
 import { signRequest } from '#shared/auth/signing.ts';
 import { createApiKey, putTenantConfig } from '#shared/tenants/store.ts';
 

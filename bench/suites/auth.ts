@@ -4,7 +4,7 @@
  * (2) parsing and validating a 500-product batch against JSON.parse of the same bytes.
  */
 import { createHash, createHmac, randomUUID } from 'node:crypto';
-import { BASE_PATH } from '#functions/routes.ts';
+import { BASE_PATH } from '#shared/api/routes.ts';
 import { authenticate, type AuthPorts } from '#shared/auth/authenticate.ts';
 import { signRequest } from '#shared/auth/signing.ts';
 import { ProductBatchEnvelope, ProductInputSchema } from '#shared/catalog/product-schemas.ts';

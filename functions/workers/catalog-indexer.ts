@@ -1,5 +1,5 @@
 import type { DynamoDBStreamEvent } from 'aws-lambda';
-import { variantIndex } from '#shared/orders/reactions.ts';
+import { variantIndexReaction } from '#shared/catalog/variant-index-reaction.ts';
 import { dispatchStream } from '#shared/stream/stream-dispatch.ts';
 
 /**
@@ -7,4 +7,4 @@ import { dispatchStream } from '#shared/stream/stream-dispatch.ts';
  * consumer so that a large catalog import (up to 50,000 new variants per batch) never
  * delays order processing or webhooks in the stream processor.
  */
-export const handler = (event: DynamoDBStreamEvent) => dispatchStream(event, [variantIndex]);
+export const handler = (event: DynamoDBStreamEvent) => dispatchStream(event, [variantIndexReaction]);

@@ -1,9 +1,18 @@
 import type { DynamoDBStreamEvent } from 'aws-lambda';
-import { DOMAIN_REACTIONS } from '#shared/orders/reactions.ts';
+import { fillPath } from '#shared/api/routes.ts';
+import { domainReactions } from '#shared/orders/reactions.ts';
 import { dispatchStream, type Reaction } from '#shared/stream/stream-dispatch.ts';
 import { webhookFanOut } from '#shared/webhooks/fan-out.ts';
+import { config } from '../composition-root.ts';
+import { reactionPorts } from '../order-processing.ts';
+import { routeById } from '../routes.ts';
+
+const getOrder = routeById('getOrder');
 
 /** The reactions to table changes: the domain's, and the webhook fan-out of outbox events. */
-export const reactions: Reaction[] = [...DOMAIN_REACTIONS, webhookFanOut];
+export const reactions: Reaction[] = [
+  ...domainReactions(reactionPorts),
+  webhookFanOut({ subscriptionCacheSeconds: config.authCacheSeconds, orderReference: (id) => fillPath(getOrder, { externalOrderId: id }) }),
+];
 
 export const handler = (event: DynamoDBStreamEvent) => dispatchStream(event, reactions);

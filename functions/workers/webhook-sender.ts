@@ -1,8 +1,14 @@
 import { ChangeMessageVisibilityCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { runtimeConfig } from '#shared/config/runtime.ts';
 import { queueClient } from '#shared/storage/clients.ts';
-import { handleDeliveryMessage } from '#shared/webhooks/sender.ts';
+import { handleDeliveryMessage, type SenderSettings } from '#shared/webhooks/sender.ts';
+import { config } from '../composition-root.ts';
+
+const settings: SenderSettings = {
+  allowPrivateUrls: config.webhookAllowPrivateUrls,
+  timeoutScale: config.webhookTimeoutScale,
+  backoffScale: config.webhookBackoffScale,
+};
 
 /**
  * One attempt per message. A retry keeps the message and sets its visibility timeout to the
@@ -10,9 +16,9 @@ import { handleDeliveryMessage } from '#shared/webhooks/sender.ts';
  * queue, from which a redrive brings it back for another attempt under the same delivery.
  */
 async function handle(record: SQSRecord): Promise<boolean> {
-  const action = await handleDeliveryMessage(record.body);
+  const action = await handleDeliveryMessage(record.body, settings);
   if (action.kind === 'done') return true;
-  const { webhookQueueUrl, webhookDlqUrl } = runtimeConfig();
+  const { webhookQueueUrl, webhookDlqUrl } = config;
   if (action.kind === 'dead_letter') {
     await queueClient().send(new SendMessageCommand({ QueueUrl: webhookDlqUrl, MessageBody: record.body }));
     return true;

@@ -1,52 +1,29 @@
 /**
- * The authorizer's ports backed by the table: cached key lookup, nonce claims, per-key rate
- * windows and the cached tenant configuration.
+ * The authorizer's ports backed by the table: cached key lookup and nonce claims, and the
+ * per-key rate windows of the tenant gate.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { runtimeConfig } from '../config/runtime.ts';
+import { ttlCache } from '../caching/ttl-cache.ts';
+import { succeededUnlessConditionFailed } from '../storage/conditional.ts';
 import { tableClient, tableName } from '../storage/clients.ts';
 import { keys } from '../storage/keys.ts';
-import { ttlCache } from '../caching/ttl-cache.ts';
-import { readApiKey, readTenantConfig } from '../tenants/store.ts';
-import { TenantConfigSchema, type TenantConfig } from '../tenants/config.ts';
+import type { TenantConfig } from '../tenants/config.ts';
+import { readApiKey } from '../tenants/store.ts';
 import type { AuthPorts, KnownKey, Principal } from './authenticate.ts';
 
-const cacheMs = () => runtimeConfig().authCacheSeconds * 1000;
 const epochSeconds = (d: Date) => Math.floor(d.getTime() / 1000);
 
-const keyCache = ttlCache<KnownKey | undefined>(async (keyId) => {
-  const record = await readApiKey(keyId);
-  return record && { tenant: record.tenant, scopes: record.scopes, secret: record.secret, status: record.status };
-}, cacheMs);
-
-/** An unknown tenant runs on the defaults: it is simply not ready (no market configured). */
-const tenantCache = ttlCache<TenantConfig>(async (tenant) => (await readTenantConfig(tenant)) ?? TenantConfigSchema.parse({}), cacheMs);
-
-export const tenantConfigOf = (tenant: string) => tenantCache.get(tenant);
-
-export function clearAuthCaches(): void {
-  keyCache.clear();
-  tenantCache.clear();
-}
-
-/** True when the conditional write succeeded, false when its condition failed. */
-async function conditionally(write: () => Promise<unknown>): Promise<boolean> {
-  try {
-    await write();
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
-}
-
-export function tableAuthPorts(now: () => Date = () => new Date()): AuthPorts {
+/** Keys are cached for `cacheSeconds`, so a revoked key stops working within that time. */
+export function dynamoAuthPorts(options: { cacheSeconds: number; now?: () => Date }): AuthPorts {
+  const keyCache = ttlCache<KnownKey | undefined>(async (keyId) => {
+    const record = await readApiKey(keyId);
+    return record && { tenant: record.tenant, scopes: record.scopes, secret: record.secret, status: record.status };
+  }, options.cacheSeconds * 1000);
   return {
     findKey: (keyId) => keyCache.get(keyId),
     // DynamoDB TTL deletes lazily, so an item whose expiry has passed counts as free.
     claimNonce: (principal: Principal, nonce: string, expiresAt: Date, at: Date) =>
-      conditionally(() =>
+      succeededUnlessConditionFailed(
         tableClient().send(
           new PutCommand({
             TableName: tableName(),
@@ -56,7 +33,7 @@ export function tableAuthPorts(now: () => Date = () => new Date()): AuthPorts {
           }),
         ),
       ),
-    now,
+    now: options.now ?? (() => new Date()),
   };
 }
 
@@ -70,7 +47,7 @@ export async function takeRateToken(principal: Principal, limit: TenantConfig['r
   const windowMs = Math.max(1000, Math.round((limit.burst / limit.requests_per_second) * 1000));
   const windowStart = Math.floor(at.getTime() / windowMs) * windowMs;
   const windowEnd = windowStart + windowMs;
-  const admitted = await conditionally(() =>
+  const admitted = await succeededUnlessConditionFailed(
     tableClient().send(
       new UpdateCommand({
         TableName: tableName(),

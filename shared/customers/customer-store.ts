@@ -4,7 +4,8 @@ import type { Principal } from '../auth/authenticate.ts';
 import { InvalidTransitionError, NotFoundError, ValidationError } from '../errors.ts';
 import { tableClient, tableName } from '../storage/clients.ts';
 import { keys } from '../storage/keys.ts';
-import { cancelledItem, conditionFailedAt, versionAttributes, versionedWrite } from '../storage/versioned-write.ts';
+import { versionAttributes, versionedWrite } from '../storage/versioned-write.ts';
+import { cancelledItem, conditionFailedAt } from '../storage/conditional.ts';
 import { COLLECTED_AT_SKEW_SECONDS, type CustomerInput } from './customer-schemas.ts';
 import { customerAttributes, type StoredCustomer } from './customers.ts';
 

@@ -1,10 +1,12 @@
 /** Discovery (spec 2.8, 2.9): pure functions of the tenant's stored configuration. */
 import type { z } from 'zod';
-import { BASE_PATH } from '#functions/routes.ts';
+import { BASE_PATH } from '../api/routes.ts';
 import { CONTRACT_VERSION } from '../api/contract-version.ts';
 import { MAX_BODY_BYTES } from '../http/limits.ts';
 import type { TenantConfig } from '../tenants/config.ts';
-import { type BlockerSchema, type CapabilitiesSchema, type EffectiveConfigurationSchema, EVENT_TYPES, ORDER_KINDS } from './schemas.ts';
+import { EVENT_TYPES } from '../events/event-types.ts';
+import { ORDER_KINDS } from '../orders/order-schemas.ts';
+import type { BlockerSchema, CapabilitiesSchema, EffectiveConfigurationSchema } from './schemas.ts';
 
 export const LIMITS = {
   products_batch_max: 500,

@@ -1,14 +1,7 @@
 import * as z from 'zod';
+import { EVENT_TYPES } from '../events/event-types.ts';
+import { ORDER_KINDS } from '../orders/order-schemas.ts';
 import { MarketSchema, QuietHoursSchema } from '../tenants/config.ts';
-
-export const EVENT_TYPES = [
-  'commerce.order.status_changed.v1',
-  'commerce.call.attempt_completed.v1',
-  'commerce.order.result_ready.v1',
-  'commerce.writeback.failed.v1',
-] as const;
-
-export const ORDER_KINDS = ['standard', 'repurchase_intent'] as const;
 
 export const CapabilitiesSchema = z
   .object({

@@ -5,9 +5,8 @@
  * a domain reaction (internal types).
  */
 import { createHash } from 'node:crypto';
-import { EVENT_TYPES } from '../discovery/schemas.ts';
+import type { PublicEventType } from './event-types.ts';
 
-export type PublicEventType = (typeof EVENT_TYPES)[number];
 export type InternalEventType = 'internal.product.archived';
 
 /** Event items are kept 35 days: longer than the 24 h of webhook retries and any replay need. */
@@ -45,8 +44,6 @@ export function eventItem(
     expires_at: Math.floor(occurredAt.getTime() / 1000) + EVENT_RETENTION_SECONDS,
   };
 }
-
-export const isPublicEvent = (type: string): type is PublicEventType => (EVENT_TYPES as readonly string[]).includes(type);
 
 /** The envelope of spec section 6, as delivered. */
 export function envelopeOf(e: EventRecord) {

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { PROBLEM_CODES, type ProblemCode } from '../errors.ts';
+import { PROBLEM_CODES, type ProblemCode } from './problem.ts';
 
 const codes = Object.keys(PROBLEM_CODES) as [ProblemCode, ...ProblemCode[]];
 

@@ -6,7 +6,6 @@
 import { dueItems } from '../storage/due-index.ts';
 import { keys } from '../storage/keys.ts';
 import { mapWithConcurrency } from '../async/concurrency.ts';
-import { advanceOrder } from './processing.ts';
 
 interface DueOrder extends Record<string, unknown> {
   tenant: string;
@@ -15,10 +14,10 @@ interface DueOrder extends Record<string, unknown> {
   gsi2sk: string;
 }
 
-export async function sweepDueOrders(now: Date): Promise<number> {
+export async function sweepDueOrders(now: Date, advance: (tenant: string, id: string) => Promise<void>): Promise<number> {
   const due: DueOrder[] = [];
   for await (const entry of dueItems<DueOrder>(keys.orderDueShard, now, 'tenant, external_order_id, priority, gsi2sk')) due.push(entry);
   due.sort((a, b) => b.priority - a.priority || (a.gsi2sk < b.gsi2sk ? -1 : 1));
-  await mapWithConcurrency(due, 8, (o) => advanceOrder(o.tenant, o.external_order_id));
+  await mapWithConcurrency(due, 8, (o) => advance(o.tenant, o.external_order_id));
   return due.length;
 }

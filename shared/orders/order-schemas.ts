@@ -3,6 +3,9 @@ import * as z from 'zod';
 import { checkMoney, CurrencyCode, ExternalId, MoneyAmount, Rfc3339, SourceVersion } from '../api/fields.ts';
 import { ORDER_STATES } from './state-machine.ts';
 
+export const ORDER_KINDS = ['standard', 'repurchase_intent'] as const;
+export type OrderKind = (typeof ORDER_KINDS)[number];
+
 export const MAX_ORDER_ITEMS = 250;
 export const CALL_DISPOSITIONS = ['answered', 'no_answer', 'busy', 'voicemail', 'failed', 'invalid_number'] as const;
 export const BUSINESS_OUTCOMES = ['confirmed', 'modified', 'declined', 'unreachable', 'invalid_number'] as const;
@@ -47,7 +50,7 @@ const Priority = z.number().int().min(-1000).max(1000).meta({ description: 'High
 
 export const OrderInputSchema = z
   .strictObject({
-    order_kind: z.enum(['standard', 'repurchase_intent']),
+    order_kind: z.enum(ORDER_KINDS),
     external_order_id: ExternalId,
     external_customer_id: ExternalId,
     items: Items,
@@ -90,7 +93,7 @@ export const ORDER_STATE = z.enum(ORDER_STATES);
 export const OrderSchema = z
   .object({
     external_order_id: z.string(),
-    order_kind: z.enum(['standard', 'repurchase_intent']),
+    order_kind: z.enum(ORDER_KINDS),
     external_customer_id: z.string(),
     items: z.array(OrderItemSchema),
     contact_permission: z.object({ status: z.string(), basis: z.string().optional(), reference: z.string().optional() }),
@@ -112,7 +115,7 @@ export type Order = z.output<typeof OrderSchema>;
 export const OrderSummarySchema = z
   .object({
     external_order_id: z.string(),
-    order_kind: z.enum(['standard', 'repurchase_intent']),
+    order_kind: z.enum(ORDER_KINDS),
     external_customer_id: z.string(),
     processing_state: ORDER_STATE,
     priority: z.number().int(),
@@ -123,7 +126,7 @@ export const OrderSummarySchema = z
 export const OrderWriteResultSchema = z
   .object({
     external_order_id: z.string(),
-    order_kind: z.enum(['standard', 'repurchase_intent']).optional(),
+    order_kind: z.enum(ORDER_KINDS).optional(),
     processing_state: ORDER_STATE,
     correlation_id: z.string(),
     outcome: z.enum(['created', 'updated', 'unchanged', 'cancelled']),

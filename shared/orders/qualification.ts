@@ -6,7 +6,7 @@
 import { compareDecimals, parseDecimal } from '../money/decimal.ts';
 import { applicableRules, type CatalogEntry } from '../rules/applicable-rules.ts';
 import type { SalesRule } from '../rules/rule-schemas.ts';
-import type { OrderItem } from './order-schemas.ts';
+import type { OrderItem, OrderKind } from './order-schemas.ts';
 
 export interface ResolvedVariant extends CatalogEntry {
   external_variant_id: string;
@@ -45,7 +45,7 @@ export interface Substitution {
 export type Qualification = { qualified: true; substitutions: Substitution[] } | { qualified: false; reason: RejectionReason; detail: string };
 
 export interface QualificationInput {
-  order: { order_kind: 'standard' | 'repurchase_intent'; items: readonly OrderItem[]; contact_permission: { status: string } };
+  order: { order_kind: OrderKind; items: readonly OrderItem[]; contact_permission: { status: string } };
   customer: CustomerFacts | undefined;
   variants: ReadonlyMap<string, ResolvedVariant>;
   rules: readonly SalesRule[];

@@ -1,50 +1,41 @@
 /**
- * The domain reactions to table changes, run by the stream processor: the variant index,
- * order processing, requalification after a product archive, scrubbing after an erasure, and
- * the write-back of confirmed results. Each is idempotent: a stream record can come twice.
+ * The domain reactions to table changes, run by the stream processor: order processing,
+ * requalification after a product archive, scrubbing after an erasure, and the write-back of
+ * confirmed results. Each is idempotent (a stream record can come twice) and gets what it
+ * reads and writes through `ReactionPorts`, built by the stream processor's composition root.
  */
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { tenantConfigOf } from '../auth/dynamodb-adapters.ts';
-import { sandboxStore, WRITEBACK_ATTEMPTS } from '../calls/writeback.ts';
-import { indexNewVariants } from '../catalog/variant-index.ts';
-import { readProduct } from '../catalog/product-store.ts';
+import type { StoreWriteBack } from '../calls/writeback.ts';
+import { WRITEBACK_ATTEMPTS } from '../calls/writeback.ts';
 import type { StoredProduct } from '../catalog/products.ts';
-import { eventItem, type EventRecord } from '../events/outbox.ts';
-import type { Reaction, StreamChange } from '../stream/stream-dispatch.ts';
-import { tableClient, tableName } from '../storage/clients.ts';
+import { type EventRecord, eventItem } from '../events/outbox.ts';
 import { keys, tenantOfKey } from '../storage/keys.ts';
-import { listPage } from '../storage/pagination.ts';
+import { retryOnRevisionConflict } from '../storage/revision-retry.ts';
 import type { Condition } from '../storage/versioned-write.ts';
+import type { Reaction, StreamChange } from '../stream/stream-dispatch.ts';
+import { orderFromItem } from './order-store.ts';
+import type { StoredOrder } from './order.ts';
 import type { OrderResult } from './order-schemas.ts';
-import { readOrder, RevisionConflict, writeOrder, type StoredOrder } from './order-store.ts';
-import { advanceOrder, requalify } from './processing.ts';
+import type { OrderProcessing } from './processing.ts';
 import { ACTIVE_STATES } from './state-machine.ts';
+
+export interface ReactionPorts {
+  processing: OrderProcessing;
+  products: { read(tenant: string, id: string): Promise<StoredProduct | undefined> };
+  /** Ids of the tenant's orders whose list view matches `filter`. */
+  orderIdsWhere(tenant: string, filter: Condition): AsyncIterable<string>;
+  store: StoreWriteBack;
+  /** Writes an event item unless it exists (its key makes it once per cause). */
+  putEventOnce(item: EventRecord & { pk: string; sk: string }): Promise<void>;
+}
 
 const entityOf = (change: StreamChange) => (change.eventName === 'REMOVE' ? undefined : (change.newImage?.entity as string | undefined));
 
-/** Every order of the tenant matching `filter`, from the sharded order list. */
-async function* ordersWhere(tenant: string, filter: Condition): AsyncGenerator<string> {
-  let after: string | undefined;
-  do {
-    const page = await listPage({ shards: keys.listShards(tenant, 'ORDERS'), limit: 200, after, filter });
-    for (const view of page.views) yield String(view.external_order_id);
-    after = page.last;
-  } while (after);
-}
-
-/** Re-reads and rewrites until the write lands on the current revision. */
-async function withOrder(tenant: string, id: string, change: (order: StoredOrder) => Promise<void>) {
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const order = await readOrder(tenant, id, true);
-    if (!order) return;
-    try {
-      return await change(order);
-    } catch (error) {
-      if (!(error instanceof RevisionConflict)) throw error;
-    }
-  }
-}
+/** Re-reads the order and applies `change`, again while another writer gets there first. */
+const withOrder = (ports: ReactionPorts, tenant: string, id: string, change: (order: StoredOrder) => Promise<void>) =>
+  retryOnRevisionConflict(async () => {
+    const order = await ports.processing.ports.orders.read(tenant, id);
+    if (order) await change(order);
+  });
 
 const activeStateFilter = (extra: string, names: Record<string, string>, values: Record<string, unknown>): Condition => ({
   ConditionExpression: `#view.#state IN (${ACTIVE_STATES.map((_, i) => `:s${i}`).join(', ')}) AND (${extra})`,
@@ -52,45 +43,36 @@ const activeStateFilter = (extra: string, names: Record<string, string>, values:
   ExpressionAttributeValues: { ...Object.fromEntries(ACTIVE_STATES.map((s, i) => [`:s${i}`, s])), ...values },
 });
 
-async function requalifyActive(order: StoredOrder, now: Date) {
+async function requalifyActive(ports: ReactionPorts, order: StoredOrder, now: Date) {
   if (!ACTIVE_STATES.includes(order.processing_state)) return;
-  const q = await requalify(order);
-  if (q.to === 'rejected') await writeOrder(order, { to: 'rejected', reason: q.reason, set: { next_contact_at: null } }, now);
+  const orders = ports.processing.ports.orders;
+  const q = await ports.processing.requalify(order);
+  if (q.to === 'rejected') await orders.write(order, { to: 'rejected', reason: q.reason, set: { next_contact_at: null } }, now);
   else if (JSON.stringify(q.substitutions) !== JSON.stringify(order.substitutions ?? []))
-    await writeOrder(order, { set: { substitutions: q.substitutions } }, now);
+    await orders.write(order, { set: { substitutions: q.substitutions } }, now);
 }
 
-export const variantIndex: Reaction = {
-  name: 'variant-index',
-  async handle(change) {
-    if (entityOf(change) !== 'product') return;
-    const next = change.newImage as StoredProduct & { pk: string };
-    const previous = change.oldImage?.entity === 'product' ? (change.oldImage as StoredProduct) : undefined;
-    await indexNewVariants(tenantOfKey(next.pk), previous, next);
-  },
-};
-
-export const orderProcessing: Reaction = {
+const orderProcessingReaction = (ports: ReactionPorts): Reaction => ({
   name: 'order-processing',
   async handle(change) {
     if (entityOf(change) !== 'order') return;
-    const order = change.newImage as unknown as StoredOrder;
+    const order = orderFromItem(change.newImage!);
     const dueAt =
       order.processing_state === 'scheduled' ? order.next_contact_at : order.processing_state === 'received' ? order.retry_qualification_at : undefined;
     const due = !dueAt || Date.parse(dueAt) <= Date.now();
     if ((order.processing_state === 'received' || order.processing_state === 'validated' || order.processing_state === 'scheduled') && due) {
-      await advanceOrder(order.tenant, order.external_order_id);
+      await ports.processing.advanceOrder(order.tenant, order.external_order_id);
     }
   },
-};
+});
 
 /** An archived product's active orders are requalified: rejected, or kept with a replacement. */
-export const productArchived: Reaction = {
+const productArchivedReaction = (ports: ReactionPorts): Reaction => ({
   name: 'product-archived',
   async handle(change) {
     if (change.eventName !== 'INSERT' || change.newImage?.entity !== 'event' || change.newImage.event_type !== 'internal.product.archived') return;
     const event = change.newImage as unknown as EventRecord;
-    const product = await readProduct(event.tenant, String(event.data.external_product_id));
+    const product = await ports.products.read(event.tenant, String(event.data.external_product_id));
     if (!product) return;
     const variants = (JSON.parse(product.variants_json) as { external_variant_id: string }[]).map((v) => v.external_variant_id);
     const filter = activeStateFilter(
@@ -98,14 +80,14 @@ export const productArchived: Reaction = {
       {},
       Object.fromEntries(variants.map((v, i) => [`:v${i}`, v])),
     );
-    for await (const id of ordersWhere(event.tenant, filter)) {
-      await withOrder(event.tenant, id, (order) => requalifyActive(order, new Date()));
+    for await (const id of ports.orderIdsWhere(event.tenant, filter)) {
+      await withOrder(ports, event.tenant, id, (order) => requalifyActive(ports, order, new Date()));
     }
   },
-};
+});
 
 /** After an erasure: the contact permission reference leaves every order of the customer, and active ones are rejected. */
-export const customerAnonymized: Reaction = {
+const customerAnonymizedReaction = (ports: ReactionPorts): Reaction => ({
   name: 'customer-anonymized',
   async handle(change) {
     if (entityOf(change) !== 'customer' || !change.newImage?.anonymized_at || change.oldImage?.anonymized_at) return;
@@ -115,71 +97,67 @@ export const customerAnonymized: Reaction = {
       ExpressionAttributeNames: { '#view': 'list_view' },
       ExpressionAttributeValues: { ':customer': change.newImage.external_customer_id },
     };
-    for await (const id of ordersWhere(tenant, filter)) {
-      await withOrder(tenant, id, async (order) => {
-        const { reference: _erased, ...permission } = order.contact_permission;
+    for await (const id of ports.orderIdsWhere(tenant, filter)) {
+      await withOrder(ports, tenant, id, async (order) => {
+        const { reference: erased, ...permission } = order.contact_permission;
         const active = ACTIVE_STATES.includes(order.processing_state);
-        if (!active && !_erased) return;
-        await writeOrder(
+        if (!active && !erased) return;
+        const rejection = active ? { to: 'rejected' as const, reason: 'customer_anonymized' } : {};
+        await ports.processing.ports.orders.write(
           order,
-          {
-            set: { contact_permission: permission, ...(active ? { next_contact_at: null } : {}) },
-            ...(active ? { to: 'rejected', reason: 'customer_anonymized' } : {}),
-          },
+          { set: { contact_permission: permission, ...(active ? { next_contact_at: null } : {}) }, ...rejection },
           new Date(),
         );
       });
     }
   },
-};
+});
+
+async function tryWriteBack(store: StoreWriteBack, result: StoredResult): Promise<string | undefined> {
+  let failure: string | undefined;
+  for (let attempt = 1; attempt <= WRITEBACK_ATTEMPTS; attempt++) {
+    try {
+      const request = { tenant: result.tenant, external_order_id: result.external_order_id, snapshot: result.final_order_snapshot };
+      await store.writeBack({ ...request, ...(result.scenario ? { scenario: result.scenario } : {}) });
+      return undefined;
+    } catch (error) {
+      failure = error instanceof Error ? error.message : String(error);
+      if (attempt < WRITEBACK_ATTEMPTS) await new Promise((r) => setTimeout(r, 100 * attempt));
+    }
+  }
+  return failure ?? 'unknown';
+}
+
+type StoredResult = OrderResult & { pk: string; tenant: string; scenario?: string };
 
 /** A confirmed result is written back to the store when the tenant enables it; a lasting failure is an event. */
-export const writeBack: Reaction = {
+const writeBackReaction = (ports: ReactionPorts): Reaction => ({
   name: 'write-back',
   async handle(change) {
     if (change.eventName !== 'INSERT' || change.newImage?.entity !== 'result') return;
-    const result = change.newImage as unknown as OrderResult & { pk: string; tenant: string; scenario?: string };
-    if (!result.final_order_snapshot.confirmed || !(await tenantConfigOf(result.tenant)).writeback.enabled) return;
-    let failure: string | undefined;
-    for (let attempt = 1; attempt <= WRITEBACK_ATTEMPTS; attempt++) {
-      try {
-        await sandboxStore.writeBack({
-          tenant: result.tenant,
-          external_order_id: result.external_order_id,
-          snapshot: result.final_order_snapshot,
-          ...(result.scenario ? { scenario: result.scenario } : {}),
-        });
-        return;
-      } catch (error) {
-        failure = error instanceof Error ? error.message : String(error);
-        if (attempt < WRITEBACK_ATTEMPTS) await new Promise((r) => setTimeout(r, 100 * attempt));
-      }
-    }
-    const order = await readOrder(result.tenant, result.external_order_id);
-    try {
-      await tableClient().send(
-        new PutCommand({
-          TableName: tableName(),
-          Item: eventItem(
-            { pk: result.pk, sk: 'EVENT#WRITEBACK' },
-            {
-              event_type: 'commerce.writeback.failed.v1',
-              tenant: result.tenant,
-              external_order_id: result.external_order_id,
-              correlation_id: order?.correlation_id ?? 'unknown',
-              causation_id: null,
-              data: { reason: failure ?? 'unknown', attempts: WRITEBACK_ATTEMPTS },
-              occurredAt: new Date(),
-            },
-          ),
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
+    const result = change.newImage as unknown as StoredResult;
+    if (!result.final_order_snapshot.confirmed || !(await ports.processing.ports.tenantConfigOf(result.tenant)).writeback.enabled) return;
+    const failure = await tryWriteBack(ports.store, result);
+    if (failure === undefined) return;
+    const order = await ports.processing.ports.orders.read(result.tenant, result.external_order_id);
+    await ports.putEventOnce(
+      eventItem(keys.orderWritebackEvent(result.pk), {
+        event_type: 'commerce.writeback.failed.v1',
+        tenant: result.tenant,
+        external_order_id: result.external_order_id,
+        correlation_id: order?.correlation_id ?? 'unknown',
+        causation_id: null,
+        data: { reason: failure, attempts: WRITEBACK_ATTEMPTS },
+        occurredAt: new Date(),
+      }),
+    );
   },
-};
+});
 
-/** The stream processor's reactions; the variant index has its own consumer (catalog indexer). */
-export const DOMAIN_REACTIONS: readonly Reaction[] = [orderProcessing, productArchived, customerAnonymized, writeBack];
+/** The stream processor's domain reactions; the variant index has its own consumer (catalog indexer). */
+export const domainReactions = (ports: ReactionPorts): Reaction[] => [
+  orderProcessingReaction(ports),
+  productArchivedReaction(ports),
+  customerAnonymizedReaction(ports),
+  writeBackReaction(ports),
+];

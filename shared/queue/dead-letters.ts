@@ -4,8 +4,7 @@
  * StartMessageMoveTask; on AWS the admin CLI starts one instead).
  */
 import { DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
-import { runtimeConfig } from '../config/runtime.ts';
-import { queueClient } from '../storage/clients.ts';
+import { queueClient, queueUrls } from '../storage/clients.ts';
 
 export interface DeadLetter {
   message_id: string;
@@ -16,7 +15,7 @@ export interface DeadLetter {
 
 /** The queue's approximate depth and up to ten messages, identifiers only: payloads may hold personal data. */
 export async function peekDeadLetters(): Promise<{ approximate: number; messages: DeadLetter[] }> {
-  const { webhookDlqUrl } = runtimeConfig();
+  const webhookDlqUrl = queueUrls().deadLetter;
   const { Attributes } = await queueClient().send(new GetQueueAttributesCommand({ QueueUrl: webhookDlqUrl, AttributeNames: ['ApproximateNumberOfMessages'] }));
   const { Messages = [] } = await queueClient().send(
     new ReceiveMessageCommand({ QueueUrl: webhookDlqUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 0, MessageSystemAttributeNames: ['SentTimestamp'] }),
@@ -41,7 +40,7 @@ export async function peekDeadLetters(): Promise<{ approximate: number; messages
  * loses one). `select` limits the move to some messages; the others stay, briefly hidden.
  */
 export async function moveDeadLetters(select: (body: string) => boolean = () => true): Promise<number> {
-  const { webhookDlqUrl, webhookQueueUrl } = runtimeConfig();
+  const { deadLetter: webhookDlqUrl, webhook: webhookQueueUrl } = queueUrls();
   let moved = 0;
   for (;;) {
     const { Messages = [] } = await queueClient().send(new ReceiveMessageCommand({ QueueUrl: webhookDlqUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 5 }));

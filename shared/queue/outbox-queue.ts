@@ -6,12 +6,11 @@
  * Consumers are idempotent per record, so a duplicate message is harmless.
  */
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dueItems } from '../storage/due-index.ts';
-import { runtimeConfig } from '../config/runtime.ts';
-import { queueClient, tableClient, tableName } from '../storage/clients.ts';
+import { queueClient, queueUrls, tableClient, tableName } from '../storage/clients.ts';
 import { keys } from '../storage/keys.ts';
+import { isConditionFailed } from '../storage/conditional.ts';
 
 export interface QueueMessage {
   body: string;
@@ -29,7 +28,7 @@ export const dueAttributes = (recordPk: string, dueAt: Date, message: QueueMessa
 export async function sendToWebhookQueue(message: QueueMessage): Promise<void> {
   await queueClient().send(
     new SendMessageCommand({
-      QueueUrl: runtimeConfig().webhookQueueUrl,
+      QueueUrl: queueUrls().webhook,
       MessageBody: message.body,
       ...(message.delay_seconds ? { DelaySeconds: Math.min(900, Math.max(0, Math.round(message.delay_seconds))) } : {}),
     }),
@@ -62,7 +61,7 @@ async function postpone(pk: string, sk: string, seenDueAt: string, now: Date): P
     );
     return true;
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
+    if (isConditionFailed(error)) return false;
     throw error;
   }
 }

@@ -1,6 +1,8 @@
 /**
- * AWS SDK clients, built once per function instance. Locally they point at DynamoDB Local
- * and the SQS emulator; on Lambda at the region's endpoints.
+ * The AWS resources a function is bound to (table, queues) and the SDK clients for them, built
+ * once per function instance. Locally they point at DynamoDB Local and the SQS emulator; on
+ * Lambda at the region's endpoints. The only module below the composition roots that reads
+ * the configuration: resources are where the deployment put them.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -42,3 +44,6 @@ export function queueClient(): SQSClient {
 }
 
 export const tableName = () => runtimeConfig().tableName;
+
+/** The webhook queue and its dead-letter queue. */
+export const queueUrls = () => ({ webhook: runtimeConfig().webhookQueueUrl, deadLetter: runtimeConfig().webhookDlqUrl });

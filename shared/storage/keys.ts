@@ -16,7 +16,7 @@
  * | sales rule                            | pk = T#{tenant}#RULE#{id}, sk = RULE            | table |
  * | audit record of an erasure            | pk = T#{tenant}#CUSTOMER#{id}, sk = AUDIT#{at}  | table |
  * | order                                 | pk = T#{tenant}#ORDER#{id}, sk = ORDER          | table |
- * | an order's events, attempts, result   | pk = T#{tenant}#ORDER#{id}, sk = EVENT#{rev} / ATTEMPT#{n} / RESULT | table |
+ * | an order's events, attempts, result   | pk = T#{tenant}#ORDER#{id}, sk = EVENT#{rev} / EVENT#WRITEBACK / ATTEMPT#{n} / RESULT | table |
  * | orders due for work (call, retry)     | gsi2pk = ORDERDUE#{shard}, gsi2sk <= now        | gsi2  |
  * | webhook delivery (and its attempts)   | pk = T#{tenant}#DELIVERY#{id}, sk = DELIVERY / ATTEMPT#{n} | table |
  * | a list page (products, rules, ...)    | gsi1pk = T#{tenant}#{LIST}#{shard}, gsi1sk > cursor | gsi1 (all shards merged) |
@@ -74,6 +74,10 @@ export const keys = {
   orderEvent: (orderPk: string, revision: number, suffix = ''): ItemKey => ({ pk: orderPk, sk: `EVENT#${String(revision).padStart(6, '0')}${suffix}` }),
   orderAttempt: (orderPk: string, attempt: number): ItemKey => ({ pk: orderPk, sk: `ATTEMPT#${String(attempt).padStart(3, '0')}` }),
   orderResult: (orderPk: string): ItemKey => ({ pk: orderPk, sk: 'RESULT' }),
+  /** The one `commerce.writeback.failed.v1` event an order's result can have. */
+  orderWritebackEvent: (orderPk: string): ItemKey => ({ pk: orderPk, sk: 'EVENT#WRITEBACK' }),
+  /** A position in an order's own collection (events, attempts), for paging through it. */
+  orderCollectionPosition: (orderPk: string, sk: string): ItemKey => ({ pk: orderPk, sk }),
   productEvent: (tenant: string, id: string, atIso: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#PRODUCT#${id}`, sk: `EVENT#${atIso}` }),
   /** Order work index entry: the call scheduler scans each shard for `gsi2sk <= now`. */
   orderDue: (orderPk: string, dueAtIso: string) => ({ gsi2pk: `ORDERDUE#${shardOf(orderPk, DUE_SHARDS)}`, gsi2sk: dueAtIso }),

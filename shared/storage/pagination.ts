@@ -6,12 +6,12 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import * as z from 'zod';
 import { ValidationError } from '../errors.ts';
 import { tableClient, tableName } from './clients.ts';
 import { keys } from './keys.ts';
 import { canonicalJson, type Condition } from './versioned-write.ts';
+import { isConditionFailed } from './conditional.ts';
 
 export const MAX_PAGE_SIZE = 200;
 export const DEFAULT_PAGE_SIZE = 50;
@@ -48,7 +48,7 @@ async function loadCursorKey(): Promise<Buffer> {
       secret = randomBytes(32).toString('base64');
       await tableClient().send(new PutCommand({ TableName: tableName(), Item: { ...key, secret }, ConditionExpression: 'attribute_not_exists(pk)' }));
     } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      if (!isConditionFailed(error)) throw error;
       secret = await read();
     }
   }

@@ -2,7 +2,7 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { tableClient, tableName } from './clients.ts';
 import type { ItemKey } from './keys.ts';
-import { cancelledItem, conditionFailedAt } from './versioned-write.ts';
+import { cancelledItem, conditionFailedAt } from './conditional.ts';
 
 /**
  * Marks the item archived (also in its list view) and returns it, writing `event` (a domain

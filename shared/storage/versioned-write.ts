@@ -3,13 +3,13 @@
  * version check is the condition of the write itself, so two racing writers can never both
  * win and the newer version always ends stored. Every versioned entity writes through here.
  */
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { createHash } from 'node:crypto';
 import { StaleVersionError } from '../errors.ts';
 import { compareSourceVersions, sortableVersion } from '../versioning/source-version.ts';
 import { tableClient, tableName } from './clients.ts';
+import { isConditionFailed } from './conditional.ts';
 import type { ItemKey } from './keys.ts';
 
 /** Attributes every versioned item carries. */
@@ -141,20 +141,9 @@ export async function versionedWrite<T extends Record<string, unknown>>(
     );
     return { outcome: 'upserted', previous: Attributes as T | undefined };
   } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    if (!isConditionFailed(error)) throw error;
     const stored = error.Item ? (unmarshall(error.Item) as T) : undefined;
     if (refusedVersionOutcome(stored, version) === 'unchanged') return { outcome: 'unchanged', previous: stored! };
     return { outcome: 'refused', previous: stored };
   }
-}
-
-/** True when a transaction was cancelled because the condition of action `index` failed. */
-export const conditionFailedAt = (error: unknown, index: number): boolean =>
-  (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons?.[index]?.Code === 'ConditionalCheckFailed';
-
-/** The stored item of a transaction's refused condition, by the index of its action. */
-export function cancelledItem(error: unknown, index: number): Record<string, unknown> | undefined {
-  if (!(error instanceof TransactionCanceledException)) return undefined;
-  const item = error.CancellationReasons?.[index]?.Item;
-  return item ? unmarshall(item) : undefined;
 }

@@ -5,11 +5,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { tableClient, tableName } from '../storage/clients.ts';
 import { keys } from '../storage/keys.ts';
-import { SCOPES, type Scope } from '#functions/routes.ts';
+import type { Scope } from '../api/scopes.ts';
 import { type TenantConfig, TenantConfigSchema } from './config.ts';
+import { isConditionFailed } from '../storage/conditional.ts';
 
 export interface ApiKeyRecord {
   key_id: string;
@@ -27,8 +27,6 @@ export interface CreatedApiKey {
   tenant: string;
   scopes: Scope[];
 }
-
-export const isScope = (s: string): s is Scope => (SCOPES as readonly string[]).includes(s);
 
 export async function putTenantConfig(tenant: string, input: unknown, now = new Date()): Promise<TenantConfig> {
   const config = TenantConfigSchema.parse(input);
@@ -75,7 +73,7 @@ export async function revokeApiKey(keyId: string, now = new Date()): Promise<boo
     );
     return true;
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
+    if (isConditionFailed(error)) return false;
     throw error;
   }
 }

@@ -3,9 +3,8 @@
  * Answers what the event source should do with the message.
  */
 import { lookup } from 'node:dns/promises';
-import { runtimeConfig } from '../config/runtime.ts';
 import { logger } from '../logging/logger.ts';
-import { claimDelivery, recordDeliveryAttempt, type AttemptOutcome, type StoredDelivery } from './deliveries.ts';
+import { type AttemptOutcome, claimDelivery, recordDeliveryAttempt, type StoredDelivery } from './delivery-store.ts';
 import { postPinned } from './http-post.ts';
 import { signatureHeaders } from './signature.ts';
 import { checkWebhookUrl, resolvePublicAddress, type Resolver } from './ssrf.ts';
@@ -15,12 +14,20 @@ export const CONNECT_TIMEOUT_MS = 5_000;
 export const TOTAL_TIMEOUT_MS = 15_000;
 const EXCERPT_BYTES = 1024;
 
+export interface SenderSettings {
+  /** Local receivers only: private and loopback addresses allowed. */
+  allowPrivateUrls: boolean;
+  /** Shrink the timeouts and the retry schedule, for tests. */
+  timeoutScale: number;
+  backoffScale: number;
+}
+
 export const systemResolver: Resolver = (host) => lookup(host, { all: true, verbatim: true });
 
 /** At most 1 KiB kept, with long digit runs (phone numbers, card-like numbers) masked. */
 export const excerpt = (text: string) => text.slice(0, EXCERPT_BYTES).replace(/\d{6,}/g, (d) => `${d.slice(0, 2)}${'*'.repeat(d.length - 2)}`);
 
-async function attempt(delivery: StoredDelivery, now: Date, resolve: Resolver): Promise<AttemptOutcome> {
+async function attempt(delivery: StoredDelivery, settings: SenderSettings, now: Date, resolve: Resolver): Promise<AttemptOutcome> {
   const started = performance.now();
   const failed = (error: string): AttemptOutcome => ({
     at: now,
@@ -32,15 +39,14 @@ async function attempt(delivery: StoredDelivery, now: Date, resolve: Resolver): 
   });
   const subscription = await readWebhookSubscription(delivery.tenant);
   if (!subscription) return failed('no_subscription');
-  const config = runtimeConfig();
-  const checked = checkWebhookUrl(subscription.url, config.webhookAllowPrivateUrls);
+  const checked = checkWebhookUrl(subscription.url, settings.allowPrivateUrls);
   if (!checked.ok) return failed(`url_refused: ${checked.reason}`);
-  const pinned = await resolvePublicAddress(checked.url, resolve, config.webhookAllowPrivateUrls);
+  const pinned = await resolvePublicAddress(checked.url, resolve, settings.allowPrivateUrls);
   if (!pinned.ok) return failed(`url_refused: ${pinned.reason}`);
   const headers = signatureHeaders(activeSecrets(subscription, now), delivery.event_id, delivery.payload, now);
   const result = await postPinned(checked.url, pinned, headers, delivery.payload, {
-    connectMs: CONNECT_TIMEOUT_MS * config.webhookTimeoutScale,
-    totalMs: TOTAL_TIMEOUT_MS * config.webhookTimeoutScale,
+    connectMs: CONNECT_TIMEOUT_MS * settings.timeoutScale,
+    totalMs: TOTAL_TIMEOUT_MS * settings.timeoutScale,
   });
   return {
     at: now,
@@ -54,17 +60,22 @@ async function attempt(delivery: StoredDelivery, now: Date, resolve: Resolver): 
 
 export type MessageAction = { kind: 'done' } | { kind: 'retry'; inSeconds: number } | { kind: 'dead_letter' };
 
-export async function handleDeliveryMessage(body: string, now = new Date(), resolve: Resolver = systemResolver): Promise<MessageAction> {
+export async function handleDeliveryMessage(
+  body: string,
+  settings: SenderSettings,
+  now = new Date(),
+  resolve: Resolver = systemResolver,
+): Promise<MessageAction> {
   const { tenant, delivery_id } = JSON.parse(body) as { tenant: string; delivery_id: string };
   // Longer than one attempt can take (its timeout and the writes around it).
-  const leaseSeconds = Math.ceil((2 * TOTAL_TIMEOUT_MS * runtimeConfig().webhookTimeoutScale) / 1000) + 5;
+  const leaseSeconds = Math.ceil((2 * TOTAL_TIMEOUT_MS * settings.timeoutScale) / 1000) + 5;
   const claim = await claimDelivery(tenant, delivery_id, now, leaseSeconds);
   if (claim.kind === 'finished') return { kind: 'done' };
   // Another sender holds it, or held it when it stopped: look again when its lease ends.
   if (claim.kind === 'held') return { kind: 'retry', inSeconds: Math.max(1, (claim.untilMs - now.getTime()) / 1000) };
   const claimed = claim.delivery;
-  const outcome = await attempt(claimed, now, resolve);
-  const { status, retryInSeconds } = await recordDeliveryAttempt(claimed, outcome);
+  const outcome = await attempt(claimed, settings, now, resolve);
+  const { status, retryInSeconds } = await recordDeliveryAttempt(claimed, outcome, settings.backoffScale);
   // Identifiers, status and timing only: never the payload, the URL or a secret.
   logger.info('webhook attempt', {
     tenant,

@@ -1,16 +1,16 @@
 /** The tenant's one webhook subscription: secrets (shown once), rotation with overlap, health. */
 import { randomBytes } from 'node:crypto';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { NotFoundError } from '../errors.ts';
 import { tableClient, tableName } from '../storage/clients.ts';
 import { keys } from '../storage/keys.ts';
-import type { EVENT_TYPES } from '../discovery/schemas.ts';
+import type { PublicEventType } from '../events/event-types.ts';
 import type { WebhookHealth } from './health.ts';
+import { isConditionFailed } from '../storage/conditional.ts';
 
 export interface StoredSubscription {
   url: string;
-  event_types: (typeof EVENT_TYPES)[number][];
+  event_types: PublicEventType[];
   enabled: boolean;
   secret: string;
   previous_secret?: string;
@@ -51,7 +51,7 @@ export async function putSubscription(
     );
     return { created: true, subscription: fresh };
   } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    if (!isConditionFailed(error)) throw error;
   }
   const { Attributes } = await tableClient().send(
     new UpdateCommand({

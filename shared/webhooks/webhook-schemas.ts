@@ -1,6 +1,6 @@
 /** Webhook subscription and delivery log (spec 2.7, 4.7; contract-decisions section 8). */
 import * as z from 'zod';
-import { EVENT_TYPES } from '../discovery/schemas.ts';
+import { EVENT_TYPES } from '../events/event-types.ts';
 
 export const DELIVERY_STATUSES = ['queued', 'delivering', 'retrying', 'delivered', 'dead_lettered'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];

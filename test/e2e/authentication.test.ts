@@ -4,7 +4,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ROUTES, SCOPES } from '#functions/routes.ts';
+import { ROUTES } from '#functions/routes.ts';
+import { SCOPES } from '#shared/api/scopes.ts';
 import { call, keyFor, newTenant, samplePath, type TestKey } from '../support/stack.ts';
 
 const iso = (offsetSeconds: number) => new Date(Date.now() + offsetSeconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');

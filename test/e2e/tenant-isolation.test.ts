@@ -4,7 +4,8 @@
  * reaches it. A new route with a new kind of resource fails here until it has a fixture.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROUTES, type Route } from '#functions/routes.ts';
+import { ROUTES } from '#functions/routes.ts';
+import { type Route } from '#shared/api/routes.ts';
 import { call, newTenant, samplePath, type TestKey } from '../support/stack.ts';
 import { isFinalOrder, orderBody, waitForOrder } from '../support/orders.ts';
 import { eventually } from '../support/eventually.ts';

@@ -1,13 +1,40 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Context } from 'aws-lambda';
+import middy from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { newTenant } from '../support/stack.ts';
 import { lambdaContext } from '#local/gateway.ts';
-import { REPLAYED_HEADER, runIdempotent } from '#shared/http/idempotency.ts';
-import { tableClient, tableName } from '#shared/storage/clients.ts';
+import type { HttpMethod } from '#shared/api/routes.ts';
+import { idempotency, REPLAYED_HEADER, tableIdempotencyStore } from '#shared/http/middleware/idempotency.ts';
+import type { HttpContext } from '#shared/http/middleware/types.ts';
+import { dynamoClient, tableClient, tableName } from '#shared/storage/clients.ts';
 
 const context = (): Context => lambdaContext('test', 10);
+
+/** The idempotency middleware around `execute`, as the pipeline runs it after authentication. */
+function runIdempotent(
+  request: { tenant: string; idempotency_key: string; method: string; path: string; body_sha256: string },
+  ctx: Context,
+  execute: () => Promise<APIGatewayProxyResult>,
+): Promise<APIGatewayProxyResult> {
+  const chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>()
+    .use({
+      before: ({ context }) => {
+        context.http = {
+          requestId: randomUUID(),
+          correlationId: 'test',
+          headers: { 'idempotency-key': request.idempotency_key, 'x-svc-content-sha256': request.body_sha256 },
+          path: request.path,
+          body: Buffer.alloc(0),
+          principal: { tenant: request.tenant, keyId: 'key_test', scopes: [] },
+        };
+      },
+    })
+    .use(idempotency(request.method as HttpMethod, tableIdempotencyStore(tableName(), dynamoClient())))
+    .handler(async (_event, { http }) => http.replay ?? execute());
+  return chain({} as APIGatewayProxyEvent, ctx as HttpContext);
+}
 
 /** A mutation that counts its executions in the table, so a double execution is visible. */
 function countingMutation(counterPk: string, delayMs = 50) {

@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { BASE_PATH } from '#functions/routes.ts';
+import { BASE_PATH } from '#shared/api/routes.ts';
 import { lambdaContext } from '#local/gateway.ts';
 import { signRequest } from '#shared/auth/signing.ts';
 import { defineOperation } from '#shared/http/operation.ts';
-import { httpHandler } from '#shared/http/pipeline.ts';
 import { newTenant } from '../support/stack.ts';
+
+// The functions' composition root reads the environment at import: after the stack set it.
+const { httpHandler } = await import('#functions/http/handler.ts');
 
 describe('an unexpected error inside a handler', () => {
   it('answers 500 internal_error with only a generic detail and the request id, and logs the stack', async () => {

@@ -30,7 +30,7 @@ describe('the source_version guard on DynamoDB Local', () => {
     const k = key();
     await write(k, '9');
     await expect(write(k, '10')).resolves.toMatchObject({ outcome: 'upserted' });
-    await expect(write(k, '9')).rejects.toMatchObject({ code: 'stale_source_version', extensions: { current_source_version: '10' } });
+    await expect(write(k, '9')).rejects.toMatchObject({ code: 'stale_source_version', currentSourceVersion: '10' });
 
     const t = key();
     await write(t, '2026-11-22T10:00:00Z');

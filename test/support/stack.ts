@@ -4,7 +4,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
-import { BASE_PATH, SCOPES, type Scope } from '#functions/routes.ts';
+import { BASE_PATH } from '#shared/api/routes.ts';
+import { SCOPES, type Scope } from '#shared/api/scopes.ts';
 import { signRequest, type QueryParameters } from '#shared/auth/signing.ts';
 
 const stack = inject('stack');

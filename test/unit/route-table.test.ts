@@ -1,7 +1,8 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { pathPattern, ROUTES } from '#functions/routes.ts';
+import { ROUTES } from '#functions/routes.ts';
+import { pathPattern } from '#shared/api/routes.ts';
 import { repoRoot } from '../support/paths.ts';
 
 describe('the route table', () => {

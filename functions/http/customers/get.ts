@@ -5,7 +5,7 @@ import { customerView } from '#shared/customers/customers.ts';
 import { ExternalId } from '#shared/api/fields.ts';
 import { NotFoundError } from '#shared/errors.ts';
 import { defineOperation } from '#shared/http/operation.ts';
-import { httpHandler } from '#shared/http/pipeline.ts';
+import { httpHandler } from '../handler.ts';
 
 export const contract = defineOperation({
   operationId: 'getCustomer',

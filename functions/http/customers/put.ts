@@ -3,7 +3,7 @@ import { CustomerInputSchema, CustomerUpsertResultSchema } from '#shared/custome
 import { upsertCustomer } from '#shared/customers/customer-store.ts';
 import { ExternalId } from '#shared/api/fields.ts';
 import { defineOperation } from '#shared/http/operation.ts';
-import { httpHandler } from '#shared/http/pipeline.ts';
+import { httpHandler } from '../handler.ts';
 
 export const contract = defineOperation({
   operationId: 'putCustomer',

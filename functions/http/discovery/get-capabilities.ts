@@ -1,8 +1,8 @@
-import { tenantConfigOf } from '#shared/auth/dynamodb-adapters.ts';
+import { tenantConfigOf } from '../../composition-root.ts';
 import { capabilities } from '#shared/discovery/discovery.ts';
 import { CapabilitiesSchema } from '#shared/discovery/schemas.ts';
 import { defineOperation } from '#shared/http/operation.ts';
-import { httpHandler } from '#shared/http/pipeline.ts';
+import { httpHandler } from '../handler.ts';
 
 export const contract = defineOperation({
   operationId: 'getCapabilities',

@@ -1,9 +1,9 @@
 import * as z from 'zod';
 import { ExternalId } from '#shared/api/fields.ts';
 import { defineOperation } from '#shared/http/operation.ts';
-import { httpHandler } from '#shared/http/pipeline.ts';
+import { httpHandler } from '../handler.ts';
 import { CancelSchema, OrderWriteResultSchema } from '#shared/orders/order-schemas.ts';
-import { cancelOrder } from '#shared/orders/order-store.ts';
+import { cancelOrder } from '#shared/orders/order-commands.ts';
 
 export const contract = defineOperation({
   operationId: 'cancelOrder',

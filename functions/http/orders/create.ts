@@ -1,8 +1,8 @@
 import { defineOperation } from '#shared/http/operation.ts';
-import { httpHandler } from '#shared/http/pipeline.ts';
+import { httpHandler } from '../handler.ts';
 import { OrderInputSchema, OrderWriteResultSchema } from '#shared/orders/order-schemas.ts';
-import { submitOrder } from '#shared/orders/order-store.ts';
-import { requalify } from '#shared/orders/processing.ts';
+import { submitOrder } from '#shared/orders/order-commands.ts';
+import { processing } from '../../order-processing.ts';
 
 export const contract = defineOperation({
   operationId: 'createOrder',
@@ -20,7 +20,7 @@ export const contract = defineOperation({
 });
 
 export const handler = httpHandler(contract, async ({ principal, body, now }) => {
-  const { order, outcome } = await submitOrder(principal.tenant, body, now, requalify);
+  const { order, outcome } = await submitOrder(principal.tenant, body, now, processing.requalify);
   return {
     status: outcome === 'created' ? 201 : 200,
     body: {

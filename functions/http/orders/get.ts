@@ -1,9 +1,10 @@
 import * as z from 'zod';
 import { ExternalId } from '#shared/api/fields.ts';
 import { defineOperation } from '#shared/http/operation.ts';
-import { httpHandler } from '#shared/http/pipeline.ts';
+import { httpHandler } from '../handler.ts';
 import { OrderSchema } from '#shared/orders/order-schemas.ts';
-import { getOrder, orderView } from '#shared/orders/order-store.ts';
+import { orderView } from '#shared/orders/order.ts';
+import { getOrder } from '#shared/orders/order-store.ts';
 
 export const contract = defineOperation({
   operationId: 'getOrder',

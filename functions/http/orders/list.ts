@@ -1,5 +1,5 @@
 import { defineOperation } from '#shared/http/operation.ts';
-import { httpHandler } from '#shared/http/pipeline.ts';
+import { httpHandler } from '../handler.ts';
 import { OrderListQuery, OrderSummarySchema } from '#shared/orders/order-schemas.ts';
 import { listOrders } from '#shared/orders/order-store.ts';
 import { PageQuery, pageOf } from '#shared/storage/pagination.ts';

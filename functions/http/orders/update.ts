@@ -1,10 +1,10 @@
 import * as z from 'zod';
 import { ExternalId } from '#shared/api/fields.ts';
 import { defineOperation } from '#shared/http/operation.ts';
-import { httpHandler } from '#shared/http/pipeline.ts';
+import { httpHandler } from '../handler.ts';
 import { OrderPatchSchema, OrderWriteResultSchema } from '#shared/orders/order-schemas.ts';
-import { patchOrder } from '#shared/orders/order-store.ts';
-import { requalify } from '#shared/orders/processing.ts';
+import { patchOrder } from '#shared/orders/order-commands.ts';
+import { processing } from '../../order-processing.ts';
 
 export const contract = defineOperation({
   operationId: 'updateOrder',
@@ -18,7 +18,7 @@ export const contract = defineOperation({
 });
 
 export const handler = httpHandler(contract, async ({ principal, params, body, now }) => {
-  const { order, outcome } = await patchOrder(principal.tenant, params.externalOrderId, body, now, requalify);
+  const { order, outcome } = await patchOrder(principal.tenant, params.externalOrderId, body, now, processing.requalify);
   return {
     status: 200,
     body: { external_order_id: order.external_order_id, processing_state: order.processing_state, correlation_id: order.correlation_id, outcome },

@@ -3,7 +3,7 @@ import { ProductSchema } from '#shared/catalog/product-schemas.ts';
 import { archiveProduct } from '#shared/catalog/product-store.ts';
 import { ExternalId } from '#shared/api/fields.ts';
 import { defineOperation } from '#shared/http/operation.ts';
-import { httpHandler } from '#shared/http/pipeline.ts';
+import { httpHandler } from '../handler.ts';
 
 export const contract = defineOperation({
   operationId: 'archiveProduct',

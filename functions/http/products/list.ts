@@ -1,7 +1,7 @@
 import { ProductListQuery, ProductSummarySchema } from '#shared/catalog/product-schemas.ts';
 import { listProducts } from '#shared/catalog/product-store.ts';
 import { defineOperation } from '#shared/http/operation.ts';
-import { httpHandler } from '#shared/http/pipeline.ts';
+import { httpHandler } from '../handler.ts';
 import { PageQuery, pageOf } from '#shared/storage/pagination.ts';
 
 export const contract = defineOperation({

@@ -1,7 +1,7 @@
 import { BatchResultSchema, ProductBatchEnvelope, ProductBatchSchema } from '#shared/catalog/product-schemas.ts';
 import { upsertProductBatch } from '#shared/catalog/product-store.ts';
 import { defineOperation } from '#shared/http/operation.ts';
-import { httpHandler } from '#shared/http/pipeline.ts';
+import { httpHandler } from '../handler.ts';
 
 export const contract = defineOperation({
   operationId: 'upsertProductsBatch',

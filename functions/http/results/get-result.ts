@@ -1,9 +1,9 @@
 import * as z from 'zod';
 import { ExternalId } from '#shared/api/fields.ts';
 import { defineOperation } from '#shared/http/operation.ts';
-import { httpHandler } from '#shared/http/pipeline.ts';
+import { httpHandler } from '../handler.ts';
 import { ResultSchema } from '#shared/orders/order-schemas.ts';
-import { getResult } from '#shared/orders/order-store.ts';
+import { getResult } from '#shared/orders/call-history.ts';
 
 export const contract = defineOperation({
   operationId: 'getOrderResult',

@@ -1,9 +1,9 @@
 import * as z from 'zod';
 import { ExternalId } from '#shared/api/fields.ts';
 import { defineOperation } from '#shared/http/operation.ts';
-import { httpHandler } from '#shared/http/pipeline.ts';
+import { httpHandler } from '../handler.ts';
 import { CallAttemptSchema, ReportsPolicySchema } from '#shared/orders/order-schemas.ts';
-import { listCalls, REPORTS_POLICY } from '#shared/orders/order-store.ts';
+import { listCalls, REPORTS_POLICY } from '#shared/orders/call-history.ts';
 import { PageQuery, pageOf } from '#shared/storage/pagination.ts';
 
 export const contract = defineOperation({

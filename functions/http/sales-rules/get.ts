@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { ExternalId } from '#shared/api/fields.ts';
 import { defineOperation } from '#shared/http/operation.ts';
-import { httpHandler } from '#shared/http/pipeline.ts';
+import { httpHandler } from '../handler.ts';
 import { SalesRuleSchema } from '#shared/rules/rule-schemas.ts';
 import { getRule } from '#shared/rules/rule-store.ts';
 

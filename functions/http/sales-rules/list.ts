@@ -1,5 +1,5 @@
 import { defineOperation } from '#shared/http/operation.ts';
-import { httpHandler } from '#shared/http/pipeline.ts';
+import { httpHandler } from '../handler.ts';
 import { RuleListQuery, SalesRuleSummarySchema } from '#shared/rules/rule-schemas.ts';
 import { listRules } from '#shared/rules/rule-store.ts';
 import { PageQuery, pageOf } from '#shared/storage/pagination.ts';

@@ -1,7 +1,7 @@
 import { NotFoundError } from '#shared/errors.ts';
 import { defineOperation } from '#shared/http/operation.ts';
-import { httpHandler } from '#shared/http/pipeline.ts';
-import { deliveryHealth } from '#shared/webhooks/deliveries.ts';
+import { httpHandler } from '../handler.ts';
+import { deliveryHealth } from '#shared/webhooks/delivery-list.ts';
 import { readWebhookSubscription, subscriptionView } from '#shared/webhooks/subscription-store.ts';
 import { SubscriptionSchema } from '#shared/webhooks/webhook-schemas.ts';
 

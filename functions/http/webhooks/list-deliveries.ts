@@ -1,7 +1,7 @@
 import { defineOperation } from '#shared/http/operation.ts';
-import { httpHandler } from '#shared/http/pipeline.ts';
+import { httpHandler } from '../handler.ts';
 import { PageQuery, pageOf } from '#shared/storage/pagination.ts';
-import { listDeliveries } from '#shared/webhooks/deliveries.ts';
+import { listDeliveries } from '#shared/webhooks/delivery-list.ts';
 import { DeliveryListQuery, DeliverySchema } from '#shared/webhooks/webhook-schemas.ts';
 
 export const contract = defineOperation({

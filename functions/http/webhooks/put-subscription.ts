@@ -1,8 +1,8 @@
-import { runtimeConfig } from '#shared/config/runtime.ts';
 import { ValidationError } from '#shared/errors.ts';
 import { defineOperation } from '#shared/http/operation.ts';
-import { httpHandler } from '#shared/http/pipeline.ts';
-import { deliveryHealth } from '#shared/webhooks/deliveries.ts';
+import { config } from '../../composition-root.ts';
+import { httpHandler } from '../handler.ts';
+import { deliveryHealth } from '#shared/webhooks/delivery-list.ts';
 import { systemResolver } from '#shared/webhooks/sender.ts';
 import { checkWebhookUrl, resolvePublicAddress } from '#shared/webhooks/ssrf.ts';
 import { putSubscription, subscriptionView } from '#shared/webhooks/subscription-store.ts';
@@ -22,7 +22,7 @@ export const contract = defineOperation({
 });
 
 export const handler = httpHandler(contract, async ({ principal, body, now }) => {
-  const allowPrivate = runtimeConfig().webhookAllowPrivateUrls;
+  const allowPrivate = config.webhookAllowPrivateUrls;
   const checked = checkWebhookUrl(body.url, allowPrivate);
   const resolved = checked.ok ? await resolvePublicAddress(checked.url, systemResolver, allowPrivate) : checked;
   if (!resolved.ok) throw new ValidationError([{ pointer: '/url', message: resolved.reason }], `The webhook URL is refused: it ${resolved.reason}.`);

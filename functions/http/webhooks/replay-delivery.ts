@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { defineOperation } from '#shared/http/operation.ts';
-import { httpHandler } from '#shared/http/pipeline.ts';
-import { replayDelivery } from '#shared/webhooks/deliveries.ts';
+import { httpHandler } from '../handler.ts';
+import { replayDelivery } from '#shared/webhooks/replay.ts';
 import { ReplayResultSchema } from '#shared/webhooks/webhook-schemas.ts';
 
 export const contract = defineOperation({

@@ -1,5 +1,5 @@
 import { defineOperation } from '#shared/http/operation.ts';
-import { httpHandler } from '#shared/http/pipeline.ts';
+import { httpHandler } from '../handler.ts';
 import { rotateSecret } from '#shared/webhooks/subscription-store.ts';
 import { RotateResultSchema, RotateSchema } from '#shared/webhooks/webhook-schemas.ts';
 

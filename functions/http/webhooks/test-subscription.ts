@@ -3,10 +3,10 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { eventItem } from '#shared/events/outbox.ts';
 import { NotFoundError } from '#shared/errors.ts';
 import { defineOperation } from '#shared/http/operation.ts';
-import { httpHandler } from '#shared/http/pipeline.ts';
+import { httpHandler } from '../handler.ts';
 import { tableClient, tableName } from '#shared/storage/clients.ts';
 import { keys } from '#shared/storage/keys.ts';
-import { deliveryIdFor } from '#shared/webhooks/deliveries.ts';
+import { deliveryIdFor } from '#shared/webhooks/payload.ts';
 import { readWebhookSubscription } from '#shared/webhooks/subscription-store.ts';
 import { TestResultSchema } from '#shared/webhooks/webhook-schemas.ts';
 

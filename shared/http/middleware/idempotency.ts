@@ -1,0 +1,107 @@
+/**
+ * Idempotency of mutations (contract-decisions section 2) on Powertools' DynamoDB
+ * persistence layer and its Middy middleware, in the single table.
+ *
+ * - The record key hashes (tenant, Idempotency-Key) only: one partner's key can never
+ *   replay another partner's response.
+ * - Method, path and body hash form the payload-validation hash: reusing a key for another
+ *   request is a mismatch (409 payload_mismatch), never a replay.
+ * - Each record gets its own partition key under the tenant prefix instead of Powertools'
+ *   static partition key, which would put every record of the service on one partition.
+ * - Every rendered response (2xx and 4xx) is stored; an unexpected error (5xx) propagates,
+ *   so the in-progress record is deleted and a retry executes again.
+ * - A replay is handed to the handler (`http.replay`) rather than returned early, so the
+ *   rest of the chain (request id, the completion log line) still runs for it.
+ */
+import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { IdempotencyAlreadyInProgressError, IdempotencyConfig, IdempotencyValidationError } from '@aws-lambda-powertools/idempotency';
+import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
+import { makeHandlerIdempotent } from '@aws-lambda-powertools/idempotency/middleware';
+import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/persistence';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import type { HttpMethod } from '../../api/routes.ts';
+import { IdempotencyConflictError, ValidationError } from '../../errors.ts';
+import { keys, TABLE_TTL_ATTRIBUTE } from '../../storage/keys.ts';
+import type { HttpMiddleware, HttpRequest } from './types.ts';
+
+export const IDEMPOTENCY_RETENTION_SECONDS = 24 * 3600;
+export const REPLAYED_HEADER = 'Idempotent-Replayed';
+const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
+
+/** The table's persistence layer for one tenant's records. */
+export function tableIdempotencyStore(tableName: string, client: DynamoDBClient) {
+  return (tenant: string): BasePersistenceLayer =>
+    new (class extends DynamoDBPersistenceLayer {
+      protected override getKey(idempotencyKey: string): Record<string, AttributeValue> {
+        return marshall(keys.idempotency(tenant, idempotencyKey));
+      }
+    })({ tableName, awsSdkV3Client: client, keyAttr: 'pk', expiryAttr: TABLE_TTL_ATTRIBUTE });
+}
+
+const config = new IdempotencyConfig({
+  // Option names are case-sensitive; a misspelt one would silently hash the whole payload.
+  eventKeyJmesPath: '[tenant, idempotency_key]',
+  payloadValidationJmesPath: '[method, path, body_sha256]',
+  expiresAfterSeconds: IDEMPOTENCY_RETENTION_SECONDS,
+  throwOnNoIdempotencyKey: true,
+  responseHook: (response) => {
+    const stored = response as unknown as APIGatewayProxyResult;
+    return { ...stored, headers: { ...stored.headers, [REPLAYED_HEADER]: 'true' } } as never;
+  },
+});
+
+export function requireIdempotencyKey(headerValue: string | undefined): string {
+  if (headerValue === undefined || !KEY_PATTERN.test(headerValue)) {
+    throw new ValidationError([{ pointer: 'header:Idempotency-Key', message: 'is required on mutations: 1 to 255 printable ASCII characters' }]);
+  }
+  return headerValue;
+}
+
+type Delegate = ReturnType<typeof makeHandlerIdempotent>;
+type DelegateRequest = Parameters<NonNullable<Delegate['before']>>[0];
+
+/** Runs the handler at most once per (tenant, Idempotency-Key) within 24 h; GETs pass through. */
+export function idempotency(method: HttpMethod, storeFor: (tenant: string) => BasePersistenceLayer): HttpMiddleware {
+  const delegates = new Map<string, Delegate>();
+  const delegateFor = (tenant: string) => {
+    let delegate = delegates.get(tenant);
+    if (!delegate) delegates.set(tenant, (delegate = makeHandlerIdempotent({ persistenceStore: storeFor(tenant), config, keyPrefix: 'commerce' })));
+    return delegate;
+  };
+  const claims = new WeakMap<HttpRequest, { delegate: Delegate; request: DelegateRequest }>();
+  return {
+    before: async (request) => {
+      if (method === 'GET') return;
+      const { http } = request.context;
+      const tenant = http.principal!.tenant;
+      const payload = {
+        tenant,
+        idempotency_key: requireIdempotencyKey(http.headers['idempotency-key']),
+        method,
+        path: http.path,
+        body_sha256: http.headers['x-svc-content-sha256'],
+      };
+      const inner = { event: payload, context: request.context, internal: {}, response: undefined } as unknown as DelegateRequest;
+      const delegate = delegateFor(tenant);
+      let stored: unknown;
+      try {
+        stored = await delegate.before!(inner);
+      } catch (error) {
+        if (error instanceof IdempotencyValidationError) throw new IdempotencyConflictError('payload_mismatch');
+        if (error instanceof IdempotencyAlreadyInProgressError) throw new IdempotencyConflictError('in_progress');
+        throw error;
+      }
+      if (stored !== undefined) http.replay = stored as APIGatewayProxyResult;
+      else claims.set(request, { delegate, request: inner });
+    },
+    after: async (request) => {
+      const claim = claims.get(request);
+      if (claim) await claim.delegate.after!({ ...claim.request, response: request.response } as DelegateRequest);
+    },
+    onError: async (request) => {
+      const claim = claims.get(request);
+      if (claim) await claim.delegate.onError!(claim.request);
+    },
+  };
+}

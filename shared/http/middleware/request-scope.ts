@@ -1,0 +1,44 @@
+/**
+ * First in the chain: the request's HTTP state (headers, canonical path, raw body), its
+ * request and correlation ids in every log line, `X-Request-Id` on every answer, and one
+ * "request completed" line with the status.
+ */
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { fillPath, type Route } from '../../api/routes.ts';
+import { appendLogKeys, logger } from '../../logging/logger.ts';
+import type { HttpMiddleware, HttpRequest } from './types.ts';
+
+const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+function lowerCaseHeaders(event: APIGatewayProxyEvent): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(event.headers ?? {})) out[name.toLowerCase()] = value ?? undefined;
+  return out;
+}
+
+export function requestScope(route: Route): HttpMiddleware {
+  const finish = (request: HttpRequest) => {
+    const requestId = request.context.http?.requestId ?? request.context.awsRequestId;
+    if (request.response) request.response.headers = { ...request.response.headers, 'X-Request-Id': requestId };
+    logger.info('request completed', { status: request.response?.statusCode });
+  };
+  return {
+    before: (request) => {
+      const { event } = request;
+      const headers = lowerCaseHeaders(event);
+      const requestId = event.requestContext?.requestId ?? request.context.awsRequestId;
+      const correlation = headers['x-correlation-id'];
+      const raw = event.body ?? '';
+      request.context.http = {
+        requestId,
+        correlationId: correlation && CORRELATION_ID.test(correlation) ? correlation : requestId,
+        headers,
+        path: fillPath(route, event.pathParameters),
+        body: event.isBase64Encoded ? Buffer.from(raw, 'base64') : Buffer.from(raw, 'utf8'),
+      };
+      appendLogKeys({ request_id: requestId, route: route.operationId, correlation_id: request.context.http.correlationId });
+    },
+    after: finish,
+    onError: finish,
+  };
+}

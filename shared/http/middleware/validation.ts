@@ -1,0 +1,50 @@
+/**
+ * Validates path parameters, query and body with the operation's zod schemas. A refusal is
+ * kept for the handler to throw rather than thrown here: a rejected input is an answer the
+ * idempotency record must keep, and only answers the handler gives are kept.
+ */
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { ValidationError } from '../../errors.ts';
+import type { OperationContract } from '../operation.ts';
+import { parseOrThrow } from '../validation.ts';
+import type { HttpMiddleware, ValidatedInput } from './types.ts';
+
+function singleValuedQuery(event: APIGatewayProxyEvent): Record<string, string> {
+  const out: Record<string, string> = {};
+  const repeated: string[] = [];
+  for (const [name, values] of Object.entries(event.multiValueQueryStringParameters ?? {})) {
+    if ((values?.length ?? 0) > 1) repeated.push(name);
+    if (values?.[0] !== undefined) out[name] = values[0];
+  }
+  if (repeated.length) throw new ValidationError(repeated.map((name) => ({ pointer: `query:${name}`, message: 'must appear at most once' })));
+  return out;
+}
+
+function parseJsonBody(body: Buffer): unknown {
+  if (body.length === 0) return undefined;
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    throw new ValidationError([{ pointer: '', message: 'the body is not valid JSON' }]);
+  }
+}
+
+export function validateInput(contract: OperationContract, event: APIGatewayProxyEvent, body: Buffer): ValidatedInput {
+  const bodySchema = contract.bodyEnvelope ?? contract.body;
+  return {
+    params: contract.params ? parseOrThrow(contract.params, event.pathParameters ?? {}, 'path') : undefined,
+    query: contract.query ? parseOrThrow(contract.query, singleValuedQuery(event), 'query') : undefined,
+    body: bodySchema ? parseOrThrow(bodySchema, parseJsonBody(body), 'body') : undefined,
+  };
+}
+
+export const validation = (contract: OperationContract): HttpMiddleware => ({
+  before: ({ event, context: { http } }) => {
+    if (http.replay) return;
+    try {
+      http.input = { ok: true, value: validateInput(contract, event, http.body) };
+    } catch (error) {
+      http.input = { ok: false, error };
+    }
+  },
+});

@@ -1,0 +1,123 @@
+/**
+ * What partners do to orders: submit (create or upsert), PATCH and cancel. Each reads the
+ * order, decides, and writes with compare-and-set; a concurrent change (a worker moving the
+ * order) makes it read and decide again, a bounded number of times.
+ */
+import { InvalidTransitionError, NotFoundError, RevisionConflict, StaleVersionError, ValidationError } from '../errors.ts';
+import { keys } from '../storage/keys.ts';
+import { retryOnRevisionConflict } from '../storage/revision-retry.ts';
+import { refusedVersionOutcome, versionAttributes } from '../storage/versioned-write.ts';
+import { compareSourceVersions } from '../versioning/source-version.ts';
+import { contentOf, newCorrelationId, type OrderContent, type StoredOrder } from './order.ts';
+import type { OrderInput, OrderItem } from './order-schemas.ts';
+import { createOrder, readOrder, writeOrder } from './order-store.ts';
+import type { Substitution } from './qualification.ts';
+import { isFinal, isUpdatable, type OrderState } from './state-machine.ts';
+
+export type Requalify = (order: StoredOrder) => Promise<{ to: OrderState; reason: string | null; substitutions: Substitution[] }>;
+export type SubmitOutcome = 'created' | 'updated' | 'unchanged';
+
+/**
+ * Applies newer content to an existing order under the rules of PATCH: only while it is
+ * neither final nor in a call, requalified at once (validated or rejected).
+ */
+async function applyContent(existing: StoredOrder, content: OrderContent, sourceVersion: string, now: Date, requalify: Requalify) {
+  const version = versionAttributes(sourceVersion, content);
+  if (refusedVersionOutcome(existing, version) === 'unchanged') return { order: existing, outcome: 'unchanged' as const };
+  if (!isUpdatable(existing.processing_state)) {
+    throw new InvalidTransitionError(`The order is ${existing.processing_state}; it can no longer be changed.`);
+  }
+  const candidate: StoredOrder = { ...existing, ...content, ...version, correlation_id: newCorrelationId() };
+  const q = await requalify(candidate);
+  const order = await writeOrder(
+    existing,
+    {
+      set: { ...content, ...version, correlation_id: candidate.correlation_id, substitutions: q.substitutions, next_contact_at: null },
+      to: q.to,
+      reason: q.reason,
+    },
+    now,
+  );
+  return { order, outcome: 'updated' as const };
+}
+
+function newOrder(tenant: string, input: OrderInput, content: OrderContent, now: Date): StoredOrder {
+  const at = now.toISOString();
+  return {
+    ...keys.order(tenant, input.external_order_id),
+    ...content,
+    ...versionAttributes(input.source_version, content),
+    tenant,
+    external_order_id: input.external_order_id,
+    processing_state: 'received',
+    state_reason: null,
+    revision: 0,
+    history: [],
+    correlation_id: newCorrelationId(),
+    call_attempts: 0,
+    next_contact_at: null,
+    substitutions: [],
+    created_at: at,
+    updated_at: at,
+  };
+}
+
+/**
+ * POST /orders: creates the order in `received`, or (an existing id) applies a newer
+ * version under the rules of PATCH; the same version with identical content is unchanged.
+ */
+export async function submitOrder(tenant: string, input: OrderInput, now: Date, requalify: Requalify): Promise<{ order: StoredOrder; outcome: SubmitOutcome }> {
+  const content = contentOf({ ...input, contact_not_before: input.contact_not_before ?? null, confidence: input.confidence ?? null });
+  return retryOnRevisionConflict(async () => {
+    const existing = await readOrder(tenant, input.external_order_id, true);
+    if (!existing) {
+      const created = await createOrder(newOrder(tenant, input, content, now), now);
+      if (!created) throw new RevisionConflict(`order ${input.external_order_id} was created concurrently`);
+      return { order: created, outcome: 'created' as const };
+    }
+    if (existing.order_kind !== input.order_kind) {
+      throw new ValidationError([{ pointer: '/order_kind', message: `cannot change: the order is a ${existing.order_kind}` }]);
+    }
+    return applyContent(existing, content, input.source_version, now, requalify);
+  });
+}
+
+export interface OrderPatchInput {
+  source_version: string;
+  items?: OrderItem[] | undefined;
+  priority?: number | undefined;
+  contact_not_before?: string | null | undefined;
+  confidence?: string | null | undefined;
+}
+
+/** PATCH /orders/{id}: the fields sent replace the stored ones, versioned, requalified at once. */
+export async function patchOrder(tenant: string, id: string, patch: OrderPatchInput, now: Date, requalify: Requalify) {
+  return retryOnRevisionConflict(async () => {
+    const existing = await readOrder(tenant, id, true);
+    if (!existing) throw new NotFoundError(`No order ${id}.`);
+    const content = contentOf({
+      ...existing,
+      ...(patch.items !== undefined ? { items: patch.items } : {}),
+      ...(patch.priority !== undefined ? { priority: patch.priority } : {}),
+      ...(patch.contact_not_before !== undefined ? { contact_not_before: patch.contact_not_before } : {}),
+      ...(patch.confidence !== undefined ? { confidence: patch.confidence } : {}),
+    });
+    return applyContent(existing, content, patch.source_version, now, requalify);
+  });
+}
+
+/**
+ * Cancels with compare-and-set: re-reads and retries when a worker moved the order first, so
+ * a cancel is never lost against a concurrent state change. Cancelling a cancelled order
+ * answers it again; any other final state is 409.
+ */
+export async function cancelOrder(tenant: string, id: string, reason: string, sourceVersion: string | undefined, now: Date): Promise<StoredOrder> {
+  return retryOnRevisionConflict(async () => {
+    const order = await readOrder(tenant, id, true);
+    if (!order) throw new NotFoundError(`No order ${id}.`);
+    if (order.processing_state === 'cancelled') return order;
+    if (isFinal(order.processing_state)) throw new InvalidTransitionError(`The order is ${order.processing_state}; it cannot be cancelled.`);
+    if (sourceVersion !== undefined && compareSourceVersions(sourceVersion, order.source_version) < 0) throw new StaleVersionError(order.source_version);
+    return writeOrder(order, { to: 'cancelled', reason, set: { next_contact_at: null } }, now);
+  });
+}

@@ -1,0 +1,163 @@
+/**
+ * An order as stored, and the one pure rule for changing it: every change bumps the
+ * revision, and a state change (allowed by the state machine) adds a history entry and its
+ * `commerce.order.status_changed.v1` event, so history and events always match.
+ */
+import { randomUUID } from 'node:crypto';
+import { InvalidTransitionError } from '../errors.ts';
+import { eventItem } from '../events/outbox.ts';
+import { keys } from '../storage/keys.ts';
+import type { VersionAttributes } from '../storage/versioned-write.ts';
+import type { Order, OrderInput, OrderItem, OrderKind } from './order-schemas.ts';
+import type { Substitution } from './qualification.ts';
+import { canTransition, type OrderState } from './state-machine.ts';
+
+export interface HistoryEntry {
+  revision: number;
+  from: OrderState | null;
+  to: OrderState;
+  reason: string | null;
+  at: string;
+}
+
+export interface StoredOrder extends VersionAttributes {
+  pk: string;
+  sk: string;
+  tenant: string;
+  external_order_id: string;
+  order_kind: OrderKind;
+  external_customer_id: string;
+  items: OrderItem[];
+  contact_permission: OrderInput['contact_permission'];
+  contact_not_before: string | null;
+  priority: number;
+  confidence: string | null;
+  processing_state: OrderState;
+  state_reason: string | null;
+  revision: number;
+  history: HistoryEntry[];
+  correlation_id: string;
+  call_attempts: number;
+  next_contact_at: string | null;
+  substitutions: Substitution[];
+  /** While a variant of the order is not in the variant index yet: when to qualify again. */
+  retry_qualification_at?: string | undefined;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface OrderChange {
+  /** The new state, when the state changes. */
+  to?: OrderState;
+  reason?: string | null;
+  /** Attributes replaced on the order. */
+  set?: Partial<StoredOrder>;
+  /** Further items written in the same transaction (attempts, results, other events). */
+  alsoPut?: (orderPk: string, revision: number) => object[];
+  causationId?: string | null;
+}
+
+/** Where orders are read and written: the table, or memory in tests of the domain. */
+export interface OrderRepository {
+  /** A strongly consistent read. */
+  read(tenant: string, id: string): Promise<StoredOrder | undefined>;
+  /**
+   * Writes `change` onto the order as it was read (compare-and-set on its revision).
+   * @throws RevisionConflict when the order changed since it was read
+   */
+  write(order: StoredOrder, change: OrderChange, now: Date): Promise<StoredOrder>;
+}
+
+/** How long a call may stay in `in_call` before the scheduler records it as failed. */
+export const STUCK_CALL_SECONDS = 15 * 60;
+
+export type OrderContent = Pick<
+  StoredOrder,
+  'order_kind' | 'external_customer_id' | 'items' | 'contact_permission' | 'contact_not_before' | 'priority' | 'confidence'
+>;
+
+/** The partner's content of an order: what its source_version versions. */
+export const contentOf = (o: OrderContent): OrderContent => ({
+  order_kind: o.order_kind,
+  external_customer_id: o.external_customer_id,
+  items: o.items,
+  contact_permission: o.contact_permission,
+  contact_not_before: o.contact_not_before,
+  priority: o.priority,
+  confidence: o.confidence,
+});
+
+export const newCorrelationId = () => `cor_${randomUUID()}`;
+
+export const orderView = (o: StoredOrder): Order => ({
+  external_order_id: o.external_order_id,
+  order_kind: o.order_kind,
+  external_customer_id: o.external_customer_id,
+  items: o.items,
+  contact_permission: o.contact_permission,
+  source_version: o.source_version,
+  contact_not_before: o.contact_not_before,
+  priority: o.priority,
+  confidence: o.confidence,
+  processing_state: o.processing_state,
+  state_reason: o.state_reason,
+  next_contact_at: o.next_contact_at,
+  call_attempts: o.call_attempts,
+  correlation_id: o.correlation_id,
+  created_at: o.created_at,
+  updated_at: o.updated_at,
+});
+
+/** When the order next needs the scheduler: a qualification retry, its contact time, or the check for a stuck call. */
+export function dueOf(o: StoredOrder, now: Date): Date | undefined {
+  if (o.processing_state === 'received' && o.retry_qualification_at) return new Date(o.retry_qualification_at);
+  if (o.processing_state === 'scheduled' && o.next_contact_at) return new Date(o.next_contact_at);
+  if (o.processing_state === 'in_call') return new Date(now.getTime() + STUCK_CALL_SECONDS * 1000);
+  return undefined;
+}
+
+export const statusEvent = (
+  order: StoredOrder,
+  revision: number,
+  from: OrderState | null,
+  to: OrderState,
+  reason: string | null,
+  causationId: string | null,
+  now: Date,
+) =>
+  eventItem(keys.orderEvent(order.pk, revision), {
+    event_type: 'commerce.order.status_changed.v1',
+    tenant: order.tenant,
+    external_order_id: order.external_order_id,
+    correlation_id: order.correlation_id,
+    causation_id: causationId,
+    data: { previous_state: from, processing_state: to, reason },
+    occurredAt: now,
+  });
+
+/**
+ * The order after `change`, and the items written with it (its status event when the state
+ * changes, then the change's own items).
+ * @throws InvalidTransitionError for a transition the state machine does not allow
+ */
+export function applyOrderChange(order: StoredOrder, change: OrderChange, now: Date): { next: StoredOrder; items: object[] } {
+  const revision = order.revision + 1;
+  const at = now.toISOString();
+  const to = change.to;
+  const stateChanges = to !== undefined && to !== order.processing_state;
+  if (stateChanges && !canTransition(order.processing_state, to)) {
+    throw new InvalidTransitionError(`An order cannot go from ${order.processing_state} to ${to}.`);
+  }
+  const reason = change.reason ?? null;
+  const next: StoredOrder = {
+    ...order,
+    ...change.set,
+    revision,
+    updated_at: at,
+    ...(stateChanges
+      ? { processing_state: to, state_reason: reason, history: [...order.history, { revision, from: order.processing_state, to, reason, at }] }
+      : {}),
+  };
+  const events = stateChanges ? [statusEvent(next, revision, order.processing_state, to, reason, change.causationId ?? null, now)] : [];
+  return { next, items: [...events, ...(change.alsoPut?.(order.pk, revision) ?? [])] };
+}
