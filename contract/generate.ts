@@ -140,52 +140,80 @@ function parametersOf(schema: z.ZodType | undefined, location: 'path' | 'query',
   }));
 }
 
+/** The responses of an operation: its success responses, then one problem response per status it can answer. */
+function responsesOf(route: Route, contract: OperationContract, components: Components, problemRef: unknown): Record<string, unknown> {
+  const mutation = isMutation(route.method);
+  const problems = new Set<ProblemCode>([...COMMON_PROBLEMS, ...(mutation ? MUTATION_PROBLEMS : []), ...((contract.problems ?? []) as ProblemCode[])]);
+  const responses: Record<string, unknown> = {};
+  for (const [status, response] of Object.entries(contract.responses)) {
+    responses[status] = {
+      description: response.description,
+      headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } },
+      ...(response.schema ? { content: { 'application/json': { schema: components.add(response.schema, 'output') } } } : {}),
+    };
+  }
+  const byStatus = new Map<number, ProblemCode[]>();
+  for (const code of problems) byStatus.set(PROBLEM_CODES[code].status, [...(byStatus.get(PROBLEM_CODES[code].status) ?? []), code]);
+  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    responses[String(status)] = {
+      description: codes.join(', '),
+      headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } },
+      content: { 'application/problem+json': { schema: problemRef } },
+    };
+  }
+  return responses;
+}
+
+function operationOf(route: Route, contract: OperationContract, components: Components, problemRef: unknown) {
+  // Responses first: components are numbered in the order they are met.
+  const responses = responsesOf(route, contract, components, problemRef);
+  return {
+    operationId: route.operationId,
+    summary: route.summary,
+    ...(contract.description ? { description: contract.description } : {}),
+    tags: [route.tag],
+    security: [{ hmac: [route.scope] }],
+    'x-required-scope': route.scope,
+    parameters: [
+      ...pathParameters(route.path, contract.params, components),
+      ...parametersOf(contract.query, 'query', components),
+      ...AUTH_HEADERS.map((h) => ({ $ref: `#/components/parameters/${h.name}` })),
+      ...(isMutation(route.method) ? [{ $ref: '#/components/parameters/Idempotency-Key' }] : []),
+    ],
+    ...(contract.body ? { requestBody: { required: true, content: { 'application/json': { schema: components.add(contract.body, 'input') } } } } : {}),
+    responses,
+  };
+}
+
+const SECURITY_SCHEMES = {
+  hmac: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-SVC-Key-Id',
+    description: `HMAC request signing: the key id here plus the other X-SVC headers of every operation (see the description of this document). Scopes: ${SCOPES.join(', ')}.`,
+  },
+};
+
+const PARAMETERS = {
+  ...Object.fromEntries(AUTH_HEADERS.map((h) => [h.name, { name: h.name, in: 'header', required: true, description: h.description, schema: h.schema }])),
+  'Idempotency-Key': {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: true,
+    description: 'Required on every mutation: 1 to 255 printable ASCII characters; retained 24 h per tenant.',
+    schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7e]{1,255}$' },
+  },
+};
+
 export async function buildOpenApi(): Promise<Record<string, unknown>> {
   const components = new Components();
   const problemRef = components.add(ProblemSchema, 'output');
   const paths: Record<string, Record<string, unknown>> = {};
-
   for (const route of ROUTES) {
     const contract = await loadContract(route.handler);
     if (contract.operationId !== route.operationId) throw new Error(`${route.handler} declares ${contract.operationId}, the route table ${route.operationId}`);
-    const mutation = isMutation(route.method);
-    const problems = new Set<ProblemCode>([...COMMON_PROBLEMS, ...(mutation ? MUTATION_PROBLEMS : []), ...((contract.problems ?? []) as ProblemCode[])]);
-    const responses: Record<string, unknown> = {};
-    for (const [status, response] of Object.entries(contract.responses)) {
-      responses[status] = {
-        description: response.description,
-        headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } },
-        ...(response.schema ? { content: { 'application/json': { schema: components.add(response.schema, 'output') } } } : {}),
-      };
-    }
-    const byStatus = new Map<number, ProblemCode[]>();
-    for (const code of problems) byStatus.set(PROBLEM_CODES[code].status, [...(byStatus.get(PROBLEM_CODES[code].status) ?? []), code]);
-    for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
-      responses[String(status)] = {
-        description: codes.join(', '),
-        headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } },
-        content: { 'application/problem+json': { schema: problemRef } },
-      };
-    }
-    const operation = {
-      operationId: route.operationId,
-      summary: route.summary,
-      ...(contract.description ? { description: contract.description } : {}),
-      tags: [route.tag],
-      security: [{ hmac: [route.scope] }],
-      'x-required-scope': route.scope,
-      parameters: [
-        ...pathParameters(route.path, contract.params, components),
-        ...parametersOf(contract.query, 'query', components),
-        ...AUTH_HEADERS.map((h) => ({ $ref: `#/components/parameters/${h.name}` })),
-        ...(mutation ? [{ $ref: '#/components/parameters/Idempotency-Key' }] : []),
-      ],
-      ...(contract.body ? { requestBody: { required: true, content: { 'application/json': { schema: components.add(contract.body, 'input') } } } } : {}),
-      responses,
-    };
-    (paths[route.path] ??= {})[route.method.toLowerCase()] = operation;
+    paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operationOf(route, contract, components, problemRef) };
   }
-
   return {
     openapi: '3.1.0',
     info: {
@@ -199,27 +227,9 @@ export async function buildOpenApi(): Promise<Record<string, unknown>> {
     security: [{ hmac: [] }],
     paths,
     components: {
-      securitySchemes: {
-        hmac: {
-          type: 'apiKey',
-          in: 'header',
-          name: 'X-SVC-Key-Id',
-          description: `HMAC request signing: the key id here plus the other X-SVC headers of every operation (see the description of this document). Scopes: ${SCOPES.join(', ')}.`,
-        },
-      },
-      parameters: {
-        ...Object.fromEntries(AUTH_HEADERS.map((h) => [h.name, { name: h.name, in: 'header', required: true, description: h.description, schema: h.schema }])),
-        'Idempotency-Key': {
-          name: 'Idempotency-Key',
-          in: 'header',
-          required: true,
-          description: 'Required on every mutation: 1 to 255 printable ASCII characters; retained 24 h per tenant.',
-          schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7e]{1,255}$' },
-        },
-      },
-      headers: {
-        'X-Request-Id': { description: 'Identifier of this request; quote it to support.', schema: { type: 'string' } },
-      },
+      securitySchemes: SECURITY_SCHEMES,
+      parameters: PARAMETERS,
+      headers: { 'X-Request-Id': { description: 'Identifier of this request; quote it to support.', schema: { type: 'string' } } },
       schemas: components.schemas,
     },
   };

@@ -112,7 +112,7 @@ function toEvent(
     const name = req.rawHeaders[i]!;
     const value = req.rawHeaders[i + 1]!;
     headers[name] = value;
-    (multiValueHeaders[name] ??= []).push(value);
+    multiValueHeaders[name] = [...(multiValueHeaders[name] ?? []), value];
   }
   const multiValueQuery = parseQueryString(rawQuery) as Record<string, string[]>;
   const hasQuery = Object.keys(multiValueQuery).length > 0;

@@ -14,7 +14,7 @@ export interface QueuePollerOptions {
   queueArn: string;
   region: string;
   batchSize: number;
-  handler: (event: SQSEvent) => Promise<SQSBatchResponse | void>;
+  handler: (event: SQSEvent) => Promise<SQSBatchResponse | undefined>;
   onError?: (error: unknown) => void;
   /** Receive loops side by side, as Lambda runs several pollers per queue. */
   concurrency?: number;

@@ -71,130 +71,155 @@ async function waitForDynamo(endpoint: string, failed: () => boolean): Promise<v
   }
 }
 
-export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
-  const log = options.log ?? (() => undefined);
-  const [dynamoPort, gatewayPort] = await Promise.all([freePort(), options.port ?? freePort()]);
-  if (options.dataDir) mkdirSync(join(options.dataDir, 'dynamodb'), { recursive: true });
+/** What the parts of a running stack share: how to stop them, how to tell they are busy, where to log. */
+interface Running {
+  stopAll: (() => Promise<void>)[];
+  activity: (() => number)[];
+  log: (line: string) => void;
+}
 
+/** DynamoDB Local and the SQS emulator, with the table and queues created; their endpoints as the functions' environment. */
+async function startResources(running: Running, options: LocalStackOptions, dynamoPort: number) {
+  if (options.dataDir) mkdirSync(join(options.dataDir, 'dynamodb'), { recursive: true });
   const dynamo = spawnDynamoDbLocal(dynamoPort, options.dataDir && join(options.dataDir, 'dynamodb'));
   let dynamoExited = false;
   dynamo.once('exit', () => {
     dynamoExited = true;
   });
   const dynamodbEndpoint = `http://127.0.0.1:${dynamoPort}`;
+  running.stopAll.push(() => stopProcess(dynamo));
   const sqs = await startFauxqs({ port: 0, host: '127.0.0.1', logger: false });
+  running.stopAll.unshift(async () => sqs.stop());
   const sqsEndpoint = sqs.address;
-  const stopAll: (() => Promise<void>)[] = [async () => sqs.stop(), () => stopProcess(dynamo)];
-  const activity: (() => number)[] = [];
+  await waitForDynamo(dynamodbEndpoint, () => dynamoExited);
+  const dynamoClient = new DynamoDBClient({ endpoint: dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  const sqsClient = new SQSClient({ endpoint: sqsEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  const streamArn = await ensureTable(dynamoClient, LOCAL_TABLE);
+  const queues = await ensureQueues(sqsClient, 'local');
+  const env: Record<string, string> = {
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_REGION: LOCAL_REGION,
+    TABLE_NAME: LOCAL_TABLE,
+    DYNAMODB_ENDPOINT: dynamodbEndpoint,
+    SQS_ENDPOINT: sqsEndpoint,
+    WEBHOOK_QUEUE_URL: queues.webhookQueueUrl,
+    WEBHOOK_DLQ_URL: queues.webhookDlqUrl,
+    POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
+    ...options.env,
+  };
+  return { dynamodbEndpoint, sqsEndpoint, dynamoClient, sqsClient, streamArn, queues, env };
+}
 
-  try {
-    await waitForDynamo(dynamodbEndpoint, () => dynamoExited);
-    const credentials = { AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local', AWS_REGION: LOCAL_REGION };
-    const dynamoClient = new DynamoDBClient({ endpoint: dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-    const sqsClient = new SQSClient({ endpoint: sqsEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-    const streamArn = await ensureTable(dynamoClient, LOCAL_TABLE);
-    const queues = await ensureQueues(sqsClient, 'local');
+type Resources = Awaited<ReturnType<typeof startResources>>;
 
-    const env: Record<string, string> = {
-      ...credentials,
-      TABLE_NAME: LOCAL_TABLE,
-      DYNAMODB_ENDPOINT: dynamodbEndpoint,
-      SQS_ENDPOINT: sqsEndpoint,
-      WEBHOOK_QUEUE_URL: queues.webhookQueueUrl,
-      WEBHOOK_DLQ_URL: queues.webhookDlqUrl,
-      POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
-      ...options.env,
-    };
-    // The handlers run in this process, as one warm Lambda instance each.
-    Object.assign(process.env, env);
-
-    const server: Server = await startGateway(gatewayPort);
-    stopAll.unshift(() => new Promise<void>((resolve) => server.close(() => resolve())));
-
-    // Every table-stream worker reads the stream on its own, as Lambda's event sources do.
-    for (const worker of Object.values(WORKERS).filter((w) => w.trigger === 'table-stream')) {
-      const streamHandler = await loadHandler<DynamoDBStreamEvent, DynamoDBBatchResponse>(worker.handler);
-      const streamPoller = startStreamPoller({
-        endpoint: dynamodbEndpoint,
-        region: LOCAL_REGION,
-        streamArn,
-        ...(options.dataDir ? { checkpointFile: join(options.dataDir, `stream-checkpoint-${worker.name}.json`) } : {}),
-        handler: (event) => streamHandler(event, lambdaContext(worker.name, FUNCTION_SETTINGS.workerTimeoutSeconds)),
-        onSkip: (records, error) => log(`${worker.name}: ${records.length ? 'skipped a record after retries' : 'retrying'}: ${String(error)}`),
-      });
-      stopAll.unshift(streamPoller.stop);
-      activity.push(streamPoller.lastActivityAt);
-    }
-
-    const senderHandler = await loadHandler<SQSEvent, SQSBatchResponse>(WORKERS.webhookSender.handler);
-    const queuePoller = startQueuePoller({
-      client: sqsClient,
-      queueUrl: queues.webhookQueueUrl,
-      queueArn: `arn:aws:sqs:${LOCAL_REGION}:000000000000:local-webhook-deliveries`,
+/** Every table-stream worker reads the stream on its own, and the sender the queue, as Lambda's event sources do. */
+async function startPollers(running: Running, options: LocalStackOptions, resources: Resources) {
+  for (const worker of Object.values(WORKERS).filter((w) => w.trigger === 'table-stream')) {
+    const streamHandler = await loadHandler<DynamoDBStreamEvent, DynamoDBBatchResponse>(worker.handler);
+    const streamPoller = startStreamPoller({
+      endpoint: resources.dynamodbEndpoint,
       region: LOCAL_REGION,
-      batchSize: EVENT_SOURCES.webhookQueue.batchSize,
-      handler: (event) => senderHandler(event, lambdaContext(WORKERS.webhookSender.name, FUNCTION_SETTINGS.webhookSenderTimeoutSeconds)),
-      onError: (error) => log(`queue poller: ${String(error)}`),
-      concurrency: 4,
+      streamArn: resources.streamArn,
+      ...(options.dataDir ? { checkpointFile: join(options.dataDir, `stream-checkpoint-${worker.name}.json`) } : {}),
+      handler: (event) => streamHandler(event, lambdaContext(worker.name, FUNCTION_SETTINGS.workerTimeoutSeconds)),
+      onSkip: (records, error) => running.log(`${worker.name}: ${records.length ? 'skipped a record after retries' : 'retrying'}: ${String(error)}`),
     });
-    stopAll.unshift(queuePoller.stop);
-    activity.push(queuePoller.lastActivityAt);
+    running.stopAll.unshift(streamPoller.stop);
+    running.activity.push(streamPoller.lastActivityAt);
+  }
+  const senderHandler = await loadHandler<SQSEvent, SQSBatchResponse>(WORKERS.webhookSender.handler);
+  const queuePoller = startQueuePoller({
+    client: resources.sqsClient,
+    queueUrl: resources.queues.webhookQueueUrl,
+    queueArn: `arn:aws:sqs:${LOCAL_REGION}:000000000000:local-webhook-deliveries`,
+    region: LOCAL_REGION,
+    batchSize: EVENT_SOURCES.webhookQueue.batchSize,
+    handler: (event) => senderHandler(event, lambdaContext(WORKERS.webhookSender.name, FUNCTION_SETTINGS.webhookSenderTimeoutSeconds)),
+    onError: (error) => running.log(`queue poller: ${String(error)}`),
+    concurrency: 4,
+  });
+  running.stopAll.unshift(queuePoller.stop);
+  running.activity.push(queuePoller.lastActivityAt);
+}
 
-    // The emulator keeps its messages in memory: after a restart on kept data, every record
-    // that waits for a queue message gets it again now (consumers are idempotent per record).
-    if (options.dataDir) {
-      const { reconcileOverdue } = await import('#shared/queue/outbox-queue.ts');
-      const resent = await reconcileOverdue(new Date('9999-12-31T00:00:00Z'));
-      if (resent) log(`re-sent ${resent} queue message(s) lost with the previous run`);
+/** The scheduled workers on timers: the reconciler every minute (or as asked), the call scheduler every quarter second. */
+async function startSchedules(running: Running, options: LocalStackOptions) {
+  // The emulator keeps its messages in memory: after a restart on kept data, every record
+  // that waits for a queue message gets it again now (consumers are idempotent per record).
+  if (options.dataDir) {
+    const { reconcileOverdue } = await import('#shared/queue/outbox-queue.ts');
+    const resent = await reconcileOverdue(new Date('9999-12-31T00:00:00Z'));
+    if (resent) running.log(`re-sent ${resent} queue message(s) lost with the previous run`);
+  }
+  const reconciler = await loadHandler<unknown, unknown>(WORKERS.reconciler.handler);
+  const reconcileTimer = setInterval(
+    () => {
+      reconciler({}, lambdaContext(WORKERS.reconciler.name, FUNCTION_SETTINGS.workerTimeoutSeconds)).catch((error) =>
+        running.log(`reconciler: ${String(error)}`),
+      );
+    },
+    options.reconcileEveryMs ?? FUNCTION_SETTINGS.reconcilerEveryMinutes * 60_000,
+  );
+  running.stopAll.unshift(async () => clearInterval(reconcileTimer));
+  const callScheduler = await loadHandler<unknown, unknown>(WORKERS.callScheduler.handler);
+  let sweeping = false;
+  const callTimer = setInterval(() => {
+    if (sweeping) return;
+    sweeping = true;
+    callScheduler({}, lambdaContext(WORKERS.callScheduler.name, FUNCTION_SETTINGS.workerTimeoutSeconds))
+      .catch((error) => running.log(`call scheduler: ${String(error)}`))
+      .finally(() => {
+        sweeping = false;
+      });
+  }, options.callSweepEveryMs ?? 250);
+  running.stopAll.unshift(async () => clearInterval(callTimer));
+}
+
+/** Resolves once no stream or queue batch has been in hand for `quietMs`. */
+const settledOf =
+  (activity: (() => number)[]) =>
+  async ({ quietMs = 3000, timeoutMs = 300_000 } = {}) => {
+    const started = Date.now();
+    while (Date.now() - Math.max(...activity.map((lastAt) => lastAt())) < quietMs) {
+      if (Date.now() - started > timeoutMs) throw new Error(`the pipeline did not settle within ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 250));
     }
+    return Date.now() - started;
+  };
 
-    const reconciler = await loadHandler<unknown, unknown>(WORKERS.reconciler.handler);
-    const reconcileTimer = setInterval(
-      () => {
-        reconciler({}, lambdaContext(WORKERS.reconciler.name, FUNCTION_SETTINGS.workerTimeoutSeconds)).catch((error) => log(`reconciler: ${String(error)}`));
-      },
-      options.reconcileEveryMs ?? FUNCTION_SETTINGS.reconcilerEveryMinutes * 60_000,
-    );
-    stopAll.unshift(async () => clearInterval(reconcileTimer));
-
-    const callScheduler = await loadHandler<unknown, unknown>(WORKERS.callScheduler.handler);
-    let sweeping = false;
-    const callTimer = setInterval(() => {
-      if (sweeping) return;
-      sweeping = true;
-      callScheduler({}, lambdaContext(WORKERS.callScheduler.name, FUNCTION_SETTINGS.workerTimeoutSeconds))
-        .catch((error) => log(`call scheduler: ${String(error)}`))
-        .finally(() => (sweeping = false));
-    }, options.callSweepEveryMs ?? 250);
-    stopAll.unshift(async () => clearInterval(callTimer));
-
-    const settled = async ({ quietMs = 3000, timeoutMs = 300_000 } = {}) => {
-      const started = Date.now();
-      while (Date.now() - Math.max(...activity.map((lastAt) => lastAt())) < quietMs) {
-        if (Date.now() - started > timeoutMs) throw new Error(`the pipeline did not settle within ${timeoutMs} ms`);
-        await new Promise((r) => setTimeout(r, 250));
-      }
-      return Date.now() - started;
-    };
-
+export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+  const running: Running = { stopAll: [], activity: [], log: options.log ?? (() => undefined) };
+  const stopEverything = async () => {
+    for (const stop of running.stopAll) await stop().catch(() => undefined);
+  };
+  const [dynamoPort, gatewayPort] = await Promise.all([freePort(), options.port ?? freePort()]);
+  try {
+    const resources = await startResources(running, options, dynamoPort);
+    // The handlers run in this process, as one warm Lambda instance each.
+    Object.assign(process.env, resources.env);
+    const server: Server = await startGateway(gatewayPort);
+    running.stopAll.unshift(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    await startPollers(running, options, resources);
+    await startSchedules(running, options);
     let stopped = false;
     return {
-      settled,
+      settled: settledOf(running.activity),
       baseUrl: `http://127.0.0.1:${gatewayPort}${BASE_PATH}`,
       port: gatewayPort,
-      dynamodbEndpoint,
-      sqsEndpoint,
-      env,
+      dynamodbEndpoint: resources.dynamodbEndpoint,
+      sqsEndpoint: resources.sqsEndpoint,
+      env: resources.env,
       stop: async () => {
         if (stopped) return;
         stopped = true;
-        for (const stop of stopAll) await stop().catch(() => undefined);
-        dynamoClient.destroy();
-        sqsClient.destroy();
+        await stopEverything();
+        resources.dynamoClient.destroy();
+        resources.sqsClient.destroy();
       },
     };
   } catch (error) {
-    for (const stop of stopAll) await stop().catch(() => undefined);
+    await stopEverything();
     throw error;
   }
 }

@@ -23,7 +23,7 @@ export interface StreamPollerOptions {
   region: string;
   streamArn: string;
   checkpointFile?: string;
-  handler: (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse | void>;
+  handler: (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse | undefined>;
   onSkip?: (records: DynamoDBRecord[], error: unknown) => void;
   pollIntervalMs?: number;
 }
@@ -49,55 +49,66 @@ function toLambdaRecord(record: StreamRecord, streamArn: string, region: string)
   };
 }
 
-export function startStreamPoller(options: StreamPollerOptions): { stop: () => Promise<void>; lastActivityAt: () => number } {
-  const client = new DynamoDBStreamsClient({ endpoint: options.endpoint, region: options.region });
-  const { batchSize, retryAttempts } = EVENT_SOURCES.tableStream;
-  const checkpoints: Record<string, string> =
-    options.checkpointFile && existsSync(options.checkpointFile) ? JSON.parse(readFileSync(options.checkpointFile, 'utf8')) : {};
-  const iterators = new Map<string, string | null>();
-  let running = true;
-  let lastActivityAt = Date.now();
-  let delivering = false;
+class StreamPoller {
+  private readonly client: DynamoDBStreamsClient;
+  private readonly options: StreamPollerOptions;
+  private readonly checkpoints: Record<string, string>;
+  private readonly iterators = new Map<string, string | null>();
+  running = true;
+  lastActivityAt = Date.now();
+  delivering = false;
+  // New shards appear rarely (DynamoDB Local rolls them over after hours): list them every few seconds, not every poll.
+  private shards: { ShardId?: string }[] = [];
+  private shardsReadAt = 0;
 
-  const saveCheckpoint = (shardId: string, sequenceNumber: string) => {
-    checkpoints[shardId] = sequenceNumber;
-    if (options.checkpointFile) writeFileSync(options.checkpointFile, JSON.stringify(checkpoints));
-  };
+  constructor(options: StreamPollerOptions) {
+    this.options = options;
+    this.client = new DynamoDBStreamsClient({ endpoint: options.endpoint, region: options.region });
+    this.checkpoints = options.checkpointFile && existsSync(options.checkpointFile) ? JSON.parse(readFileSync(options.checkpointFile, 'utf8')) : {};
+  }
 
-  async function iteratorFor(shardId: string): Promise<string | null> {
-    if (iterators.has(shardId)) return iterators.get(shardId)!;
-    const after = checkpoints[shardId];
-    const { ShardIterator } = await client.send(
+  private saveCheckpoint(shardId: string, sequenceNumber: string): void {
+    this.checkpoints[shardId] = sequenceNumber;
+    if (this.options.checkpointFile) writeFileSync(this.options.checkpointFile, JSON.stringify(this.checkpoints));
+  }
+
+  private async iteratorFor(shardId: string): Promise<string | null> {
+    if (this.iterators.has(shardId)) return this.iterators.get(shardId)!;
+    const after = this.checkpoints[shardId];
+    const { ShardIterator } = await this.client.send(
       new GetShardIteratorCommand({
-        StreamArn: options.streamArn,
+        StreamArn: this.options.streamArn,
         ShardId: shardId,
         ShardIteratorType: after ? 'AFTER_SEQUENCE_NUMBER' : 'TRIM_HORIZON',
         ...(after ? { SequenceNumber: after } : {}),
       }),
     );
-    iterators.set(shardId, ShardIterator ?? null);
+    this.iterators.set(shardId, ShardIterator ?? null);
     return ShardIterator ?? null;
   }
 
+  /** Hands one batch to the handler: the index of its first failed record (its length when none failed). */
+  private async handleBatch(batch: DynamoDBRecord[]): Promise<{ failedFrom: number; failure?: unknown }> {
+    try {
+      const response = await this.options.handler({ Records: batch });
+      const failedIds = new Set((response?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
+      const index = batch.findIndex((r) => failedIds.has(r.dynamodb!.SequenceNumber!));
+      return { failedFrom: index >= 0 ? index : batch.length };
+    } catch (error) {
+      return { failedFrom: 0, failure: error };
+    }
+  }
+
   /** Delivers `records` in batches; returns when all are processed or skipped. */
-  async function deliver(shardId: string, records: DynamoDBRecord[]): Promise<void> {
+  private async deliver(shardId: string, records: DynamoDBRecord[]): Promise<void> {
+    const { batchSize, retryAttempts } = EVENT_SOURCES.tableStream;
     let queue = records;
     let attempts = 0;
-    while (queue.length && running) {
+    while (queue.length && this.running) {
       const batch = queue.slice(0, batchSize);
-      let failedFrom = batch.length;
-      let failure: unknown;
-      try {
-        const response = await options.handler({ Records: batch });
-        const failedIds = new Set((response?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
-        const index = batch.findIndex((r) => failedIds.has(r.dynamodb!.SequenceNumber!));
-        if (index >= 0) failedFrom = index;
-      } catch (error) {
-        failedFrom = 0;
-        failure = error;
-      }
+      const { failedFrom, failure } = await this.handleBatch(batch);
       const done = batch.slice(0, failedFrom);
-      if (done.length) saveCheckpoint(shardId, done.at(-1)!.dynamodb!.SequenceNumber!);
+      if (done.length) this.saveCheckpoint(shardId, done.at(-1)!.dynamodb!.SequenceNumber!);
       queue = queue.slice(failedFrom);
       if (failedFrom === batch.length) {
         attempts = 0;
@@ -105,8 +116,8 @@ export function startStreamPoller(options: StreamPollerOptions): { stop: () => P
       }
       attempts += done.length ? 0 : 1;
       if (attempts > retryAttempts) {
-        options.onSkip?.(queue.slice(0, 1), failure);
-        saveCheckpoint(shardId, queue[0]!.dynamodb!.SequenceNumber!);
+        this.options.onSkip?.(queue.slice(0, 1), failure);
+        this.saveCheckpoint(shardId, queue[0]!.dynamodb!.SequenceNumber!);
         queue = queue.slice(1);
         attempts = 0;
       } else {
@@ -115,54 +126,61 @@ export function startStreamPoller(options: StreamPollerOptions): { stop: () => P
     }
   }
 
-  // New shards appear rarely (DynamoDB Local rolls them over after hours): list them every few seconds, not every poll.
-  let shards: { ShardId?: string }[] = [];
-  let shardsReadAt = 0;
-  const loop = (async () => {
-    while (running) {
+  /** One pass over every shard; true when it saw records. */
+  private async pollOnce(): Promise<boolean> {
+    let sawRecords = false;
+    if (Date.now() - this.shardsReadAt > SHARD_LIST_TTL_MS) {
+      const { StreamDescription } = await this.client.send(new DescribeStreamCommand({ StreamArn: this.options.streamArn }));
+      this.shards = StreamDescription?.Shards ?? [];
+      this.shardsReadAt = Date.now();
+    }
+    for (const shard of this.shards) {
+      const shardId = shard.ShardId!;
+      const iterator = await this.iteratorFor(shardId);
+      if (!iterator) continue;
+      const { Records = [], NextShardIterator } = await this.client.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
+      this.iterators.set(shardId, NextShardIterator ?? null);
+      const records = Records.map((r) => toLambdaRecord(r, this.options.streamArn, this.options.region));
+      if (!records.length) continue;
+      sawRecords = true;
+      this.delivering = true;
+      try {
+        await this.deliver(shardId, records);
+      } finally {
+        this.delivering = false;
+        this.lastActivityAt = Date.now();
+      }
+    }
+    return sawRecords;
+  }
+
+  async run(): Promise<void> {
+    while (this.running) {
       let sawRecords = false;
       try {
-        if (Date.now() - shardsReadAt > SHARD_LIST_TTL_MS) {
-          const { StreamDescription } = await client.send(new DescribeStreamCommand({ StreamArn: options.streamArn }));
-          shards = StreamDescription?.Shards ?? [];
-          shardsReadAt = Date.now();
-        }
-        for (const shard of shards) {
-          const shardId = shard.ShardId!;
-          const iterator = await iteratorFor(shardId);
-          if (!iterator) continue;
-          const { Records = [], NextShardIterator } = await client.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
-          iterators.set(shardId, NextShardIterator ?? null);
-          const records = Records.map((r) => toLambdaRecord(r, options.streamArn, options.region));
-          if (records.length) {
-            sawRecords = true;
-            delivering = true;
-            try {
-              await deliver(shardId, records);
-            } finally {
-              delivering = false;
-              lastActivityAt = Date.now();
-            }
-          }
-        }
+        sawRecords = await this.pollOnce();
       } catch (error) {
-        if (!running) break;
+        if (!this.running) break;
         // An expired iterator or a restarted DynamoDB Local: start again from the checkpoints.
-        iterators.clear();
-        shardsReadAt = 0;
-        options.onSkip?.([], error);
+        this.iterators.clear();
+        this.shardsReadAt = 0;
+        this.options.onSkip?.([], error);
       }
-      if (!sawRecords) await new Promise((r) => setTimeout(r, options.pollIntervalMs ?? 200));
+      if (!sawRecords) await new Promise((r) => setTimeout(r, this.options.pollIntervalMs ?? 200));
     }
-  })();
+    this.client.destroy();
+  }
+}
 
+export function startStreamPoller(options: StreamPollerOptions): { stop: () => Promise<void>; lastActivityAt: () => number } {
+  const poller = new StreamPoller(options);
+  const loop = poller.run();
   return {
     stop: async () => {
-      running = false;
+      poller.running = false;
       await loop;
-      client.destroy();
     },
     /** Now while records are being handled (a batch can take minutes), else when the last one was. */
-    lastActivityAt: () => (delivering ? Date.now() : lastActivityAt),
+    lastActivityAt: () => (poller.delivering ? Date.now() : poller.lastActivityAt),
   };
 }

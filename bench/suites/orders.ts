@@ -15,8 +15,10 @@ import { percentile, progress } from '../lib/measure.ts';
 const ORDERS = 1000;
 const IN_FLIGHT = 20;
 
-export async function run(baseUrl: string): Promise<Figure[]> {
-  const key = await benchTenant('bench-orders');
+type Key = Awaited<ReturnType<typeof benchTenant>>;
+
+/** A product, a customer who answers, and the variant indexed (the catalog indexer writes it in the background). */
+async function prepare(baseUrl: string, key: Key): Promise<void> {
   await send(baseUrl, key, 'POST', '/products/batch', {
     products: [
       { external_product_id: 'coffee', title: 'Coffee', source_version: '1', variants: [{ external_variant_id: 'beans', price: '9.99', currency: 'EUR' }] },
@@ -28,13 +30,14 @@ export async function run(baseUrl: string): Promise<Figure[]> {
     consent: { status: 'granted', proof: { source: 'checkout', reference: 'r', collected_at: '2026-01-01T00:00:00Z' } },
     source_version: '1',
   });
-  // The variant index is written by the catalog indexer in the background: wait for it.
   for (let i = 0; !(await tableClient().send(new GetCommand({ TableName: tableName(), Key: keys.variant(key.tenant, 'beans') }))).Item; i++) {
     if (i > 600) throw new Error('the variant index did not catch up');
     await new Promise((r) => setTimeout(r, 100));
   }
+}
 
-  resetCapacityTotals();
+/** POSTs the orders, IN_FLIGHT at a time; when each was posted. */
+async function postOrders(baseUrl: string, key: Key): Promise<Map<string, number>> {
   const postedAt = new Map<string, number>();
   const start = performance.now();
   await mapWithConcurrency(
@@ -54,7 +57,11 @@ export async function run(baseUrl: string): Promise<Figure[]> {
     },
   );
   progress(`posted ${ORDERS} orders in ${((performance.now() - start) / 1000).toFixed(1)} s; waiting for results`);
+  return postedAt;
+}
 
+/** Polls the result items until every order has one; when each completed. */
+async function awaitResults(key: Key, postedAt: Map<string, number>): Promise<Map<string, number>> {
   const completedAt = new Map<string, number>();
   const deadline = Date.now() + 10 * 60_000;
   while (completedAt.size < ORDERS) {
@@ -67,6 +74,15 @@ export async function run(baseUrl: string): Promise<Figure[]> {
     progress(`${completedAt.size}/${ORDERS} completed`);
     if (completedAt.size < ORDERS) await new Promise((r) => setTimeout(r, 1000));
   }
+  return completedAt;
+}
+
+export async function run(baseUrl: string): Promise<Figure[]> {
+  const key = await benchTenant('bench-orders');
+  await prepare(baseUrl, key);
+  resetCapacityTotals();
+  const postedAt = await postOrders(baseUrl, key);
+  const completedAt = await awaitResults(key, postedAt);
   const last = Math.max(...completedAt.values());
   const elapsedSeconds = (last - Math.min(...postedAt.values())) / 1000;
   const latencies = [...completedAt].map(([id, at]) => at - postedAt.get(id)!).sort((a, b) => a - b);
@@ -83,6 +99,12 @@ export async function run(baseUrl: string): Promise<Figure[]> {
     figure({ suite: 'orders', name: 'DynamoDB calls per order (API and pipeline)', value: units.calls / ORDERS, unit: 'calls' }),
     figure({ suite: 'orders', name: 'POST to result_ready, p50', value: percentile(latencies, 50), unit: 'ms' }),
     figure({ suite: 'orders', name: 'POST to result_ready, p99', value: percentile(latencies, 99), unit: 'ms' }),
+    ...unitFigures(units),
+  ];
+}
+
+function unitFigures(units: ReturnType<typeof capacityTotals>): Figure[] {
+  return [
     figure({
       suite: 'orders',
       name: 'write units per order',

@@ -3,7 +3,7 @@
  * run in the contract's order: headers, key, body hash and signature (all one code, so the
  * response never reveals which key ids exist), then the timestamp window, then the nonce.
  */
-import { type Scope } from '../api/scopes.ts';
+import type { Scope } from '../api/scopes.ts';
 import { ExpiredTimestampError, InvalidSignatureError, ReplayedNonceError } from '../errors.ts';
 import { hexEquals, hmacHex, type QueryParameters, SIGNATURE_PREFIX, sha256Hex, stringToSign } from './signing.ts';
 

@@ -32,7 +32,7 @@ export function parseQueryString(raw: string): QueryParameters {
     const decode = (s: string) => decodeURIComponent(s.replace(/\+/g, ' '));
     const name = decode(eq < 0 ? part : part.slice(0, eq));
     const value = eq < 0 ? '' : decode(part.slice(eq + 1));
-    (out[name] ??= []).push(value);
+    out[name] = [...(out[name] ?? []), value];
   }
   return out;
 }

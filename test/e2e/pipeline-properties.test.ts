@@ -8,7 +8,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ROUTES } from '#functions/routes.ts';
-import { type Route } from '#shared/api/routes.ts';
+import type { Route } from '#shared/api/routes.ts';
 import { repoRoot } from '../support/paths.ts';
 import { call, newTenant, samplePath } from '../support/stack.ts';
 

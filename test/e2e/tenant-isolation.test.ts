@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES } from '#functions/routes.ts';
-import { type Route } from '#shared/api/routes.ts';
+import type { Route } from '#shared/api/routes.ts';
 import { call, newTenant, samplePath, type TestKey } from '../support/stack.ts';
 import { isFinalOrder, orderBody, waitForOrder } from '../support/orders.ts';
 import { eventually } from '../support/eventually.ts';
@@ -18,7 +18,7 @@ const ID = 'shared-id-1';
  * chooses it), how the owner reads it, a valid write body, and a well-formed id that does not exist.
  */
 interface Fixture {
-  create: (key: TestKey) => Promise<string | void>;
+  create: (key: TestKey) => Promise<string | undefined>;
   read: (id: string) => string;
   writeBody?: unknown;
   missing?: string;

@@ -16,6 +16,20 @@ beforeAll(() => {
 });
 
 describe('the CDK app', () => {
+  it('keeps the logical ids of the deployed stateful resources, so no deploy replaces the table, the queues, the API or the alarm topic', () => {
+    const ids = Object.keys(template.toJSON().Resources);
+    for (const id of [
+      'TableCD117FA1',
+      'WebhookQueueA9D318EA',
+      'WebhookDeadLetterQueue6DD1CE59',
+      'StreamFailureQueueC70B334E',
+      'ApiF70053CD',
+      'AlarmTopicD01E77F9',
+    ]) {
+      expect(ids).toContain(id);
+    }
+  });
+
   it('passes cdk-nag AwsSolutions with no unacknowledged finding', () => {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     new CommerceInterfaceStack(app, 'Nag');

@@ -41,7 +41,9 @@ describe('an unexpected error inside a handler', () => {
         return (writes[i] as (...args: unknown[]) => boolean)(chunk, ...rest);
       }) as typeof stream.write;
     });
-    const res = await handler(event, lambdaContext('test', 10)).finally(() => streams.forEach((stream, i) => (stream.write = writes[i]!)));
+    const res = await handler(event, lambdaContext('test', 10)).finally(() => {
+      for (const [i, stream] of streams.entries()) stream.write = writes[i]!;
+    });
     expect(res.statusCode).toBe(500);
     expect(res.headers?.['Content-Type']).toBe('application/problem+json');
     const body = JSON.parse(res.body);

@@ -28,7 +28,9 @@ function captureJsonLogs(file: string): () => void {
       return true;
     }) as typeof stream.write;
   });
-  return () => streams.forEach((stream, i) => (stream.write = originals[i]!));
+  return () => {
+    for (const [i, stream] of streams.entries()) stream.write = originals[i]!;
+  };
 }
 
 export default async function setup(project: TestProject) {

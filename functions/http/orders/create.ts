@@ -2,7 +2,7 @@ import { defineOperation } from '#shared/http/operation.ts';
 import { httpHandler } from '../handler.ts';
 import { OrderInputSchema, OrderWriteResultSchema } from '#shared/orders/order-schemas.ts';
 import { submitOrder } from '#shared/orders/order-commands.ts';
-import { processing } from '../../order-processing.ts';
+import { processing } from '#functions/order-processing.ts';
 
 export const contract = defineOperation({
   operationId: 'createOrder',

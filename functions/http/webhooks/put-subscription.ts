@@ -1,6 +1,6 @@
 import { ValidationError } from '#shared/errors.ts';
 import { defineOperation } from '#shared/http/operation.ts';
-import { config } from '../../composition-root.ts';
+import { config } from '#functions/composition-root.ts';
 import { httpHandler } from '../handler.ts';
 import { deliveryHealth } from '#shared/webhooks/delivery-list.ts';
 import { systemResolver } from '#shared/webhooks/sender.ts';

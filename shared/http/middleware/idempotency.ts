@@ -65,8 +65,10 @@ type DelegateRequest = Parameters<NonNullable<Delegate['before']>>[0];
 export function idempotency(method: HttpMethod, storeFor: (tenant: string) => BasePersistenceLayer): HttpMiddleware {
   const delegates = new Map<string, Delegate>();
   const delegateFor = (tenant: string) => {
-    let delegate = delegates.get(tenant);
-    if (!delegate) delegates.set(tenant, (delegate = makeHandlerIdempotent({ persistenceStore: storeFor(tenant), config, keyPrefix: 'commerce' })));
+    const known = delegates.get(tenant);
+    if (known) return known;
+    const delegate = makeHandlerIdempotent({ persistenceStore: storeFor(tenant), config, keyPrefix: 'commerce' });
+    delegates.set(tenant, delegate);
     return delegate;
   };
   const claims = new WeakMap<HttpRequest, { delegate: Delegate; request: DelegateRequest }>();

@@ -1,0 +1,54 @@
+/**
+ * Every function of the service: Node 22 on arm64, bundled by the project's esbuild settings
+ * (no Docker), JSON logs kept a month, and the environment that binds it to the table and
+ * the queues.
+ */
+import { join } from 'node:path';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { BUNDLE_OPTIONS, SDK_EXTERNAL_MODULES } from '../bundling.ts';
+
+export const repoRoot = join(import.meta.dirname, '..', '..');
+
+export interface CommerceFunctionProps {
+  /** Handler module, relative to the repository root. */
+  entry: string;
+  timeoutSeconds: number;
+  memoryMb: number;
+  description: string;
+  /** The resources and settings every function reads at cold start. */
+  environment: Record<string, string>;
+}
+
+export class CommerceFunction extends NodejsFunction {
+  constructor(scope: Construct, id: string, props: CommerceFunctionProps) {
+    super(scope, id, {
+      entry: join(repoRoot, props.entry),
+      handler: 'handler',
+      runtime: lambda.Runtime.NODEJS_22_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: props.memoryMb,
+      timeout: Duration.seconds(props.timeoutSeconds),
+      description: props.description,
+      environment: props.environment,
+      logGroup: new logs.LogGroup(scope, `${id}Logs`, { retention: logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY }),
+      loggingFormat: lambda.LoggingFormat.JSON,
+      projectRoot: repoRoot,
+      depsLockFilePath: join(repoRoot, 'package-lock.json'),
+      bundling: {
+        minify: BUNDLE_OPTIONS.minify,
+        sourceMap: true,
+        format: OutputFormat.ESM,
+        target: BUNDLE_OPTIONS.target,
+        mainFields: [...BUNDLE_OPTIONS.mainFields],
+        externalModules: SDK_EXTERNAL_MODULES,
+        banner: BUNDLE_OPTIONS.banner,
+        esbuildArgs: Object.fromEntries(Object.entries(BUNDLE_OPTIONS.alias).map(([from, to]) => [`--alias:${from}`, to])),
+        forceDockerBundling: false,
+      },
+    });
+  }
+}

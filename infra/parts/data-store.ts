@@ -1,0 +1,64 @@
+/**
+ * The stateful part: the one table (from the shared table definition) and the queues of the
+ * webhook pipeline (queue, dead-letter queue, and the table stream's failure destination).
+ */
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { QUEUE_DEFINITIONS, TABLE_DEFINITION } from '#shared/storage/definition.ts';
+
+export class DataStore {
+  readonly table: dynamodb.Table;
+  readonly webhookQueue: sqs.Queue;
+  readonly webhookDlq: sqs.Queue;
+  readonly streamFailures: sqs.Queue;
+
+  constructor(scope: Construct) {
+    this.table = DataStore.table(scope);
+    const queueDefaults = { enforceSSL: true, encryption: sqs.QueueEncryption.SQS_MANAGED };
+    this.webhookDlq = new sqs.Queue(scope, 'WebhookDeadLetterQueue', {
+      ...queueDefaults,
+      retentionPeriod: Duration.seconds(QUEUE_DEFINITIONS.webhooksDeadLetter.retentionSeconds),
+      visibilityTimeout: Duration.seconds(QUEUE_DEFINITIONS.webhooksDeadLetter.visibilityTimeoutSeconds),
+    });
+    this.webhookQueue = new sqs.Queue(scope, 'WebhookQueue', {
+      ...queueDefaults,
+      retentionPeriod: Duration.seconds(QUEUE_DEFINITIONS.webhooks.retentionSeconds),
+      visibilityTimeout: Duration.seconds(QUEUE_DEFINITIONS.webhooks.visibilityTimeoutSeconds),
+      deadLetterQueue: { queue: this.webhookDlq, maxReceiveCount: QUEUE_DEFINITIONS.webhooks.maxReceiveCount },
+    });
+    this.streamFailures = new sqs.Queue(scope, 'StreamFailureQueue', { ...queueDefaults, retentionPeriod: Duration.days(14) });
+    Validations.of(this.streamFailures).acknowledge({
+      id: 'AwsSolutions::AwsSolutions-SQS3',
+      reason: "This queue is itself the dead-letter destination of the table stream's event source.",
+    });
+  }
+
+  private static table(scope: Construct): dynamodb.Table {
+    const t = TABLE_DEFINITION;
+    const table = new dynamodb.Table(scope, 'Table', {
+      partitionKey: { name: t.partitionKey, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: t.sortKey, type: dynamodb.AttributeType.STRING },
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      stream: dynamodb.StreamViewType[t.streamView],
+      timeToLiveAttribute: t.ttlAttribute,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      // API key secrets live in this table: encrypted at rest with a KMS key.
+      encryption: dynamodb.TableEncryption.AWS_MANAGED,
+      deletionProtection: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    for (const index of t.globalIndexes) {
+      table.addGlobalSecondaryIndex({
+        indexName: index.indexName,
+        partitionKey: { name: index.partitionKey, type: dynamodb.AttributeType.STRING },
+        sortKey: { name: index.sortKey, type: dynamodb.AttributeType.STRING },
+        ...(index.projectedAttributes === 'all'
+          ? { projectionType: dynamodb.ProjectionType.ALL }
+          : { projectionType: dynamodb.ProjectionType.INCLUDE, nonKeyAttributes: [...index.projectedAttributes] }),
+      });
+    }
+    return table;
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * The partner API: a regional REST API with problem+json gateway responses, one function per
+ * route of the route table (least-privilege table actions), and a 405 for every known path
+ * called with a method it does not have.
+ */
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as apigw from 'aws-cdk-lib/aws-apigateway';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { ROUTES } from '#functions/routes.ts';
+import { BASE_PATH, type Route } from '#shared/api/routes.ts';
+import { MethodNotAllowedError } from '#shared/errors.ts';
+import { GATEWAY_PROBLEMS, gatewayProblemBody, gatewayStatus } from '#shared/http/gateway-responses.ts';
+import { renderProblem } from '#shared/http/problem.ts';
+import { FUNCTION_SETTINGS } from '#shared/storage/definition.ts';
+import { CommerceFunction } from './commerce-function.ts';
+import type { DataStore } from './data-store.ts';
+
+/** DynamoDB actions every HTTP function needs: key and tenant reads, nonce, rate window, idempotency. */
+export const PIPELINE_TABLE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'];
+
+const accessLogFormat = apigw.AccessLogFormat.jsonWithStandardFields({
+  caller: false,
+  httpMethod: true,
+  ip: true,
+  protocol: true,
+  requestTime: true,
+  resourcePath: true,
+  responseLength: true,
+  status: true,
+  user: false,
+});
+
+export class PartnerApi {
+  readonly api: apigw.RestApi;
+  readonly functions: lambda.IFunction[] = [];
+
+  constructor(scope: Construct, data: DataStore, environment: Record<string, string>) {
+    this.api = new apigw.RestApi(scope, 'Api', {
+      restApiName: 'commerce-interface-v1',
+      description: 'Commerce Interface v1 (partner API)',
+      endpointTypes: [apigw.EndpointType.REGIONAL],
+      cloudWatchRole: true,
+      deployOptions: {
+        stageName: 'live',
+        // Execution logs carry errors only and never request or response data.
+        loggingLevel: apigw.MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false,
+        metricsEnabled: true,
+        throttlingRateLimit: 1000,
+        throttlingBurstLimit: 2000,
+        accessLogDestination: new apigw.LogGroupLogDestination(
+          new logs.LogGroup(scope, 'ApiAccessLogs', { retention: logs.RetentionDays.THREE_MONTHS, removalPolicy: RemovalPolicy.DESTROY }),
+        ),
+        accessLogFormat,
+      },
+    });
+    for (const problem of GATEWAY_PROBLEMS) {
+      this.api.addGatewayResponse(`Gateway${problem.responseType}`, {
+        type: apigw.ResponseType.of(problem.responseType),
+        statusCode: String(gatewayStatus(problem)),
+        responseHeaders: { 'Content-Type': "'application/problem+json'", 'X-Request-Id': 'context.requestId' },
+        templates: { 'application/json': gatewayProblemBody(problem, '$context.requestId', '$context.path') },
+      });
+    }
+    for (const route of ROUTES) this.functions.push(this.routeFunction(scope, route, data, environment));
+    this.methodNotAllowed();
+  }
+
+  private routeFunction(scope: Construct, route: Route, data: DataStore, environment: Record<string, string>): lambda.IFunction {
+    const fn = new CommerceFunction(scope, `Fn${route.operationId}`, {
+      entry: route.handler,
+      timeoutSeconds: FUNCTION_SETTINGS.apiTimeoutSeconds,
+      memoryMb: FUNCTION_SETTINGS.apiMemoryMb,
+      description: `${route.method} ${route.path}`,
+      environment,
+    });
+    data.table.grant(fn, ...PIPELINE_TABLE_ACTIONS, ...(route.tableActions ?? []).map((a) => `dynamodb:${a}`));
+    if (route.queueActions?.includes('send')) data.webhookQueue.grantSendMessages(fn);
+    const integration = new apigw.LambdaIntegration(fn, { timeout: Duration.seconds(FUNCTION_SETTINGS.apiTimeoutSeconds) });
+    this.api.root.resourceForPath(BASE_PATH + route.path).addMethod(route.method, integration, { operationName: route.operationId });
+    return fn;
+  }
+
+  /**
+   * REST APIs answer a known path with an unknown method as "missing authentication token";
+   * a mock ANY method answers 405 method_not_allowed with Allow instead.
+   */
+  private methodNotAllowed(): void {
+    const methodsByPath = new Map<string, string[]>();
+    for (const route of ROUTES) methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
+    for (const [path, allowed] of methodsByPath) {
+      const problem = renderProblem(new MethodNotAllowedError(allowed), '$context.path', '$context.requestId');
+      const integration = new apigw.MockIntegration({
+        passthroughBehavior: apigw.PassthroughBehavior.WHEN_NO_TEMPLATES,
+        requestTemplates: { 'application/json': '{"statusCode": 405}' },
+        integrationResponses: [
+          {
+            statusCode: '405',
+            responseParameters: {
+              'method.response.header.Allow': `'${allowed.join(', ')}'`,
+              'method.response.header.Content-Type': "'application/problem+json'",
+            },
+            responseTemplates: { 'application/json': JSON.stringify(problem.body) },
+          },
+        ],
+      });
+      this.api.root.resourceForPath(BASE_PATH + path).addMethod('ANY', integration, {
+        operationName: `methodNotAllowed${path.replace(/\W/g, '_')}`,
+        methodResponses: [{ statusCode: '405', responseParameters: { 'method.response.header.Allow': true, 'method.response.header.Content-Type': true } }],
+      });
+    }
+  }
+}

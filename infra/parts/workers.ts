@@ -1,0 +1,113 @@
+/**
+ * The background functions of the worker table: the stream processor and the catalog indexer
+ * (the table stream's two readers), the webhook sender on the queue, and the scheduled
+ * reconciler and call scheduler.
+ */
+import { Duration, Validations } from 'aws-cdk-lib';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { Construct } from 'constructs';
+import { WORKERS, type Worker } from '#functions/workers.ts';
+import { EVENT_SOURCES, FUNCTION_SETTINGS } from '#shared/storage/definition.ts';
+import { CommerceFunction } from './commerce-function.ts';
+import type { DataStore } from './data-store.ts';
+
+/** Order processing reads customers, variants and rules and writes orders with their events. */
+const ORDER_PROCESSING_TABLE_ACTIONS = [
+  'dynamodb:GetItem',
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:Query',
+  'dynamodb:BatchGetItem',
+  'dynamodb:BatchWriteItem',
+  'dynamodb:TransactWriteItems',
+];
+
+const LIST_STREAMS_ON_ANY = {
+  id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
+  reason: "dynamodb:ListStreams has no resource-level permissions; Lambda's DynamoDB event source requires it on *.",
+};
+
+export class Workers {
+  readonly functions: lambda.IFunction[] = [];
+  private readonly scope: Construct;
+  private readonly data: DataStore;
+  private readonly environment: Record<string, string>;
+
+  constructor(scope: Construct, data: DataStore, environment: Record<string, string>) {
+    this.scope = scope;
+    this.data = data;
+    this.environment = environment;
+    this.tableStreamReaders();
+    this.webhookSender();
+    this.scheduled();
+  }
+
+  private worker(w: Worker, timeoutSeconds: number): CommerceFunction {
+    const id = `Worker${w.name.replace(/(^|-)(\w)/g, (_, __, c: string) => c.toUpperCase())}`;
+    const fn = new CommerceFunction(this.scope, id, {
+      entry: w.handler,
+      timeoutSeconds,
+      memoryMb: FUNCTION_SETTINGS.workerMemoryMb,
+      description: w.description,
+      environment: this.environment,
+    });
+    this.functions.push(fn);
+    return fn;
+  }
+
+  private streamSource(filters?: lambda.FilterCriteria[]) {
+    return new DynamoEventSource(this.data.table, {
+      startingPosition: lambda.StartingPosition.TRIM_HORIZON,
+      batchSize: EVENT_SOURCES.tableStream.batchSize,
+      maxBatchingWindow: Duration.seconds(EVENT_SOURCES.tableStream.maxBatchingWindowSeconds),
+      retryAttempts: EVENT_SOURCES.tableStream.retryAttempts,
+      bisectBatchOnError: true,
+      reportBatchItemFailures: true,
+      onFailure: new SqsDlq(this.data.streamFailures),
+      ...(filters ? { filters } : {}),
+    });
+  }
+
+  private tableStreamReaders(): void {
+    const streamProcessor = this.worker(WORKERS.streamProcessor, FUNCTION_SETTINGS.workerTimeoutSeconds);
+    Validations.of(streamProcessor).acknowledge(LIST_STREAMS_ON_ANY);
+    this.data.table.grant(streamProcessor, ...ORDER_PROCESSING_TABLE_ACTIONS);
+    this.data.webhookQueue.grantSendMessages(streamProcessor);
+    streamProcessor.addEventSource(this.streamSource());
+    // The stream's second reader (DynamoDB Streams allows two per shard): only product items reach it.
+    const catalogIndexer = this.worker(WORKERS.catalogIndexer, FUNCTION_SETTINGS.workerTimeoutSeconds);
+    Validations.of(catalogIndexer).acknowledge(LIST_STREAMS_ON_ANY);
+    this.data.table.grant(catalogIndexer, 'dynamodb:BatchWriteItem');
+    catalogIndexer.addEventSource(
+      this.streamSource([lambda.FilterCriteria.filter({ dynamodb: { NewImage: { entity: { S: lambda.FilterRule.isEqual('product') } } } })]),
+    );
+  }
+
+  private webhookSender(): void {
+    const sender = this.worker(WORKERS.webhookSender, FUNCTION_SETTINGS.webhookSenderTimeoutSeconds);
+    this.data.table.grant(sender, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem');
+    this.data.webhookQueue.grantConsumeMessages(sender);
+    // The 8th failure moves the message to the DLQ itself (not by waiting for the receive count).
+    this.data.webhookDlq.grantSendMessages(sender);
+    sender.addEventSource(new SqsEventSource(this.data.webhookQueue, { batchSize: EVENT_SOURCES.webhookQueue.batchSize, reportBatchItemFailures: true }));
+  }
+
+  private scheduled(): void {
+    const reconciler = this.worker(WORKERS.reconciler, FUNCTION_SETTINGS.workerTimeoutSeconds);
+    this.data.table.grant(reconciler, 'dynamodb:Query', 'dynamodb:UpdateItem');
+    this.data.webhookQueue.grantSendMessages(reconciler);
+    new events.Rule(this.scope, 'ReconcileSchedule', {
+      schedule: events.Schedule.rate(Duration.minutes(FUNCTION_SETTINGS.reconcilerEveryMinutes)),
+      targets: [new targets.LambdaFunction(reconciler)],
+    });
+    const callScheduler = this.worker(WORKERS.callScheduler, FUNCTION_SETTINGS.workerTimeoutSeconds);
+    this.data.table.grant(callScheduler, ...ORDER_PROCESSING_TABLE_ACTIONS);
+    new events.Rule(this.scope, 'CallSchedule', {
+      schedule: events.Schedule.rate(Duration.minutes(FUNCTION_SETTINGS.callSchedulerEveryMinutes)),
+      targets: [new targets.LambdaFunction(callScheduler)],
+    });
+  }
+}
