@@ -1,5 +1,5 @@
 /** First-start seeding of the local runtime: tenant `sandbox` and a key with every scope. */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readJsonFile, writeFileAtomic } from './durable-file.ts';
 import { SCOPES } from '#shared/api/scopes.ts';
 import { createApiKey, putTenantConfig, readApiKey, readTenantConfig } from '#shared/tenants/store.ts';
 
@@ -19,11 +19,11 @@ export interface LocalCredentials {
 
 export async function seedSandbox(credentialsFile: string, baseUrl: string): Promise<LocalCredentials> {
   if (!(await readTenantConfig(SANDBOX_TENANT))) await putTenantConfig(SANDBOX_TENANT, SANDBOX_CONFIG);
-  const existing: LocalCredentials | undefined = existsSync(credentialsFile) ? JSON.parse(readFileSync(credentialsFile, 'utf8')) : undefined;
-  const stillValid = existing && (await readApiKey(existing.key_id))?.status === 'active';
+  const existing = readJsonFile<LocalCredentials>(credentialsFile, (reason) => console.error(`WARNING: ${reason}; a new key is created`));
+  const stillValid = typeof existing?.key_id === 'string' && (await readApiKey(existing.key_id))?.status === 'active';
   const credentials = stillValid
     ? { ...existing, base_url: baseUrl }
     : await createApiKey(SANDBOX_TENANT, [...SCOPES]).then((k) => ({ key_id: k.key_id, secret: k.secret, base_url: baseUrl }));
-  writeFileSync(credentialsFile, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
+  writeFileAtomic(credentialsFile, `${JSON.stringify(credentials, null, 2)}\n`, 0o600);
   return credentials;
 }

@@ -123,6 +123,7 @@ async function startPollers(running: Running, options: LocalStackOptions, resour
       streamArn: resources.streamArn,
       ...(options.dataDir ? { checkpointFile: join(options.dataDir, `stream-checkpoint-${worker.name}.json`) } : {}),
       handler: (event) => streamHandler(event, lambdaContext(worker.name, FUNCTION_SETTINGS.workerTimeoutSeconds)),
+      onWarning: (message) => running.log(`${worker.name}: ${message}`),
       onSkip: (records, error) => running.log(`${worker.name}: ${records.length ? 'skipped a record after retries' : 'retrying'}: ${String(error)}`),
     });
     running.stopAll.unshift(streamPoller.stop);

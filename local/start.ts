@@ -2,7 +2,8 @@
  * `npm start`: the whole system on this machine. Data lives in `.local/` and survives
  * restarts; `--in-memory` gives a throwaway run. Ctrl-C (or SIGTERM) stops every child.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
+import { writeFileAtomic } from './durable-file.ts';
 import { join } from 'node:path';
 import { localDataDir } from './data-dir.ts';
 import { seedSandbox } from './seed.ts';
@@ -36,7 +37,7 @@ const stack = await startLocalStack({
 });
 
 const runtimeFile = join(localDir, 'runtime.json');
-writeFileSync(
+writeFileAtomic(
   runtimeFile,
   JSON.stringify(
     { pid: process.pid, base_url: stack.baseUrl, dynamodb_endpoint: stack.dynamodbEndpoint, sqs_endpoint: stack.sqsEndpoint, env: stack.env },

@@ -5,7 +5,7 @@
  * to `retryAttempts` times before it is skipped (on AWS: sent to the on-failure queue).
  * The position per shard is checkpointed to disk, so a restart resumes where it stopped.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readJsonFile, writeFileAtomic } from './durable-file.ts';
 import {
   DescribeStreamCommand,
   DynamoDBStreamsClient,
@@ -25,6 +25,7 @@ export interface StreamPollerOptions {
   checkpointFile?: string;
   handler: (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse | undefined>;
   onSkip?: (records: DynamoDBRecord[], error: unknown) => void;
+  onWarning?: (message: string) => void;
   pollIntervalMs?: number;
 }
 
@@ -64,12 +65,14 @@ class StreamPoller {
   constructor(options: StreamPollerOptions) {
     this.options = options;
     this.client = new DynamoDBStreamsClient({ endpoint: options.endpoint, region: options.region });
-    this.checkpoints = options.checkpointFile && existsSync(options.checkpointFile) ? JSON.parse(readFileSync(options.checkpointFile, 'utf8')) : {};
+    // A damaged checkpoint means starting from the trim horizon: the consumers are idempotent per record.
+    const saved = options.checkpointFile && readJsonFile<Record<string, string>>(options.checkpointFile, (reason) => options.onWarning?.(reason));
+    this.checkpoints = saved && typeof saved === 'object' ? saved : {};
   }
 
   private saveCheckpoint(shardId: string, sequenceNumber: string): void {
     this.checkpoints[shardId] = sequenceNumber;
-    if (this.options.checkpointFile) writeFileSync(this.options.checkpointFile, JSON.stringify(this.checkpoints));
+    if (this.options.checkpointFile) writeFileAtomic(this.options.checkpointFile, JSON.stringify(this.checkpoints));
   }
 
   private async iteratorFor(shardId: string): Promise<string | null> {

@@ -10,7 +10,7 @@ import { eventItem } from '../events/outbox.ts';
 import { versionAttributes, versionedWrite } from '../storage/versioned-write.ts';
 import { mapWithConcurrency } from '../async/concurrency.ts';
 import { MAX_PRODUCTS_PER_BATCH, ProductInputSchema, type Product, type ProductInput } from './product-schemas.ts';
-import { productAttributes, productFilter, productView, type ProductFilters, type StoredProduct } from './products.ts';
+import { productAttributes, productFilter, productFromItem, productView, type ProductFilters, type StoredProduct } from './products.ts';
 import { PayloadTooLargeError } from '../errors.ts';
 
 /** Conditional writes in flight per batch: enough to finish 500 products well inside 10 s. */
@@ -76,7 +76,7 @@ export async function upsertProductBatch(tenant: string, products: readonly unkn
 
 export async function readProduct(tenant: string, id: string): Promise<StoredProduct | undefined> {
   const { Item } = await tableClient().send(new GetCommand({ TableName: tableName(), Key: keys.product(tenant, id) }));
-  return Item as StoredProduct | undefined;
+  return Item ? productFromItem(Item) : undefined;
 }
 
 export async function getProduct(tenant: string, id: string): Promise<Product> {

@@ -20,6 +20,9 @@ export interface StoredProduct extends Record<string, unknown> {
   updated_at: string;
 }
 
+/** The typed reader of product items and stream images: the one place that says what a stored product is. */
+export const productFromItem = (item: Record<string, unknown>): StoredProduct => item as StoredProduct;
+
 const summaryOf = (p: Omit<Product, 'created_at' | 'archived_at'>) => ({
   external_product_id: p.external_product_id,
   title: p.title,

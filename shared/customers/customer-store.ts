@@ -7,7 +7,7 @@ import { keys } from '../storage/keys.ts';
 import { versionAttributes, versionedWrite } from '../storage/versioned-write.ts';
 import { cancelledItem, conditionFailedAt } from '../storage/conditional.ts';
 import { COLLECTED_AT_SKEW_SECONDS, type CustomerInput } from './customer-schemas.ts';
-import { customerAttributes, type StoredCustomer } from './customers.ts';
+import { customerAttributes, customerFromItem, type StoredCustomer } from './customers.ts';
 
 const anonymizedError = (id: string) => new InvalidTransitionError(`Customer ${id} was anonymized; personal data is not stored for this id again.`);
 
@@ -32,7 +32,7 @@ export async function upsertCustomer(tenant: string, id: string, input: Customer
 
 export async function readCustomer(tenant: string, id: string): Promise<StoredCustomer | undefined> {
   const { Item } = await tableClient().send(new GetCommand({ TableName: tableName(), Key: keys.customer(tenant, id) }));
-  return Item as StoredCustomer | undefined;
+  return Item ? customerFromItem(Item) : undefined;
 }
 
 /**
@@ -77,7 +77,8 @@ export async function anonymizeCustomer(tenant: string, id: string, principal: P
     );
     return at;
   } catch (error) {
-    const stored = cancelledItem(error, 0) as StoredCustomer | undefined;
+    const cancelled = cancelledItem(error, 0);
+    const stored = cancelled && customerFromItem(cancelled);
     if (stored?.anonymized_at) return stored.anonymized_at;
     if (!stored && conditionFailedAt(error, 0)) throw new NotFoundError(`No customer ${id}.`);
     throw error;

@@ -12,6 +12,9 @@ export interface StoredCustomer extends Record<string, unknown> {
   updated_at: string;
 }
 
+/** The typed reader of customer items and stream images. */
+export const customerFromItem = (item: Record<string, unknown>): StoredCustomer => item as StoredCustomer;
+
 /** `+49******12`: the country code's first digits and the last two; the length stays hidden. */
 export function maskPhone(phone: string): string {
   return `${phone.slice(0, 3)}******${phone.slice(-2)}`;

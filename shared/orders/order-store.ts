@@ -10,7 +10,7 @@ import { conditionFailedAt } from '../storage/conditional.ts';
 import { keys } from '../storage/keys.ts';
 import { listPage, paginate } from '../storage/pagination.ts';
 import type { Condition } from '../storage/versioned-write.ts';
-import { applyOrderChange, dueOf, type OrderChange, type OrderRepository, type StoredOrder, statusEvent } from './order.ts';
+import { applyOrderChange, dueOf, type OrderChange, type OrderRepository, orderFromItem, type StoredOrder, statusEvent } from './order.ts';
 import type { OrderState } from './state-machine.ts';
 
 function listAttributes(o: StoredOrder) {
@@ -27,12 +27,6 @@ function listAttributes(o: StoredOrder) {
     match_keys: new Set(o.items.map((i) => i.external_variant_id)),
   };
 }
-
-/** The order of a stored item (or stream image): its index and list attributes left out. */
-export const orderFromItem = (item: Record<string, unknown>): StoredOrder => {
-  const { entity: _e, list_view: _v, match_keys: _m, gsi1pk: _g1, gsi1sk: _g2, gsi2pk: _d1, gsi2sk: _d2, ...order } = item;
-  return order as unknown as StoredOrder;
-};
 
 export async function readOrder(tenant: string, id: string, consistent = false): Promise<StoredOrder | undefined> {
   const { Item } = await tableClient().send(new GetCommand({ TableName: tableName(), Key: keys.order(tenant, id), ConsistentRead: consistent }));

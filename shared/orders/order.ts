@@ -68,6 +68,12 @@ export interface OrderRepository {
   write(order: StoredOrder, change: OrderChange, now: Date): Promise<StoredOrder>;
 }
 
+/** The order of a stored item (or stream image): its index and list attributes left out. */
+export const orderFromItem = (item: Record<string, unknown>): StoredOrder => {
+  const { entity: _e, list_view: _v, match_keys: _m, gsi1pk: _g1, gsi1sk: _g2, gsi2pk: _d1, gsi2sk: _d2, ...order } = item;
+  return order as unknown as StoredOrder;
+};
+
 /** How long a call may stay in `in_call` before the scheduler records it as failed. */
 export const STUCK_CALL_SECONDS = 15 * 60;
 

@@ -12,8 +12,7 @@ import { keys, tenantOfKey } from '../storage/keys.ts';
 import { retryOnRevisionConflict } from '../storage/revision-retry.ts';
 import type { Condition } from '../storage/versioned-write.ts';
 import type { Reaction, StreamChange } from '../stream/stream-dispatch.ts';
-import { orderFromItem } from './order-store.ts';
-import type { StoredOrder } from './order.ts';
+import { orderFromItem, type StoredOrder } from './order.ts';
 import type { OrderResult } from './order-schemas.ts';
 import type { OrderProcessing } from './processing.ts';
 import { ACTIVE_STATES } from './state-machine.ts';
@@ -129,13 +128,14 @@ async function tryWriteBack(store: StoreWriteBack, result: StoredResult): Promis
 }
 
 type StoredResult = OrderResult & { pk: string; tenant: string; scenario?: string };
+const resultFromItem = (item: Record<string, unknown>): StoredResult => item as unknown as StoredResult;
 
 /** A confirmed result is written back to the store when the tenant enables it; a lasting failure is an event. */
 const writeBackReaction = (ports: ReactionPorts): Reaction => ({
   name: 'write-back',
   async handle(change) {
     if (change.eventName !== 'INSERT' || change.newImage?.entity !== 'result') return;
-    const result = change.newImage as unknown as StoredResult;
+    const result = resultFromItem(change.newImage);
     if (!result.final_order_snapshot.confirmed || !(await ports.processing.ports.tenantConfigOf(result.tenant)).writeback.enabled) return;
     const failure = await tryWriteBack(ports.store, result);
     if (failure === undefined) return;

@@ -10,6 +10,9 @@ import { SalesRuleSummarySchema, type RuleInput, type SalesRule } from './rule-s
 
 type StoredRule = SalesRule & { archived_at?: string };
 
+/** The typed reader of rule items. */
+const ruleFromItem = (item: Record<string, unknown>): StoredRule => item as StoredRule;
+
 function ruleAttributes(tenant: string, id: string, input: RuleInput, now: Date) {
   const updatedAt = now.toISOString();
   return {
@@ -66,7 +69,7 @@ export async function upsertRule(tenant: string, id: string, input: RuleInput, n
 export async function getRule(tenant: string, id: string): Promise<SalesRule> {
   const { Item } = await tableClient().send(new GetCommand({ TableName: tableName(), Key: keys.salesRule(tenant, id) }));
   if (!Item) throw new NotFoundError(`No sales rule ${id}.`);
-  return ruleView(Item as StoredRule);
+  return ruleView(ruleFromItem(Item));
 }
 
 /** Archives a rule (a tombstone that no longer applies); archiving it again returns it unchanged. */

@@ -6,33 +6,11 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
 import { ValidationError } from '../errors.ts';
 import { tableClient, tableName } from './clients.ts';
 import { keys } from './keys.ts';
 import { canonicalJson, type Condition } from './versioned-write.ts';
 import { isConditionFailed } from './conditional.ts';
-
-export const MAX_PAGE_SIZE = 200;
-export const DEFAULT_PAGE_SIZE = 50;
-
-/** `limit` and `cursor`, the query parameters every list takes. */
-export const PageQuery = z.object({
-  limit: z.coerce
-    .number({ error: 'must be an integer from 1 to 200' })
-    .int('must be an integer from 1 to 200')
-    .min(1, 'must be an integer from 1 to 200')
-    .max(MAX_PAGE_SIZE, 'must be an integer from 1 to 200')
-    .default(DEFAULT_PAGE_SIZE)
-    .meta({ description: `Page size, 1 to ${MAX_PAGE_SIZE}; default ${DEFAULT_PAGE_SIZE}.` }),
-  cursor: z.string().max(2048).optional().meta({ description: 'Opaque; the `next_cursor` of the previous page, with the same filters.' }),
-});
-
-export const pageOf = <T extends z.ZodType>(item: T) =>
-  z.object({
-    data: z.array(item),
-    next_cursor: z.string().nullable().meta({ description: 'Null at the end of the list.' }),
-  });
 
 let cursorKey: Buffer | undefined;
 

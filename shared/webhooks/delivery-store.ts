@@ -24,6 +24,9 @@ export interface StoredDelivery extends Delivery {
   delivering_until?: string;
 }
 
+/** The typed reader of delivery items. */
+export const deliveryFromItem = (item: Record<string, unknown>): StoredDelivery => item as unknown as StoredDelivery;
+
 const messageFor = (tenant: string, deliveryId: string): QueueMessage => ({ body: JSON.stringify({ tenant, delivery_id: deliveryId }) });
 
 /** The due entry the reconciler watches: if no sender has handled the delivery by then, its message is sent again. */
@@ -80,7 +83,7 @@ export async function enqueueDelivery(
 
 export async function readDelivery(tenant: string, id: string): Promise<StoredDelivery | undefined> {
   const { Item } = await tableClient().send(new GetCommand({ TableName: tableName(), Key: keys.delivery(tenant, id), ConsistentRead: true }));
-  return Item as StoredDelivery | undefined;
+  return Item ? deliveryFromItem(Item) : undefined;
 }
 
 export const deliveryView = (d: StoredDelivery): Delivery => ({
@@ -122,10 +125,10 @@ export async function claimDelivery(tenant: string, id: string, now: Date, lease
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
-    return { kind: 'claimed', delivery: Attributes as StoredDelivery };
+    return { kind: 'claimed', delivery: deliveryFromItem(Attributes!) };
   } catch (error) {
     if (!isConditionFailed(error)) throw error;
-    const stored = error.Item ? (unmarshall(error.Item) as StoredDelivery) : undefined;
+    const stored = error.Item ? deliveryFromItem(unmarshall(error.Item)) : undefined;
     if (!stored || stored.status === 'delivered') return { kind: 'finished' };
     return { kind: 'held', untilMs: Date.parse(stored.delivering_until!) };
   }

@@ -20,11 +20,14 @@ export interface StoredSubscription {
   updated_at: string;
 }
 
+/** The typed reader of the subscription item. */
+export const subscriptionFromItem = (item: Record<string, unknown>): StoredSubscription => item as unknown as StoredSubscription;
+
 export const newWebhookSecret = () => `whsec_${randomBytes(32).toString('base64url')}`;
 
 export async function readWebhookSubscription(tenant: string): Promise<StoredSubscription | undefined> {
   const { Item } = await tableClient().send(new GetCommand({ TableName: tableName(), Key: keys.webhookSubscription(tenant) }));
-  return Item as StoredSubscription | undefined;
+  return Item ? subscriptionFromItem(Item) : undefined;
 }
 
 /** The secrets a delivery is signed with now: the current one and, during an overlap, the previous one. */
@@ -63,7 +66,7 @@ export async function putSubscription(
       ReturnValues: 'ALL_NEW',
     }),
   );
-  return { created: false, subscription: Attributes as StoredSubscription };
+  return { created: false, subscription: subscriptionFromItem(Attributes!) };
 }
 
 /**

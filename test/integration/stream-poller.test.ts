@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
@@ -81,6 +84,36 @@ describe('the local stream poller (DynamoDB Local streams, Lambda semantics)', (
         eventSourceARN: Table!.LatestStreamArn,
         dynamodb: { NewImage: { pk: { S: marker }, n: { N: '1' } }, StreamViewType: 'NEW_AND_OLD_IMAGES' },
       });
+    } finally {
+      await poller.stop();
+    }
+  });
+
+  it('starts from the trim horizon with a warning when its checkpoint file was left empty by a kill, and keeps checkpoints whole', async () => {
+    const { Table } = await dynamoClient().send(new DescribeTableCommand({ TableName: tableName() }));
+    const marker = `T#stream-damaged#${randomUUID()}`;
+    await tableClient().send(new PutCommand({ TableName: tableName(), Item: { pk: marker, sk: 'X', n: 1 } }));
+    const checkpointFile = join(mkdtempSync(join(tmpdir(), 'checkpoint-')), 'stream-checkpoint.json');
+    writeFileSync(checkpointFile, '');
+    const warnings: string[] = [];
+    const seen: string[] = [];
+    const poller = startStreamPoller({
+      endpoint: process.env.DYNAMODB_ENDPOINT!,
+      region: 'us-east-1',
+      streamArn: Table!.LatestStreamArn!,
+      checkpointFile,
+      onWarning: (message) => warnings.push(message),
+      handler: async (event) => {
+        seen.push(...event.Records.filter((r) => r.dynamodb?.Keys?.pk?.S === marker).map((r) => r.eventName!));
+        return { batchItemFailures: [] };
+      },
+    });
+    try {
+      // The record written before the poller started is still delivered: the damaged file meant "from the start".
+      await until(() => seen.includes('INSERT'));
+      expect(warnings.join('\n')).toMatch(/damaged/);
+      await until(() => readFileSync(checkpointFile, 'utf8').length > 0);
+      expect(() => JSON.parse(readFileSync(checkpointFile, 'utf8'))).not.toThrow();
     } finally {
       await poller.stop();
     }

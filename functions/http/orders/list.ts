@@ -2,7 +2,7 @@ import { defineOperation } from '#shared/http/operation.ts';
 import { httpHandler } from '../handler.ts';
 import { OrderListQuery, OrderSummarySchema } from '#shared/orders/order-schemas.ts';
 import { listOrders } from '#shared/orders/order-store.ts';
-import { PageQuery, pageOf } from '#shared/storage/pagination.ts';
+import { PageQuery, pageOf } from '#shared/http/page-query.ts';
 
 export const contract = defineOperation({
   operationId: 'listOrders',

@@ -2,7 +2,7 @@ import { ProductListQuery, ProductSummarySchema } from '#shared/catalog/product-
 import { listProducts } from '#shared/catalog/product-store.ts';
 import { defineOperation } from '#shared/http/operation.ts';
 import { httpHandler } from '../handler.ts';
-import { PageQuery, pageOf } from '#shared/storage/pagination.ts';
+import { PageQuery, pageOf } from '#shared/http/page-query.ts';
 
 export const contract = defineOperation({
   operationId: 'listProducts',

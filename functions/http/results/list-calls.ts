@@ -4,7 +4,7 @@ import { defineOperation } from '#shared/http/operation.ts';
 import { httpHandler } from '../handler.ts';
 import { CallAttemptSchema, ReportsPolicySchema } from '#shared/orders/order-schemas.ts';
 import { listCalls, REPORTS_POLICY } from '#shared/orders/call-history.ts';
-import { PageQuery, pageOf } from '#shared/storage/pagination.ts';
+import { PageQuery, pageOf } from '#shared/http/page-query.ts';
 
 export const contract = defineOperation({
   operationId: 'listOrderCalls',

@@ -2,7 +2,7 @@ import { defineOperation } from '#shared/http/operation.ts';
 import { httpHandler } from '../handler.ts';
 import { RuleListQuery, SalesRuleSummarySchema } from '#shared/rules/rule-schemas.ts';
 import { listRules } from '#shared/rules/rule-store.ts';
-import { PageQuery, pageOf } from '#shared/storage/pagination.ts';
+import { PageQuery, pageOf } from '#shared/http/page-query.ts';
 
 export const contract = defineOperation({
   operationId: 'listSalesRules',

@@ -1,6 +1,6 @@
 import { defineOperation } from '#shared/http/operation.ts';
 import { httpHandler } from '../handler.ts';
-import { PageQuery, pageOf } from '#shared/storage/pagination.ts';
+import { PageQuery, pageOf } from '#shared/http/page-query.ts';
 import { listDeliveries } from '#shared/webhooks/delivery-list.ts';
 import { DeliveryListQuery, DeliverySchema } from '#shared/webhooks/webhook-schemas.ts';
 

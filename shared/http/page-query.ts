@@ -1,0 +1,23 @@
+/** The query parameters every list takes, and the shape of every page (spec 4.8). */
+import * as z from 'zod';
+
+export const MAX_PAGE_SIZE = 200;
+export const DEFAULT_PAGE_SIZE = 50;
+
+/** `limit` and `cursor`, the query parameters every list takes. */
+export const PageQuery = z.object({
+  limit: z.coerce
+    .number({ error: 'must be an integer from 1 to 200' })
+    .int('must be an integer from 1 to 200')
+    .min(1, 'must be an integer from 1 to 200')
+    .max(MAX_PAGE_SIZE, 'must be an integer from 1 to 200')
+    .default(DEFAULT_PAGE_SIZE)
+    .meta({ description: `Page size, 1 to ${MAX_PAGE_SIZE}; default ${DEFAULT_PAGE_SIZE}.` }),
+  cursor: z.string().max(2048).optional().meta({ description: 'Opaque; the `next_cursor` of the previous page, with the same filters.' }),
+});
+
+export const pageOf = <T extends z.ZodType>(item: T) =>
+  z.object({
+    data: z.array(item),
+    next_cursor: z.string().nullable().meta({ description: 'Null at the end of the list.' }),
+  });

@@ -1,0 +1,36 @@
+/** A Middy chain of the middlewares under test around a handler, with no AWS anywhere. */
+import middy from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { HttpContext, HttpMiddleware, HttpState } from '#shared/http/middleware/types.ts';
+
+export const lambdaContext = { awsRequestId: 'aws-request-id', getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
+
+export function apiEvent(overrides: Partial<APIGatewayProxyEvent> = {}): APIGatewayProxyEvent {
+  return {
+    httpMethod: 'GET',
+    path: '/api/v1/commerce/capabilities',
+    headers: {},
+    multiValueQueryStringParameters: null,
+    pathParameters: null,
+    body: null,
+    isBase64Encoded: false,
+    requestContext: { requestId: 'req-1' },
+    ...overrides,
+  } as APIGatewayProxyEvent;
+}
+
+/** A middleware that sets the HTTP state the earlier middlewares of the pipeline would have set. */
+export const withState = (state: Partial<HttpState>): HttpMiddleware => ({
+  before: ({ context }) => {
+    context.http = { requestId: 'req-1', correlationId: 'req-1', headers: {}, path: '/api/v1/commerce/x', body: Buffer.alloc(0), ...state };
+  },
+});
+
+export const ok = async (): Promise<APIGatewayProxyResult> => ({ statusCode: 200, headers: {}, body: '{"ok":true}' });
+
+export function chain(middlewares: HttpMiddleware[], handler: (event: APIGatewayProxyEvent, context: HttpContext) => Promise<APIGatewayProxyResult> = ok) {
+  let m = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>();
+  for (const middleware of middlewares) m = m.use(middleware);
+  const run = m.handler(handler);
+  return (event: APIGatewayProxyEvent = apiEvent()) => run(event, lambdaContext as HttpContext);
+}

@@ -1,0 +1,81 @@
+import { IdempotencyItemAlreadyExistsError, IdempotencyItemNotFoundError } from '@aws-lambda-powertools/idempotency';
+import { BasePersistenceLayer, type IdempotencyRecord } from '@aws-lambda-powertools/idempotency/persistence';
+import { describe, expect, it } from 'vitest';
+import { idempotency, REPLAYED_HEADER } from '#shared/http/middleware/idempotency.ts';
+import { chain, withState } from './chain.ts';
+
+/** Powertools' persistence contract in memory: one record per key, refused while one exists. */
+class MemoryStore extends BasePersistenceLayer {
+  readonly records = new Map<string, IdempotencyRecord>();
+  protected async _getRecord(key: string) {
+    const record = this.records.get(key);
+    if (!record) throw new IdempotencyItemNotFoundError();
+    return record;
+  }
+  protected async _putRecord(record: IdempotencyRecord) {
+    const existing = this.records.get(record.idempotencyKey);
+    if (existing && existing.getStatus() !== 'EXPIRED') throw new IdempotencyItemAlreadyExistsError('exists', existing);
+    this.records.set(record.idempotencyKey, record);
+  }
+  protected async _updateRecord(record: IdempotencyRecord) {
+    this.records.set(record.idempotencyKey, record);
+  }
+  protected async _deleteRecord(record: IdempotencyRecord) {
+    this.records.delete(record.idempotencyKey);
+  }
+}
+
+const principal = { tenant: 'acme', keyId: 'key_a', scopes: [] };
+const headers = (key: string | undefined, body = 'a'.repeat(64)) => ({ ...(key ? { 'idempotency-key': key } : {}), 'x-svc-content-sha256': body });
+
+function counter() {
+  let executions = 0;
+  const handler = async (_e: unknown, { http }: { http: { replay?: object } }) => {
+    if (http.replay) return http.replay as never;
+    executions++;
+    return { statusCode: 201, headers: {}, body: JSON.stringify({ executions }) };
+  };
+  return { handler, executions: () => executions };
+}
+
+describe('the idempotency middleware', () => {
+  it('executes a mutation once per key and replays its answer with Idempotent-Replayed', async () => {
+    const store = new MemoryStore();
+    const { handler, executions } = counter();
+    const run = () => chain([withState({ principal, headers: headers('k-1') }), idempotency('POST', () => store)], handler as never)();
+    const first = await run();
+    const second = await run();
+    expect(executions()).toBe(1);
+    expect(first.headers?.[REPLAYED_HEADER]).toBeUndefined();
+    expect(second).toMatchObject({ statusCode: 201, body: first.body, headers: { [REPLAYED_HEADER]: 'true' } });
+  });
+
+  it('answers 409 payload_mismatch for the same key with another body, without executing', async () => {
+    const store = new MemoryStore();
+    const { handler, executions } = counter();
+    await chain([withState({ principal, headers: headers('k-2') }), idempotency('POST', () => store)], handler as never)();
+    const other = chain([withState({ principal, headers: headers('k-2', 'b'.repeat(64)) }), idempotency('POST', () => store)], handler as never);
+    await expect(other()).rejects.toMatchObject({ code: 'idempotency_key_reused', reason: 'payload_mismatch' });
+    expect(executions()).toBe(1);
+  });
+
+  it('forgets a request whose handler failed unexpectedly, so its retry executes', async () => {
+    const store = new MemoryStore();
+    const failing = chain([withState({ principal, headers: headers('k-3') }), idempotency('POST', () => store)], async () => Promise.reject(new Error('boom')));
+    await expect(failing()).rejects.toThrow('boom');
+    expect(store.records.size).toBe(0);
+    const { handler, executions } = counter();
+    await chain([withState({ principal, headers: headers('k-3') }), idempotency('POST', () => store)], handler as never)();
+    expect(executions()).toBe(1);
+  });
+
+  it('requires Idempotency-Key on a mutation (422 with its pointer) and leaves a GET alone', async () => {
+    const store = new MemoryStore();
+    await expect(chain([withState({ principal, headers: headers(undefined) }), idempotency('PUT', () => store)])()).rejects.toMatchObject({
+      code: 'validation_failed',
+      errors: [{ pointer: 'header:Idempotency-Key' }],
+    });
+    await expect(chain([withState({ principal, headers: headers(undefined) }), idempotency('GET', () => store)])()).resolves.toMatchObject({ statusCode: 200 });
+    expect(store.records.size).toBe(0);
+  });
+});
