@@ -5,7 +5,7 @@
  * visibility timeout; the queue's redrive policy moves them to the DLQ after
  * maxReceiveCount receives.
  */
-import { DeleteMessageBatchCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 
 export interface QueuePollerOptions {
@@ -20,55 +20,65 @@ export interface QueuePollerOptions {
   concurrency?: number;
 }
 
+const toRecord = (m: Message, options: QueuePollerOptions): SQSRecord => ({
+  messageId: m.MessageId!,
+  receiptHandle: m.ReceiptHandle!,
+  body: m.Body ?? '',
+  attributes: m.Attributes as unknown as SQSRecord['attributes'],
+  messageAttributes: (m.MessageAttributes ?? {}) as unknown as SQSRecord['messageAttributes'],
+  md5OfBody: m.MD5OfBody ?? '',
+  eventSource: 'aws:sqs',
+  eventSourceARN: options.queueArn,
+  awsRegion: options.region,
+});
+
+/** Hands a batch to the handler and deletes the messages it did not report as failed (a thrown error fails them all). */
+async function handleBatch(options: QueuePollerOptions, records: SQSRecord[]): Promise<void> {
+  let failed: Set<string>;
+  try {
+    const response = await options.handler({ Records: records });
+    failed = new Set((response?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
+  } catch (error) {
+    options.onError?.(error);
+    failed = new Set(records.map((r) => r.messageId));
+  }
+  const succeeded = records.filter((r) => !failed.has(r.messageId));
+  if (!succeeded.length) return;
+  await options.client.send(
+    new DeleteMessageBatchCommand({ QueueUrl: options.queueUrl, Entries: succeeded.map((r, i) => ({ Id: String(i), ReceiptHandle: r.receiptHandle })) }),
+  );
+}
+
 export function startQueuePoller(options: QueuePollerOptions): { stop: () => Promise<void>; lastActivityAt: () => number } {
   let running = true;
   let lastActivityAt = Date.now();
   let batchesInFlight = 0;
   const abort = new AbortController();
+  const receive = () =>
+    options.client.send(
+      new ReceiveMessageCommand({
+        QueueUrl: options.queueUrl,
+        MaxNumberOfMessages: options.batchSize,
+        WaitTimeSeconds: 1,
+        MessageSystemAttributeNames: ['All'],
+        MessageAttributeNames: ['All'],
+      }),
+      { abortSignal: abort.signal },
+    );
   const receiveLoop = async () => {
     while (running) {
       try {
-        const { Messages = [] } = await options.client.send(
-          new ReceiveMessageCommand({
-            QueueUrl: options.queueUrl,
-            MaxNumberOfMessages: options.batchSize,
-            WaitTimeSeconds: 1,
-            MessageSystemAttributeNames: ['All'],
-            MessageAttributeNames: ['All'],
-          }),
-          { abortSignal: abort.signal },
-        );
+        const { Messages = [] } = await receive();
         if (!Messages.length) continue;
         batchesInFlight++;
-        const records: SQSRecord[] = Messages.map((m) => ({
-          messageId: m.MessageId!,
-          receiptHandle: m.ReceiptHandle!,
-          body: m.Body ?? '',
-          attributes: m.Attributes as unknown as SQSRecord['attributes'],
-          messageAttributes: (m.MessageAttributes ?? {}) as unknown as SQSRecord['messageAttributes'],
-          md5OfBody: m.MD5OfBody ?? '',
-          eventSource: 'aws:sqs',
-          eventSourceARN: options.queueArn,
-          awsRegion: options.region,
-        }));
-        let failed: Set<string>;
         try {
-          const response = await options.handler({ Records: records });
-          failed = new Set((response?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
-        } catch (error) {
-          options.onError?.(error);
-          failed = new Set(records.map((r) => r.messageId));
-        }
-        batchesInFlight--;
-        lastActivityAt = Date.now();
-        const succeeded = records.filter((r) => !failed.has(r.messageId));
-        if (succeeded.length) {
-          await options.client.send(
-            new DeleteMessageBatchCommand({
-              QueueUrl: options.queueUrl,
-              Entries: succeeded.map((r, i) => ({ Id: String(i), ReceiptHandle: r.receiptHandle })),
-            }),
+          await handleBatch(
+            options,
+            Messages.map((m) => toRecord(m, options)),
           );
+        } finally {
+          batchesInFlight--;
+          lastActivityAt = Date.now();
         }
       } catch (error) {
         if (!running) break;

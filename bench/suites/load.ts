@@ -91,78 +91,85 @@ function requests(key: BenchKey, unexpected: { count: number }) {
   ];
 }
 
+const putIfAbsent = (pk: string) =>
+  tableClient().send(new PutCommand({ TableName: tableName(), Item: { pk, sk: 'X', expires_at: 1 }, ConditionExpression: 'attribute_not_exists(pk)' }));
+
+const markDone = (idem: string) =>
+  tableClient().send(
+    new UpdateCommand({ TableName: tableName(), Key: { pk: idem, sk: 'X' }, UpdateExpression: 'SET done_at = :t', ExpressionAttributeValues: { ':t': 1 } }),
+  );
+
+/** The authorizer's writes: a nonce and the rate window. */
+async function floorAuth(tenant: string): Promise<void> {
+  await putIfAbsent(`T#${tenant}#NONCE#${randomUUID()}`);
+  await tableClient().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: { pk: `T#${tenant}#RATE#floor`, sk: 'RATE' },
+      UpdateExpression: 'ADD request_count :one',
+      ExpressionAttributeValues: { ':one': 1 },
+    }),
+  );
+}
+
+async function floorGetOrder(tenant: string): Promise<void> {
+  await floorAuth(tenant);
+  await tableClient().send(new GetCommand({ TableName: tableName(), Key: keys.order(tenant, `seed-${Math.floor(Math.random() * ORDERS)}`) }));
+}
+
+async function floorPostOrder(tenant: string): Promise<void> {
+  await floorAuth(tenant);
+  const idem = `T#${tenant}#IDEM#${randomUUID()}`;
+  await putIfAbsent(idem);
+  const id = `floor-${randomUUID()}`;
+  await tableClient().send(new GetCommand({ TableName: tableName(), Key: keys.order(tenant, id), ConsistentRead: true }));
+  await tableClient().send(
+    new TransactWriteCommand({
+      TransactItems: [
+        { Put: { TableName: tableName(), Item: { ...keys.order(tenant, id), ...order(id) }, ConditionExpression: 'attribute_not_exists(pk)' } },
+        { Put: { TableName: tableName(), Item: { ...keys.orderEvent(keys.order(tenant, id).pk, 1), entity: 'floor' } } },
+      ],
+    }),
+  );
+  await markDone(idem);
+}
+
+async function floorListOrders(tenant: string): Promise<void> {
+  await floorAuth(tenant);
+  await Promise.all(
+    keys.listShards(tenant, 'ORDERS').map((shard) =>
+      tableClient().send(
+        new QueryCommand({
+          TableName: tableName(),
+          IndexName: 'gsi1',
+          KeyConditionExpression: 'gsi1pk = :p',
+          ExpressionAttributeValues: { ':p': shard },
+          Limit: 51,
+        }),
+      ),
+    ),
+  );
+}
+
+async function floorPutCustomer(tenant: string): Promise<void> {
+  await floorAuth(tenant);
+  const idem = `T#${tenant}#IDEM#${randomUUID()}`;
+  await putIfAbsent(idem);
+  await tableClient().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.customer(tenant, `floor-${Math.floor(Math.random() * 50)}`),
+      UpdateExpression: 'SET phone = :p',
+      ExpressionAttributeValues: { ':p': '+4915100000000' },
+    }),
+  );
+  await markDone(idem);
+}
+
 /** What the API does against the table for each request of the mix, issued directly. */
 function floorCalls(tenant: string): (() => Promise<unknown>)[] {
-  const put = (pk: string) => () =>
-    tableClient().send(new PutCommand({ TableName: tableName(), Item: { pk, sk: 'X', expires_at: 1 }, ConditionExpression: 'attribute_not_exists(pk)' }));
-  const rate = () =>
-    tableClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: { pk: `T#${tenant}#RATE#floor`, sk: 'RATE' },
-        UpdateExpression: 'ADD request_count :one',
-        ExpressionAttributeValues: { ':one': 1 },
-      }),
-    );
-  const auth = async () => {
-    await put(`T#${tenant}#NONCE#${randomUUID()}`)();
-    await rate();
-  };
-  const getOrder = async () => {
-    await auth();
-    await tableClient().send(new GetCommand({ TableName: tableName(), Key: keys.order(tenant, `seed-${Math.floor(Math.random() * ORDERS)}`) }));
-  };
-  const postOrder = async () => {
-    await auth();
-    const idem = `T#${tenant}#IDEM#${randomUUID()}`;
-    await put(idem)();
-    const id = `floor-${randomUUID()}`;
-    await tableClient().send(new GetCommand({ TableName: tableName(), Key: keys.order(tenant, id), ConsistentRead: true }));
-    await tableClient().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { Put: { TableName: tableName(), Item: { ...keys.order(tenant, id), ...order(id) }, ConditionExpression: 'attribute_not_exists(pk)' } },
-          { Put: { TableName: tableName(), Item: { ...keys.orderEvent(keys.order(tenant, id).pk, 1), entity: 'floor' } } },
-        ],
-      }),
-    );
-    await tableClient().send(
-      new UpdateCommand({ TableName: tableName(), Key: { pk: idem, sk: 'X' }, UpdateExpression: 'SET done_at = :t', ExpressionAttributeValues: { ':t': 1 } }),
-    );
-  };
-  const listOrders = async () => {
-    await auth();
-    await Promise.all(
-      keys.listShards(tenant, 'ORDERS').map((shard) =>
-        tableClient().send(
-          new QueryCommand({
-            TableName: tableName(),
-            IndexName: 'gsi1',
-            KeyConditionExpression: 'gsi1pk = :p',
-            ExpressionAttributeValues: { ':p': shard },
-            Limit: 51,
-          }),
-        ),
-      ),
-    );
-  };
-  const putCustomer = async () => {
-    await auth();
-    const idem = `T#${tenant}#IDEM#${randomUUID()}`;
-    await put(idem)();
-    await tableClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.customer(tenant, `floor-${Math.floor(Math.random() * 50)}`),
-        UpdateExpression: 'SET phone = :p',
-        ExpressionAttributeValues: { ':p': '+4915100000000' },
-      }),
-    );
-    await tableClient().send(
-      new UpdateCommand({ TableName: tableName(), Key: { pk: idem, sk: 'X' }, UpdateExpression: 'SET done_at = :t', ExpressionAttributeValues: { ':t': 1 } }),
-    );
-  };
-  return [getOrder, getOrder, getOrder, postOrder, getOrder, getOrder, listOrders, getOrder, putCustomer, postOrder];
+  const [get, post, list, put] = [floorGetOrder, floorPostOrder, floorListOrders, floorPutCustomer].map((call) => () => call(tenant));
+  return [get!, get!, get!, post!, get!, get!, list!, get!, put!, post!];
 }
 
 export async function run(baseUrl: string): Promise<{ figures: Figure[]; series: Record<string, number[]> }> {
