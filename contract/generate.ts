@@ -82,16 +82,24 @@ const TAG_DESCRIPTIONS: Record<Route['tag'], string> = {
   Webhooks: 'The webhook subscription, its signing secret and the delivery log.',
 };
 
+/** What any operation can answer: authentication, scope, routing, limits, validation, rate and availability, and the gateway's own. */
 const COMMON_PROBLEMS: ProblemCode[] = [
+  'bad_request',
   'invalid_signature',
+  'expired_timestamp',
+  'replay_nonce',
   'insufficient_scope',
   'resource_not_found',
+  'method_not_allowed',
+  'payload_too_large',
+  'unsupported_media_type',
   'validation_failed',
   'rate_limited',
   'internal_error',
   'tenant_unavailable',
+  'gateway_timeout',
 ];
-const MUTATION_PROBLEMS: ProblemCode[] = ['idempotency_key_reused', 'payload_too_large', 'unsupported_media_type'];
+const MUTATION_PROBLEMS: ProblemCode[] = ['idempotency_key_reused'];
 
 const DESCRIPTION = `Partner-facing API: catalog, customers with consent, sales rules, orders for automated phone-call processing, results, call history and signed webhooks.
 

@@ -1,11 +1,8 @@
 /**
- * What every function builds once per instance, at module scope: the configuration (parsed
- * from the environment here and nowhere below) and the caches shared by its handlers.
+ * What every function reads once per instance, at module scope: the configuration, parsed
+ * from the environment here and nowhere below. (Caches live in their own modules, so a
+ * function loads only what it uses: the webhook sender never loads the tenant schemas.)
  */
 import { runtimeConfig } from '#shared/config/runtime.ts';
-import { tenantConfigCache } from '#shared/tenants/config-cache.ts';
 
 export const config = runtimeConfig();
-
-export const tenantConfigs = tenantConfigCache(config.authCacheSeconds);
-export const tenantConfigOf = tenantConfigs.get;

@@ -10,11 +10,12 @@ import { readProduct } from '#shared/catalog/product-store.ts';
 import { resolveVariants } from '#shared/catalog/variant-index.ts';
 import { readCustomer } from '#shared/customers/customer-store.ts';
 import { putEventOnce } from '#shared/events/event-store.ts';
-import { dynamoOrderRepository, orderIdsWhere } from '#shared/orders/order-store.ts';
+import { dynamoOrderRepository, forgetResultScenario, orderIdsWhere } from '#shared/orders/order-store.ts';
 import { orderProcessing } from '#shared/orders/processing.ts';
 import type { ReactionPorts } from '#shared/orders/reactions.ts';
 import { activeRules } from '#shared/rules/rule-store.ts';
-import { config, tenantConfigOf } from './composition-root.ts';
+import { config } from './composition-root.ts';
+import { tenantConfigOf } from './tenant-configs.ts';
 
 /** A tenant's rules change rarely and every order step reads them: cached as briefly as keys and tenant configuration. */
 const rules = ttlCache((tenant) => activeRules(tenant), config.authCacheSeconds * 1000);
@@ -35,4 +36,5 @@ export const reactionPorts: ReactionPorts = {
   orderIdsWhere,
   store: sandboxStore,
   putEventOnce,
+  forgetResultScenario,
 };

@@ -74,10 +74,6 @@ export class CommerceInterfaceStack extends Stack {
       'Requests are validated in the function against the same zod schemas as the OpenAPI contract, answering 422 problem+json with JSON pointers that API Gateway validators cannot give.',
     );
     ack(
-      'AwsSolutions-APIG3',
-      'No WAF: per-key rate limiting runs in the request pipeline and stage throttling caps the API; a WAF web ACL can be attached by the platform team per account.',
-    );
-    ack(
       'AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
       "The AWS managed basic execution policy grants only writing to the function's logs.",
     );

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { ROUTES } from '#functions/routes.ts';
 import { BASE_PATH, pathPattern, type Route } from '#shared/api/routes.ts';
@@ -20,7 +20,7 @@ const GATEWAY_MAX_BYTES = 10 * 1024 * 1024;
 
 type LambdaHandler<E, R> = (event: E, context: Context) => Promise<R>;
 
-const repoRoot = new URL('..', import.meta.url).pathname;
+const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 const modules = new Map<string, Promise<{ handler: LambdaHandler<unknown, unknown> }>>();
 
 /** Imports a handler module named in the route or worker table (cached like a warm Lambda). */
@@ -58,6 +58,14 @@ interface Match {
   allowed: string[];
 }
 
+function decodeParams(groups: Record<string, string>): Record<string, string> | undefined {
+  try {
+    return Object.fromEntries(Object.entries(groups).map(([k, v]) => [k, decodeURIComponent(v)]));
+  } catch {
+    return undefined;
+  }
+}
+
 function matchRoute(method: string, relativePath: string): Match {
   const allowed: string[] = [];
   for (const route of ROUTES) {
@@ -65,8 +73,9 @@ function matchRoute(method: string, relativePath: string): Match {
     if (!m) continue;
     allowed.push(route.method);
     if (route.method === method) {
-      const params = Object.fromEntries(Object.entries(m.groups ?? {}).map(([k, v]) => [k, decodeURIComponent(v)]));
-      return { route, params, allowed };
+      const params = decodeParams(m.groups ?? {});
+      // A path segment that is not valid percent-encoding names nothing (API Gateway answers it with a 4xx, never a 5xx).
+      return params ? { route, params, allowed } : { params: {}, allowed: [] };
     }
   }
   return { params: {}, allowed };
@@ -84,6 +93,9 @@ async function readBody(req: IncomingMessage): Promise<Buffer | 'too_large'> {
 }
 
 function send(res: ServerResponse, result: APIGatewayProxyResult): void {
+  // A client that went away must never take the runtime down with an unhandled EPIPE.
+  res.on('error', () => undefined);
+  if (res.destroyed) return;
   res.writeHead(result.statusCode, result.headers as Record<string, string>);
   res.end(result.body);
 }
@@ -92,7 +104,11 @@ function gatewayResponse(responseType: string, requestId: string, path: string):
   const problem = gatewayProblem(responseType);
   return {
     statusCode: gatewayStatus(problem),
-    headers: { 'Content-Type': 'application/problem+json', 'X-Request-Id': requestId },
+    headers: {
+      'Content-Type': 'application/problem+json',
+      'X-Request-Id': requestId,
+      ...(problem.retryAfterSeconds ? { 'Retry-After': String(problem.retryAfterSeconds) } : {}),
+    },
     body: gatewayProblemBody(problem, requestId, path),
   };
 }
@@ -188,6 +204,11 @@ export function startGateway(port: number, host = '127.0.0.1'): Promise<Server> 
     });
   });
   server.keepAliveTimeout = 65_000;
+  // Malformed HTTP or a reset connection: answer 400 where a socket is left, never crash.
+  server.on('clientError', (_error, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    else socket.destroy();
+  });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve(server));

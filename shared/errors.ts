@@ -60,8 +60,23 @@ export class InsufficientScopeError extends DomainError {
   }
 }
 export class NotFoundError extends DomainError {
-  override readonly name = 'NotFoundError';
+  override readonly name: string = 'NotFoundError';
   readonly code = 'resource_not_found';
+}
+/** The order exists but has no result: not yet (still processing), or never (it ended cancelled or rejected). */
+export class ResultNotAvailableError extends NotFoundError {
+  override readonly name = 'ResultNotAvailableError';
+  readonly processingState: string;
+  readonly resultExpected: boolean;
+  constructor(id: string, processingState: string, resultExpected: boolean) {
+    super(
+      resultExpected
+        ? `Order ${id} is ${processingState}: its result exists once it is completed.`
+        : `Order ${id} ended ${processingState}: it has no result and will have none.`,
+    );
+    this.processingState = processingState;
+    this.resultExpected = resultExpected;
+  }
 }
 export class MethodNotAllowedError extends DomainError {
   override readonly name = 'MethodNotAllowedError';
@@ -110,9 +125,12 @@ export class ValidationError extends DomainError {
   override readonly name = 'ValidationError';
   readonly code = 'validation_failed';
   readonly errors: FieldError[];
-  constructor(errors: FieldError[], detail = 'The request does not match the schema or its invariants.') {
+  /** How many errors there were; `errors` lists the first of them. */
+  readonly total: number;
+  constructor(errors: FieldError[], detail = 'The request does not match the schema or its invariants.', total = errors.length) {
     super(detail);
     this.errors = errors;
+    this.total = Math.max(total, errors.length);
   }
 }
 export class RateLimitedError extends DomainError {

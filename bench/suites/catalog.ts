@@ -9,7 +9,7 @@ import { ProductInputSchema } from '#shared/catalog/product-schemas.ts';
 import { productAttributes } from '#shared/catalog/products.ts';
 import { tableClient, tableName } from '#shared/storage/clients.ts';
 import { keys } from '#shared/storage/keys.ts';
-import { versionAttributes } from '#shared/storage/versioned-write.ts';
+import { versionAttributes } from '#shared/versioning/version-attributes.ts';
 import { withCapacityScope } from '#shared/storage/capacity-meter.ts';
 import { mapWithConcurrency } from '#shared/async/concurrency.ts';
 import { figure, type Figure } from '../lib/figures.ts';

@@ -7,7 +7,8 @@ import { tableIdempotencyStore } from '#shared/http/middleware/idempotency.ts';
 import type { OperationContract, OperationInput, OperationResult } from '#shared/http/operation.ts';
 import { httpHandler as pipeline, type PipelinePorts } from '#shared/http/pipeline.ts';
 import { dynamoClient } from '#shared/storage/clients.ts';
-import { config, tenantConfigOf } from '../composition-root.ts';
+import { config } from '../composition-root.ts';
+import { tenantConfigOf } from '../tenant-configs.ts';
 import { routeById } from '../routes.ts';
 
 const ports: PipelinePorts = {

@@ -21,6 +21,8 @@ export interface CommerceFunctionProps {
   description: string;
   /** The resources and settings every function reads at cold start. */
   environment: Record<string, string>;
+  /** Reserved (and so capped) concurrency; none for the API functions, which share the stage throttle. */
+  reservedConcurrency?: number;
 }
 
 export class CommerceFunction extends NodejsFunction {
@@ -34,6 +36,7 @@ export class CommerceFunction extends NodejsFunction {
       timeout: Duration.seconds(props.timeoutSeconds),
       description: props.description,
       environment: props.environment,
+      ...(props.reservedConcurrency ? { reservedConcurrentExecutions: props.reservedConcurrency } : {}),
       logGroup: new logs.LogGroup(scope, `${id}Logs`, { retention: logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY }),
       loggingFormat: lambda.LoggingFormat.JSON,
       projectRoot: repoRoot,

@@ -7,13 +7,14 @@ import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
 import { ROUTES } from '#functions/routes.ts';
 import { BASE_PATH, type Route } from '#shared/api/routes.ts';
-import { MethodNotAllowedError } from '#shared/errors.ts';
+import { MethodNotAllowedError, RateLimitedError } from '#shared/errors.ts';
 import { GATEWAY_PROBLEMS, gatewayProblemBody, gatewayStatus } from '#shared/http/gateway-responses.ts';
 import { renderProblem } from '#shared/http/problem.ts';
-import { FUNCTION_SETTINGS } from '#shared/storage/definition.ts';
+import { FUNCTION_SETTINGS, WAF_RATE_LIMIT_PER_5_MINUTES } from '#shared/storage/definition.ts';
 import { CommerceFunction } from './commerce-function.ts';
 import type { DataStore } from './data-store.ts';
 
@@ -60,12 +61,17 @@ export class PartnerApi {
       this.api.addGatewayResponse(`Gateway${problem.responseType}`, {
         type: apigw.ResponseType.of(problem.responseType),
         statusCode: String(gatewayStatus(problem)),
-        responseHeaders: { 'Content-Type': "'application/problem+json'", 'X-Request-Id': 'context.requestId' },
+        responseHeaders: {
+          'Content-Type': "'application/problem+json'",
+          'X-Request-Id': 'context.requestId',
+          ...(problem.retryAfterSeconds ? { 'Retry-After': `'${problem.retryAfterSeconds}'` } : {}),
+        },
         templates: { 'application/json': gatewayProblemBody(problem, '$context.requestId', '$context.path') },
       });
     }
     for (const route of ROUTES) this.functions.push(this.routeFunction(scope, route, data, environment));
     this.methodNotAllowed();
+    this.firewall(scope);
   }
 
   private routeFunction(scope: Construct, route: Route, data: DataStore, environment: Record<string, string>): lambda.IFunction {
@@ -81,6 +87,37 @@ export class PartnerApi {
     const integration = new apigw.LambdaIntegration(fn, { timeout: Duration.seconds(FUNCTION_SETTINGS.apiTimeoutSeconds) });
     this.api.root.resourceForPath(BASE_PATH + route.path).addMethod(route.method, integration, { operationName: route.operationId });
     return fn;
+  }
+
+  /**
+   * Unauthenticated traffic must not cost a function call or a table read, nor let one source
+   * use up the stage throttle every partner shares: a rate-based rule per source address
+   * answers a flood 429 (with Retry-After) at the edge. Sampled requests stay off: they would
+   * keep signatures and bodies.
+   */
+  private firewall(scope: Construct): void {
+    const limited = renderProblem(new RateLimitedError(60), '', '');
+    const visibility = (metricName: string) => ({ cloudWatchMetricsEnabled: true, metricName, sampledRequestsEnabled: false });
+    const acl = new wafv2.CfnWebACL(scope, 'ApiFirewall', {
+      scope: 'REGIONAL',
+      defaultAction: { allow: {} },
+      visibilityConfig: visibility('commerce-api-firewall'),
+      customResponseBodies: {
+        rate_limited: { contentType: 'APPLICATION_JSON', content: JSON.stringify({ ...limited.body, instance: undefined, request_id: undefined }) },
+      },
+      rules: [
+        {
+          name: 'rate-per-source-address',
+          priority: 0,
+          statement: { rateBasedStatement: { limit: WAF_RATE_LIMIT_PER_5_MINUTES, aggregateKeyType: 'IP' } },
+          action: {
+            block: { customResponse: { responseCode: 429, customResponseBodyKey: 'rate_limited', responseHeaders: [{ name: 'Retry-After', value: '60' }] } },
+          },
+          visibilityConfig: visibility('commerce-api-rate-per-source'),
+        },
+      ],
+    });
+    new wafv2.CfnWebACLAssociation(scope, 'ApiFirewallAssociation', { resourceArn: this.api.deploymentStage.stageArn, webAclArn: acl.attrArn });
   }
 
   /**

@@ -53,6 +53,7 @@ export class Workers {
       memoryMb: FUNCTION_SETTINGS.workerMemoryMb,
       description: w.description,
       environment: this.environment,
+      reservedConcurrency: (FUNCTION_SETTINGS.workerReservedConcurrency as Record<string, number>)[w.name],
     });
     this.functions.push(fn);
     return fn;
@@ -92,7 +93,13 @@ export class Workers {
     this.data.webhookQueue.grantConsumeMessages(sender);
     // The 8th failure moves the message to the DLQ itself (not by waiting for the receive count).
     this.data.webhookDlq.grantSendMessages(sender);
-    sender.addEventSource(new SqsEventSource(this.data.webhookQueue, { batchSize: EVENT_SOURCES.webhookQueue.batchSize, reportBatchItemFailures: true }));
+    sender.addEventSource(
+      new SqsEventSource(this.data.webhookQueue, {
+        batchSize: EVENT_SOURCES.webhookQueue.batchSize,
+        reportBatchItemFailures: true,
+        maxConcurrency: EVENT_SOURCES.webhookQueue.maxConcurrency,
+      }),
+    );
   }
 
   private scheduled(): void {

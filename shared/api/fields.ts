@@ -2,10 +2,30 @@
 import * as z from 'zod';
 import { minorUnits, moneyProblem } from '../money/decimal.ts';
 
-/** Partner ids appear in URL paths, so they are restricted to characters that need no escaping. */
-export const EXTERNAL_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:~@-]{0,127}$/;
-export const EXTERNAL_ID_MESSAGE = 'must be 1 to 128 characters: letters, digits and . _ : ~ @ -, starting with a letter or digit';
-export const ExternalId = z.string().regex(EXTERNAL_ID_PATTERN, EXTERNAL_ID_MESSAGE);
+/**
+ * Partner ids are the store's own (Shopify's `gid://shopify/Product/123`, `cust/42 ü`): any 1
+ * to 255 Unicode characters without control characters. They are percent-encoded in paths
+ * (the signing rules already say so) and escaped in table keys (`storage/keys.ts`).
+ */
+export const EXTERNAL_ID_MAX_CHARACTERS = 255;
+export const EXTERNAL_ID_MESSAGE = `must be 1 to ${EXTERNAL_ID_MAX_CHARACTERS} characters without control characters`;
+/** For the contract: what `isExternalId` checks, as JSON Schema understands it (lengths count code points). */
+export const EXTERNAL_ID_JSON_PATTERN = '^[^\\u0000-\\u001F\\u007F-\\u009F]+$';
+// Unicode's control characters (C0, DEL and C1): the general category Cc.
+const CONTROL_CHARACTER = /\p{Cc}/u;
+
+export function isExternalId(value: string): boolean {
+  if (value.length === 0 || value.length > 2 * EXTERNAL_ID_MAX_CHARACTERS || CONTROL_CHARACTER.test(value) || !value.isWellFormed()) return false;
+  // Every character counts once, emoji included (a string's length counts UTF-16 units).
+  let characters = 0;
+  for (const _ of value) if (++characters > EXTERNAL_ID_MAX_CHARACTERS) return false;
+  return true;
+}
+
+export const ExternalId = z
+  .string()
+  .refine(isExternalId, EXTERNAL_ID_MESSAGE)
+  .meta({ minLength: 1, maxLength: EXTERNAL_ID_MAX_CHARACTERS, pattern: EXTERNAL_ID_JSON_PATTERN, description: `Partner id: ${EXTERNAL_ID_MESSAGE}` });
 
 export const SourceVersion = z.string().min(1).max(128).meta({
   description: 'Monotonic version of the partner record: digit strings compare as integers, RFC 3339 timestamps as instants, anything else by code points.',

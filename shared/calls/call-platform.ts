@@ -30,6 +30,8 @@ export interface AttemptReport {
 export interface CallPlatform {
   readonly name: string;
   startAttempt(request: CallRequest, now: Date): Promise<AttemptReport | 'pending'>;
+  /** GDPR erasure: the platform forgets what it keeps of the customer (numbers, recordings, transcripts). */
+  erase(request: { tenant: string; external_customer_id: string }): Promise<void>;
 }
 
 /** Decides by the last digit of the phone number and the attempt number (contract-decisions 7). */
@@ -53,8 +55,15 @@ export function sandboxDecision(phone: string, attempt: number): Pick<AttemptRep
   }
 }
 
+/** What the sandbox dialer was asked to erase (it keeps nothing else): tenant and customer id, newest last. */
+export const sandboxErasures: { tenant: string; external_customer_id: string }[] = [];
+
 export const sandboxDialer: CallPlatform = {
   name: 'sandbox',
+  async erase(request) {
+    sandboxErasures.push({ tenant: request.tenant, external_customer_id: request.external_customer_id });
+    if (sandboxErasures.length > 1_000) sandboxErasures.shift();
+  },
   async startAttempt(request, now) {
     const at = now.toISOString();
     return { ...sandboxDecision(request.phone, request.attempt), started_at: at, ended_at: at, scenario: request.phone.at(-1)! };

@@ -1,6 +1,14 @@
 /** Products and variants (spec 2.1, 4.2): the request and response shapes, in one place. */
 import * as z from 'zod';
-import { EXTERNAL_ID_MESSAGE, EXTERNAL_ID_PATTERN, ExternalId, MONEY_PATTERN, SourceVersion } from '../api/fields.ts';
+import {
+  EXTERNAL_ID_JSON_PATTERN,
+  EXTERNAL_ID_MAX_CHARACTERS,
+  EXTERNAL_ID_MESSAGE,
+  ExternalId,
+  isExternalId,
+  MONEY_PATTERN,
+  SourceVersion,
+} from '../api/fields.ts';
 import { minorUnits, moneyProblem } from '../money/decimal.ts';
 
 export const MAX_PRODUCTS_PER_BATCH = 500;
@@ -17,7 +25,12 @@ export const AVAILABILITIES = ['in_stock', 'out_of_stock', 'preorder', 'backorde
  */
 export const VariantSchema = z
   .strictObject({
-    external_variant_id: z.string().meta({ pattern: EXTERNAL_ID_PATTERN.source, description: `Unique within the product; ${EXTERNAL_ID_MESSAGE}` }),
+    external_variant_id: z.string().meta({
+      minLength: 1,
+      maxLength: EXTERNAL_ID_MAX_CHARACTERS,
+      pattern: EXTERNAL_ID_JSON_PATTERN,
+      description: `Unique within the product; ${EXTERNAL_ID_MESSAGE}`,
+    }),
     price: z.string().meta({ pattern: MONEY_PATTERN.source, description: "Decimal string with at most the currency's ISO 4217 minor units", example: '19.99' }),
     currency: z.string().meta({ description: 'ISO 4217 code', example: 'EUR' }),
     inventory: z.number().int().min(0).optional(),
@@ -33,7 +46,7 @@ function variantIssues(variants: readonly Variant[], ctx: z.RefinementCtx): void
   const seen = variants.length > 1 ? new Set<string>() : undefined;
   for (let i = 0; i < variants.length; i++) {
     const v = variants[i]!;
-    if (!EXTERNAL_ID_PATTERN.test(v.external_variant_id)) issue([i, 'external_variant_id'], EXTERNAL_ID_MESSAGE);
+    if (!isExternalId(v.external_variant_id)) issue([i, 'external_variant_id'], EXTERNAL_ID_MESSAGE);
     else if (seen?.has(v.external_variant_id)) issue([i, 'external_variant_id'], 'appears twice in this product');
     seen?.add(v.external_variant_id);
     const digits = minorUnits(v.currency);
@@ -86,7 +99,8 @@ export const BatchResultSchema = z
         external_product_id: z.string().nullable(),
         outcome: z.enum(['upserted', 'unchanged', 'rejected']),
         source_version: z.string().optional(),
-        errors: z.array(ItemErrorSchema).optional(),
+        errors: z.array(ItemErrorSchema).optional().meta({ description: 'The first 10 reasons' }),
+        errors_total: z.number().int().optional().meta({ description: 'How many reasons there were, when more than `errors` lists' }),
       }),
     ),
   })

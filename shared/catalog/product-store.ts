@@ -7,7 +7,8 @@ import { keys } from '../storage/keys.ts';
 import { paginate } from '../storage/pagination.ts';
 import { archiveItem } from '../storage/tombstone.ts';
 import { eventItem } from '../events/outbox.ts';
-import { versionAttributes, versionedWrite } from '../storage/versioned-write.ts';
+import { versionedWrite } from '../storage/versioned-write.ts';
+import { versionAttributes } from '../versioning/version-attributes.ts';
 import { mapWithConcurrency } from '../async/concurrency.ts';
 import { MAX_PRODUCTS_PER_BATCH, ProductInputSchema, type Product, type ProductInput } from './product-schemas.ts';
 import { productAttributes, productFilter, productFromItem, productView, type ProductFilters, type StoredProduct } from './products.ts';
@@ -15,10 +16,18 @@ import { PayloadTooLargeError } from '../errors.ts';
 
 /** Conditional writes in flight per batch: enough to finish 500 products well inside 10 s. */
 export const BATCH_WRITE_CONCURRENCY = 64;
+/** Reasons listed per rejected product; `errors_total` says how many there were. */
+export const MAX_ERRORS_PER_ITEM = 10;
 
 export type BatchItemResult =
   | { index: number; external_product_id: string | null; outcome: 'upserted' | 'unchanged'; source_version: string }
-  | { index: number; external_product_id: string | null; outcome: 'rejected'; errors: { code: string; pointer: string; message: string }[] };
+  | {
+      index: number;
+      external_product_id: string | null;
+      outcome: 'rejected';
+      errors: { code: string; pointer: string; message: string }[];
+      errors_total?: number;
+    };
 
 async function writeProduct(tenant: string, input: ProductInput, now: Date) {
   return versionedWrite<StoredProduct>(
@@ -56,8 +65,12 @@ export async function upsertProductBatch(tenant: string, products: readonly unkn
     const at = `/products/${index}`;
     const parsed = ProductInputSchema.safeParse(raw);
     if (!parsed.success) {
-      const errors = fieldErrors(parsed.error.issues, 'body').map((e) => ({ code: 'validation_failed', pointer: at + e.pointer, message: e.message }));
-      return { index, external_product_id, outcome: 'rejected', errors };
+      // A few reasons per product keep a 500-product answer small enough to store and send.
+      const issues = parsed.error.issues;
+      const errors = fieldErrors(issues, 'body', MAX_ERRORS_PER_ITEM)
+        .slice(0, MAX_ERRORS_PER_ITEM)
+        .map((e) => ({ code: 'validation_failed', pointer: at + e.pointer, message: e.message }));
+      return { index, external_product_id, outcome: 'rejected', errors, ...(issues.length > errors.length ? { errors_total: issues.length } : {}) };
     }
     const first = firstIndexOf.get(parsed.data.external_product_id)!;
     if (first !== index) {

@@ -1,11 +1,13 @@
 /** Customer reads and writes on the single table, including the GDPR erasure. */
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '../auth/authenticate.ts';
-import { InvalidTransitionError, NotFoundError, ValidationError } from '../errors.ts';
+import { InvalidTransitionError, NotFoundError, RevisionConflict, ValidationError } from '../errors.ts';
 import { tableClient, tableName } from '../storage/clients.ts';
 import { keys } from '../storage/keys.ts';
-import { versionAttributes, versionedWrite } from '../storage/versioned-write.ts';
-import { cancelledItem, conditionFailedAt } from '../storage/conditional.ts';
+import { versionedWrite } from '../storage/versioned-write.ts';
+import { versionAttributes } from '../versioning/version-attributes.ts';
+import { conditionFailedAt } from '../storage/conditional.ts';
+import { retryOnRevisionConflict } from '../storage/revision-retry.ts';
 import { COLLECTED_AT_SKEW_SECONDS, type CustomerInput } from './customer-schemas.ts';
 import { customerAttributes, customerFromItem, type StoredCustomer } from './customers.ts';
 
@@ -30,8 +32,8 @@ export async function upsertCustomer(tenant: string, id: string, input: Customer
   return written.outcome;
 }
 
-export async function readCustomer(tenant: string, id: string): Promise<StoredCustomer | undefined> {
-  const { Item } = await tableClient().send(new GetCommand({ TableName: tableName(), Key: keys.customer(tenant, id) }));
+export async function readCustomer(tenant: string, id: string, consistent = false): Promise<StoredCustomer | undefined> {
+  const { Item } = await tableClient().send(new GetCommand({ TableName: tableName(), Key: keys.customer(tenant, id), ConsistentRead: consistent }));
   return Item ? customerFromItem(Item) : undefined;
 }
 
@@ -42,6 +44,20 @@ export async function readCustomer(tenant: string, id: string): Promise<StoredCu
  * change on the table's stream is what scrubs the customer's orders and call attempts.
  */
 export async function anonymizeCustomer(tenant: string, id: string, principal: Principal, requestId: string, now: Date): Promise<string> {
+  return retryOnRevisionConflict(async () => {
+    const stored = await readCustomer(tenant, id, true);
+    if (!stored) throw new NotFoundError(`No customer ${id}.`);
+    if (stored.anonymized_at) return stored.anonymized_at;
+    return eraseCustomer(tenant, id, stored.consent.proof !== undefined, principal, requestId, now);
+  });
+}
+
+/**
+ * The erasure itself. DynamoDB refuses to remove a path whose parent is missing, so the proof
+ * reference is removed only from a customer that has a proof (a withdrawn consent may have
+ * none); the condition holds the shape read, and a customer changed meanwhile is read again.
+ */
+async function eraseCustomer(tenant: string, id: string, hasProof: boolean, principal: Principal, requestId: string, now: Date): Promise<string> {
   const at = now.toISOString();
   const customerKey = keys.customer(tenant, id);
   try {
@@ -52,11 +68,10 @@ export async function anonymizeCustomer(tenant: string, id: string, principal: P
             Update: {
               TableName: tableName(),
               Key: customerKey,
-              UpdateExpression: 'SET anonymized_at = :at, updated_at = :at REMOVE phone, consent.proof.#reference, content_sha256',
-              ExpressionAttributeNames: { '#reference': 'reference' },
-              ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(anonymized_at)',
+              UpdateExpression: `SET anonymized_at = :at, updated_at = :at REMOVE phone, content_sha256${hasProof ? ', consent.proof.#reference' : ''}`,
+              ...(hasProof ? { ExpressionAttributeNames: { '#reference': 'reference' } } : {}),
+              ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(anonymized_at) AND ${hasProof ? 'attribute_exists' : 'attribute_not_exists'}(consent.proof)`,
               ExpressionAttributeValues: { ':at': at },
-              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
             },
           },
           {
@@ -77,10 +92,7 @@ export async function anonymizeCustomer(tenant: string, id: string, principal: P
     );
     return at;
   } catch (error) {
-    const cancelled = cancelledItem(error, 0);
-    const stored = cancelled && customerFromItem(cancelled);
-    if (stored?.anonymized_at) return stored.anonymized_at;
-    if (!stored && conditionFailedAt(error, 0)) throw new NotFoundError(`No customer ${id}.`);
+    if (conditionFailedAt(error, 0)) throw new RevisionConflict(`customer ${id} changed`);
     throw error;
   }
 }

@@ -6,7 +6,7 @@ import { MAX_BODY_BYTES } from '../http/limits.ts';
 import type { TenantConfig } from '../tenants/config.ts';
 import { EVENT_TYPES } from '../events/event-types.ts';
 import { ORDER_KINDS } from '../orders/order-schemas.ts';
-import type { BlockerSchema, CapabilitiesSchema, EffectiveConfigurationSchema } from './schemas.ts';
+import type { BlockerSchema, CapabilitiesSchema, EffectiveConfigurationSchema, NoticeSchema } from './schemas.ts';
 
 export const LIMITS = {
   products_batch_max: 500,
@@ -39,17 +39,19 @@ export function effectiveConfiguration(config: TenantConfig, subscription: Webho
   if (config.markets.length === 0) {
     blockers.push({ code: 'no_market_configured', message: 'No market is configured; calls cannot be scheduled.' });
   }
+  const notices: z.infer<typeof NoticeSchema>[] = [];
   if (!subscription) {
-    blockers.push({
+    notices.push({
       code: 'no_webhook_subscription',
-      message: 'No webhook subscription exists; results would not be pushed. Create one with PUT /webhook-subscription.',
+      message: 'No webhook subscription exists: events are not pushed, so poll GET /orders and the results, or create one with PUT /webhook-subscription.',
     });
   } else if (!subscription.enabled) {
-    blockers.push({ code: 'webhook_subscription_disabled', message: 'The webhook subscription is disabled.' });
+    notices.push({ code: 'webhook_subscription_disabled', message: 'The webhook subscription is disabled: events are not pushed until it is enabled.' });
   }
   return {
     readiness: blockers.length === 0 ? 'ready' : 'not_ready',
     blockers,
+    notices,
     markets: config.markets,
     quiet_hours: config.quiet_hours,
     features_enabled: config.features_enabled,

@@ -27,14 +27,21 @@ export const CapabilitiesSchema = z
   })
   .meta({ id: 'Capabilities' });
 
-export const BlockerSchema = z
-  .object({ code: z.enum(['no_market_configured', 'no_webhook_subscription', 'webhook_subscription_disabled']), message: z.string() })
-  .meta({ id: 'ReadinessBlocker' });
+export const BlockerSchema = z.object({ code: z.enum(['no_market_configured']), message: z.string() }).meta({
+  id: 'ReadinessBlocker',
+  description: 'What keeps orders from being called.',
+});
+
+export const NoticeSchema = z.object({ code: z.enum(['no_webhook_subscription', 'webhook_subscription_disabled']), message: z.string() }).meta({
+  id: 'ReadinessNotice',
+  description: 'What is missing without blocking calls: a tenant may poll GET /orders and the results instead of receiving webhooks.',
+});
 
 export const EffectiveConfigurationSchema = z
   .object({
     readiness: z.enum(['ready', 'not_ready']),
     blockers: z.array(BlockerSchema),
+    notices: z.array(NoticeSchema),
     markets: z.array(MarketSchema),
     quiet_hours: QuietHoursSchema,
     features_enabled: z.object({ upsell: z.boolean(), repurchase_intent: z.boolean() }),

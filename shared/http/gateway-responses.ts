@@ -11,6 +11,8 @@ export interface GatewayProblem {
   responseType: string;
   code: ProblemCode;
   detail: string;
+  /** Every 429 tells when to retry, the gateway's own included. */
+  retryAfterSeconds?: number;
 }
 
 export const GATEWAY_PROBLEMS: readonly GatewayProblem[] = [
@@ -19,8 +21,8 @@ export const GATEWAY_PROBLEMS: readonly GatewayProblem[] = [
   { responseType: 'RESOURCE_NOT_FOUND', code: 'resource_not_found', detail: 'No such route.' },
   { responseType: 'REQUEST_TOO_LARGE', code: 'payload_too_large', detail: 'The request exceeds the size limit; split large imports.' },
   { responseType: 'UNSUPPORTED_MEDIA_TYPE', code: 'unsupported_media_type', detail: 'Use Content-Type: application/json.' },
-  { responseType: 'THROTTLED', code: 'rate_limited', detail: 'Request rate exceeded; retry with exponential backoff.' },
-  { responseType: 'QUOTA_EXCEEDED', code: 'rate_limited', detail: 'Request quota exceeded; retry with exponential backoff.' },
+  { responseType: 'THROTTLED', code: 'rate_limited', detail: 'Request rate exceeded; retry with exponential backoff.', retryAfterSeconds: 1 },
+  { responseType: 'QUOTA_EXCEEDED', code: 'rate_limited', detail: 'Request quota exceeded; retry with exponential backoff.', retryAfterSeconds: 60 },
   {
     responseType: 'INTEGRATION_TIMEOUT',
     code: 'gateway_timeout',

@@ -53,4 +53,9 @@ export interface OperationResult {
   status: number;
   body: unknown;
   headers?: Record<string, string>;
+  /**
+   * What a replay of this mutation (same Idempotency-Key) answers instead of `body`, when the
+   * body holds something shown once (a webhook secret): the idempotency record keeps this.
+   */
+  replayBody?: unknown;
 }

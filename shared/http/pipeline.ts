@@ -32,10 +32,10 @@ export interface PipelinePorts {
   costMetering: boolean;
 }
 
-const jsonResponse = (result: OperationResult): APIGatewayProxyResult => ({
+const jsonResponse = (result: OperationResult, body: unknown = result.body): APIGatewayProxyResult => ({
   statusCode: result.status,
   headers: { 'Content-Type': 'application/json', ...result.headers },
-  body: JSON.stringify(result.body),
+  body: JSON.stringify(body),
 });
 
 /** Runs the operation on the validated input; a domain error becomes its problem answer (so it can be stored). */
@@ -46,7 +46,9 @@ function operationHandler<C extends OperationContract>(impl: (input: OperationIn
       if (!http.input?.ok) throw http.input?.error;
       const { params, query, body } = http.input.value;
       const input = { params, query, body, principal: http.principal!, requestId: http.requestId, correlationId: http.correlationId, now: new Date() };
-      return jsonResponse(await impl(input as OperationInput<C>));
+      const result = await impl(input as OperationInput<C>);
+      if (result.replayBody !== undefined) http.replayAnswer = jsonResponse(result, result.replayBody);
+      return jsonResponse(result);
     } catch (error) {
       if (error instanceof DomainError) return problemResponse(error, http.path, http.requestId);
       throw error;

@@ -10,6 +10,7 @@ import {
   InsufficientScopeError,
   MethodNotAllowedError,
   RateLimitedError,
+  ResultNotAvailableError,
   StaleVersionError,
   TenantUnavailableError,
   ValidationError,
@@ -68,10 +69,11 @@ function headersOf(error: DomainError): Record<string, string> {
 
 /** Extension members of the problem document an error's data calls for. */
 function extensionsOf(error: DomainError): Record<string, unknown> {
-  if (error instanceof ValidationError) return { errors: error.errors };
+  if (error instanceof ValidationError) return { errors: error.errors, ...(error.total > error.errors.length ? { errors_total: error.total } : {}) };
   if (error instanceof InsufficientScopeError) return { required_scope: error.requiredScope };
   if (error instanceof IdempotencyConflictError) return { reason: error.reason };
   if (error instanceof StaleVersionError) return { current_source_version: error.currentSourceVersion };
+  if (error instanceof ResultNotAvailableError) return { processing_state: error.processingState, result_expected: error.resultExpected };
   return {};
 }
 

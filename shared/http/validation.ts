@@ -6,8 +6,11 @@ const escapePointer = (segment: PropertyKey) => String(segment).replace(/~/g, '~
 
 export type InputLocation = 'body' | 'query' | 'path' | 'header';
 
-export function fieldErrors(issues: readonly z.core.$ZodIssue[], location: InputLocation): FieldError[] {
-  return issues.flatMap((issue) => {
+/** A problem lists at most this many field errors, and how many there were in all. */
+export const MAX_FIELD_ERRORS = 100;
+
+export function fieldErrors(issues: readonly z.core.$ZodIssue[], location: InputLocation, max = MAX_FIELD_ERRORS): FieldError[] {
+  return issues.slice(0, max).flatMap((issue) => {
     const keys = issue.code === 'unrecognized_keys' ? issue.keys.map((k) => [...issue.path, k]) : [issue.path];
     const message = issue.code === 'unrecognized_keys' ? 'is not a recognised field' : issue.message;
     return keys.map((path) => ({
@@ -20,6 +23,9 @@ export function fieldErrors(issues: readonly z.core.$ZodIssue[], location: Input
 /** Parses `input` with `schema`, throwing a 422 ValidationError whose pointers name the fields. */
 export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, location: InputLocation): z.output<S> {
   const result = schema.safeParse(input);
-  if (!result.success) throw new ValidationError(fieldErrors(result.error.issues, location));
+  if (!result.success) {
+    const issues = result.error.issues;
+    throw new ValidationError(fieldErrors(issues, location).slice(0, MAX_FIELD_ERRORS), undefined, issues.length);
+  }
   return result.data;
 }

@@ -3,16 +3,20 @@
  * order, and the reports policy (no recordings or transcripts are made by this build).
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { NotFoundError } from '../errors.ts';
+import { ResultNotAvailableError } from '../errors.ts';
 import { tableClient, tableName } from '../storage/clients.ts';
 import { keys } from '../storage/keys.ts';
 import { decodeCursor, encodeCursor } from '../storage/pagination.ts';
 import { type CallAttempt, CallAttemptSchema, type OrderResult, ResultSchema } from './order-schemas.ts';
 import { getOrder, orderCollection } from './order-store.ts';
+import { isFinal } from './state-machine.ts';
 
 export async function getResult(tenant: string, id: string): Promise<OrderResult> {
   const { Item } = await tableClient().send(new GetCommand({ TableName: tableName(), Key: keys.orderResult(keys.order(tenant, id).pk) }));
-  if (!Item) throw new NotFoundError(`No result for order ${id} (yet): it exists once the order is completed.`);
+  if (!Item) {
+    const order = await getOrder(tenant, id);
+    throw new ResultNotAvailableError(id, order.processing_state, !isFinal(order.processing_state));
+  }
   return ResultSchema.parse(Item);
 }
 

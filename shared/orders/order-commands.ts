@@ -6,9 +6,10 @@
 import { InvalidTransitionError, NotFoundError, RevisionConflict, StaleVersionError, ValidationError } from '../errors.ts';
 import { keys } from '../storage/keys.ts';
 import { retryOnRevisionConflict } from '../storage/revision-retry.ts';
-import { refusedVersionOutcome, versionAttributes } from '../storage/versioned-write.ts';
+import { refusedVersionOutcome } from '../storage/versioned-write.ts';
+import { versionAttributes } from '../versioning/version-attributes.ts';
 import { compareSourceVersions } from '../versioning/source-version.ts';
-import { contentOf, newCorrelationId, type OrderContent, type StoredOrder } from './order.ts';
+import { contentOf, newCorrelationId, type OrderContent, rejectionFields, type StoredOrder } from './order.ts';
 import type { OrderInput, OrderItem } from './order-schemas.ts';
 import { createOrder, readOrder, writeOrder } from './order-store.ts';
 import type { Substitution } from './qualification.ts';
@@ -17,11 +18,18 @@ import { isFinal, isUpdatable, type OrderState } from './state-machine.ts';
 export type Requalify = (order: StoredOrder) => Promise<{ to: OrderState; reason: string | null; substitutions: Substitution[] }>;
 export type SubmitOutcome = 'created' | 'updated' | 'unchanged';
 
+/** When a partner's request arrived, and its id: the cause of the events it produces. */
+export interface PartnerRequest {
+  now: Date;
+  requestId: string;
+}
+
 /**
  * Applies newer content to an existing order under the rules of PATCH: only while it is
  * neither final nor in a call, requalified at once (validated or rejected).
  */
-async function applyContent(existing: StoredOrder, content: OrderContent, sourceVersion: string, now: Date, requalify: Requalify) {
+async function applyContent(existing: StoredOrder, content: OrderContent, sourceVersion: string, request: PartnerRequest, requalify: Requalify) {
+  const { now, requestId } = request;
   const version = versionAttributes(sourceVersion, content);
   if (refusedVersionOutcome(existing, version) === 'unchanged') return { order: existing, outcome: 'unchanged' as const };
   if (!isUpdatable(existing.processing_state)) {
@@ -32,9 +40,17 @@ async function applyContent(existing: StoredOrder, content: OrderContent, source
   const order = await writeOrder(
     existing,
     {
-      set: { ...content, ...version, correlation_id: candidate.correlation_id, substitutions: q.substitutions, next_contact_at: null },
+      set: {
+        ...content,
+        ...version,
+        correlation_id: candidate.correlation_id,
+        substitutions: q.substitutions,
+        next_contact_at: null,
+        ...rejectionFields(candidate, q.reason),
+      },
       to: q.to,
       reason: q.reason,
+      causationId: requestId,
     },
     now,
   );
@@ -66,19 +82,25 @@ function newOrder(tenant: string, input: OrderInput, content: OrderContent, now:
  * POST /orders: creates the order in `received`, or (an existing id) applies a newer
  * version under the rules of PATCH; the same version with identical content is unchanged.
  */
-export async function submitOrder(tenant: string, input: OrderInput, now: Date, requalify: Requalify): Promise<{ order: StoredOrder; outcome: SubmitOutcome }> {
+export async function submitOrder(
+  tenant: string,
+  input: OrderInput,
+  request: PartnerRequest,
+  requalify: Requalify,
+): Promise<{ order: StoredOrder; outcome: SubmitOutcome }> {
+  const { now } = request;
   const content = contentOf({ ...input, contact_not_before: input.contact_not_before ?? null, confidence: input.confidence ?? null });
   return retryOnRevisionConflict(async () => {
     const existing = await readOrder(tenant, input.external_order_id, true);
     if (!existing) {
-      const created = await createOrder(newOrder(tenant, input, content, now), now);
+      const created = await createOrder(newOrder(tenant, input, content, now), now, request.requestId);
       if (!created) throw new RevisionConflict(`order ${input.external_order_id} was created concurrently`);
       return { order: created, outcome: 'created' as const };
     }
     if (existing.order_kind !== input.order_kind) {
       throw new ValidationError([{ pointer: '/order_kind', message: `cannot change: the order is a ${existing.order_kind}` }]);
     }
-    return applyContent(existing, content, input.source_version, now, requalify);
+    return applyContent(existing, content, input.source_version, request, requalify);
   });
 }
 
@@ -91,7 +113,7 @@ export interface OrderPatchInput {
 }
 
 /** PATCH /orders/{id}: the fields sent replace the stored ones, versioned, requalified at once. */
-export async function patchOrder(tenant: string, id: string, patch: OrderPatchInput, now: Date, requalify: Requalify) {
+export async function patchOrder(tenant: string, id: string, patch: OrderPatchInput, request: PartnerRequest, requalify: Requalify) {
   return retryOnRevisionConflict(async () => {
     const existing = await readOrder(tenant, id, true);
     if (!existing) throw new NotFoundError(`No order ${id}.`);
@@ -102,7 +124,7 @@ export async function patchOrder(tenant: string, id: string, patch: OrderPatchIn
       ...(patch.contact_not_before !== undefined ? { contact_not_before: patch.contact_not_before } : {}),
       ...(patch.confidence !== undefined ? { confidence: patch.confidence } : {}),
     });
-    return applyContent(existing, content, patch.source_version, now, requalify);
+    return applyContent(existing, content, patch.source_version, request, requalify);
   });
 }
 
@@ -111,13 +133,19 @@ export async function patchOrder(tenant: string, id: string, patch: OrderPatchIn
  * a cancel is never lost against a concurrent state change. Cancelling a cancelled order
  * answers it again; any other final state is 409.
  */
-export async function cancelOrder(tenant: string, id: string, reason: string, sourceVersion: string | undefined, now: Date): Promise<StoredOrder> {
+export async function cancelOrder(
+  tenant: string,
+  id: string,
+  reason: string,
+  sourceVersion: string | undefined,
+  request: PartnerRequest,
+): Promise<StoredOrder> {
   return retryOnRevisionConflict(async () => {
     const order = await readOrder(tenant, id, true);
     if (!order) throw new NotFoundError(`No order ${id}.`);
     if (order.processing_state === 'cancelled') return order;
     if (isFinal(order.processing_state)) throw new InvalidTransitionError(`The order is ${order.processing_state}; it cannot be cancelled.`);
     if (sourceVersion !== undefined && compareSourceVersions(sourceVersion, order.source_version) < 0) throw new StaleVersionError(order.source_version);
-    return writeOrder(order, { to: 'cancelled', reason, set: { next_contact_at: null } }, now);
+    return writeOrder(order, { to: 'cancelled', reason, set: { next_contact_at: null }, causationId: request.requestId }, request.now);
   });
 }

@@ -3,10 +3,10 @@
  * its `revision`, in one transaction with the items its change produces (status event,
  * attempts, result), so the stored history and the emitted events always match.
  */
-import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { NotFoundError, RevisionConflict } from '../errors.ts';
 import { tableClient, tableName } from '../storage/clients.ts';
-import { conditionFailedAt } from '../storage/conditional.ts';
+import { conditionFailedAt, succeededUnlessConditionFailed } from '../storage/conditional.ts';
 import { keys } from '../storage/keys.ts';
 import { listPage, paginate } from '../storage/pagination.ts';
 import type { Condition } from '../storage/versioned-write.ts';
@@ -78,7 +78,7 @@ export async function writeOrder(order: StoredOrder, change: OrderChange, now: D
 }
 
 /** Creates the order in `received` with its first history entry and event; undefined if it exists. */
-export async function createOrder(order: StoredOrder, now: Date): Promise<StoredOrder | undefined> {
+export async function createOrder(order: StoredOrder, now: Date, causationId: string | null): Promise<StoredOrder | undefined> {
   const created: StoredOrder = {
     ...order,
     revision: 1,
@@ -86,12 +86,26 @@ export async function createOrder(order: StoredOrder, now: Date): Promise<Stored
     history: [{ revision: 1, from: null, to: 'received', reason: null, at: now.toISOString() }],
   };
   try {
-    await transact(created, 'new', now, [statusEvent(created, 1, null, 'received', null, null, now)]);
+    await transact(created, 'new', now, [statusEvent(created, 1, null, 'received', null, causationId, now)]);
     return created;
   } catch (error) {
     if (error instanceof RevisionConflict) return undefined;
     throw error;
   }
+}
+
+/** After an erasure: the result of an order no longer keeps the sandbox scenario (the phone's last digit). */
+export async function forgetResultScenario(orderPk: string): Promise<void> {
+  await succeededUnlessConditionFailed(
+    tableClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.orderResult(orderPk),
+        UpdateExpression: 'REMOVE scenario',
+        ConditionExpression: 'attribute_exists(pk)',
+      }),
+    ),
+  );
 }
 
 /** The table as the order processing's repository. */

@@ -5,9 +5,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { InvalidTransitionError } from '../errors.ts';
-import { eventItem } from '../events/outbox.ts';
+import { eventIdFor, eventItem } from '../events/outbox.ts';
 import { keys } from '../storage/keys.ts';
-import type { VersionAttributes } from '../storage/versioned-write.ts';
+import { type VersionAttributes, versionAttributes } from '../versioning/version-attributes.ts';
 import type { Order, OrderInput, OrderItem, OrderKind } from './order-schemas.ts';
 import type { Substitution } from './qualification.ts';
 import { canTransition, type OrderState } from './state-machine.ts';
@@ -54,6 +54,7 @@ export interface OrderChange {
   set?: Partial<StoredOrder>;
   /** Further items written in the same transaction (attempts, results, other events). */
   alsoPut?: (orderPk: string, revision: number) => object[];
+  /** What caused the change: the partner's request id; by default the order's last status event (what a worker acted on). */
   causationId?: string | null;
 }
 
@@ -73,6 +74,19 @@ export const orderFromItem = (item: Record<string, unknown>): StoredOrder => {
   const { entity: _e, list_view: _v, match_keys: _m, gsi1pk: _g1, gsi1sk: _g2, gsi2pk: _d1, gsi2sk: _d2, ...order } = item;
   return order as unknown as StoredOrder;
 };
+
+/**
+ * What an order keeps of an erased customer: no contact permission reference, and a content
+ * hash over what is left (a hash over the reference would let a guess be confirmed).
+ */
+export function erasedCustomerFields(order: StoredOrder): Pick<StoredOrder, 'contact_permission' | 'content_sha256'> {
+  const { reference: _erased, ...contact_permission } = order.contact_permission;
+  return { contact_permission, content_sha256: versionAttributes(order.source_version, contentOf({ ...order, contact_permission })).content_sha256 };
+}
+
+/** What a rejection writes besides the state: an order rejected for an erased customer keeps nothing of them. */
+export const rejectionFields = (order: StoredOrder, reason: string | null): Partial<StoredOrder> =>
+  reason === 'customer_anonymized' ? erasedCustomerFields(order) : {};
 
 /** How long a call may stay in `in_call` before the scheduler records it as failed. */
 export const STUCK_CALL_SECONDS = 15 * 60;
@@ -141,6 +155,12 @@ export const statusEvent = (
     occurredAt: now,
   });
 
+/** The id of the order's newest status event: the cause of whatever a worker does next with it. */
+export function lastStatusEventId(order: Pick<StoredOrder, 'pk' | 'history'>): string | null {
+  const last = order.history.at(-1);
+  return last ? eventIdFor(order.pk, keys.orderEvent(order.pk, last.revision).sk) : null;
+}
+
 /**
  * The order after `change`, and the items written with it (its status event when the state
  * changes, then the change's own items).
@@ -164,6 +184,7 @@ export function applyOrderChange(order: StoredOrder, change: OrderChange, now: D
       ? { processing_state: to, state_reason: reason, history: [...order.history, { revision, from: order.processing_state, to, reason, at }] }
       : {}),
   };
-  const events = stateChanges ? [statusEvent(next, revision, order.processing_state, to, reason, change.causationId ?? null, now)] : [];
+  const causation = change.causationId !== undefined ? change.causationId : lastStatusEventId(order);
+  const events = stateChanges ? [statusEvent(next, revision, order.processing_state, to, reason, causation, now)] : [];
   return { next, items: [...events, ...(change.alsoPut?.(order.pk, revision) ?? [])] };
 }

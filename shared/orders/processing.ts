@@ -14,7 +14,7 @@ import type { SalesRule } from '../rules/rule-schemas.ts';
 import { keys } from '../storage/keys.ts';
 import type { TenantConfig } from '../tenants/config.ts';
 import type { TenantConfigOf } from '../tenants/config-cache.ts';
-import type { OrderRepository, StoredOrder } from './order.ts';
+import { lastStatusEventId, type OrderRepository, rejectionFields, type StoredOrder } from './order.ts';
 import type { BusinessOutcome, OrderResult } from './order-schemas.ts';
 import { type Qualification, qualify, type ResolvedVariant } from './qualification.ts';
 import { type CallingWindow, nextContactAt } from './scheduler.ts';
@@ -101,7 +101,9 @@ async function qualifyStep(ports: ProcessingPorts, order: StoredOrder, now: Date
   const cleared = { retry_qualification_at: undefined };
   return ports.orders.write(
     order,
-    q.qualified ? { to: 'validated', set: { ...cleared, substitutions: q.substitutions } } : { to: 'rejected', reason: q.reason, set: cleared },
+    q.qualified
+      ? { to: 'validated', set: { ...cleared, substitutions: q.substitutions } }
+      : { to: 'rejected', reason: q.reason, set: { ...cleared, ...rejectionFields(order, q.reason) } },
     now,
   );
 }
@@ -135,7 +137,8 @@ async function step(ports: ProcessingPorts, order: StoredOrder, now: Date, facts
 
 async function startAttempt(ports: ProcessingPorts, order: StoredOrder, now: Date, facts: Facts): Promise<StoredOrder> {
   const q = qualificationOf(order, facts);
-  if (!q.qualified) return ports.orders.write(order, { to: 'rejected', reason: q.reason, set: { next_contact_at: null } }, now);
+  if (!q.qualified)
+    return ports.orders.write(order, { to: 'rejected', reason: q.reason, set: { next_contact_at: null, ...rejectionFields(order, q.reason) } }, now);
   const attempt = order.call_attempts + 1;
   const inCall = await ports.orders.write(
     order,
@@ -198,7 +201,7 @@ function attemptOutcome(
   if (report.call_disposition === 'answered') {
     if (report.decision === 'declined') return completed('answered', 'declined', snapshotOf(lines, currency, false, 'customer_declined'));
     const accepted =
-      report.decision === 'modified' && facts.config.features_enabled.upsell ? acceptFirstSuggestion(lines, facts.variants, facts.rules) : undefined;
+      report.decision === 'modified' && facts.config.features_enabled.upsell ? acceptFirstSuggestion(lines, facts.variants, facts.rules, currency) : undefined;
     if (accepted) return completed('answered', 'modified', snapshotOf(accepted.lines, currency, true, null), [accepted.rule]);
     return completed('answered', 'confirmed', snapshotOf(lines, currency, true, null));
   }
@@ -224,7 +227,8 @@ export async function recordAttempt(ports: ProcessingPorts, order: StoredOrder, 
     external_order_id: order.external_order_id,
     correlation_id: order.correlation_id,
     occurredAt: now,
-    causation_id: null,
+    // The attempt and its result were caused by the change that started the call.
+    causation_id: lastStatusEventId(order),
   };
   const attemptData = { attempt, call_disposition: report.call_disposition, started_at: report.started_at, ended_at: report.ended_at };
   const alsoPut = (pk: string, revision: number) => [

@@ -12,7 +12,7 @@ import { keys, tenantOfKey } from '../storage/keys.ts';
 import { retryOnRevisionConflict } from '../storage/revision-retry.ts';
 import type { Condition } from '../storage/versioned-write.ts';
 import type { Reaction, StreamChange } from '../stream/stream-dispatch.ts';
-import { orderFromItem, type StoredOrder } from './order.ts';
+import { erasedCustomerFields, lastStatusEventId, orderFromItem, rejectionFields, type StoredOrder } from './order.ts';
 import type { OrderResult } from './order-schemas.ts';
 import type { OrderProcessing } from './processing.ts';
 import { ACTIVE_STATES } from './state-machine.ts';
@@ -25,6 +25,8 @@ export interface ReactionPorts {
   store: StoreWriteBack;
   /** Writes an event item unless it exists (its key makes it once per cause). */
   putEventOnce(item: EventRecord & { pk: string; sk: string }): Promise<void>;
+  /** Removes what a result item kept of the customer's phone. */
+  forgetResultScenario(orderPk: string): Promise<void>;
 }
 
 const entityOf = (change: StreamChange) => (change.eventName === 'REMOVE' ? undefined : (change.newImage?.entity as string | undefined));
@@ -46,7 +48,8 @@ async function requalifyActive(ports: ReactionPorts, order: StoredOrder, now: Da
   if (!ACTIVE_STATES.includes(order.processing_state)) return;
   const orders = ports.processing.ports.orders;
   const q = await ports.processing.requalify(order);
-  if (q.to === 'rejected') await orders.write(order, { to: 'rejected', reason: q.reason, set: { next_contact_at: null } }, now);
+  if (q.to === 'rejected')
+    await orders.write(order, { to: 'rejected', reason: q.reason, set: { next_contact_at: null, ...rejectionFields(order, q.reason) } }, now);
   else if (JSON.stringify(q.substitutions) !== JSON.stringify(order.substitutions ?? []))
     await orders.write(order, { set: { substitutions: q.substitutions } }, now);
 }
@@ -96,17 +99,15 @@ const customerAnonymizedReaction = (ports: ReactionPorts): Reaction => ({
       ExpressionAttributeNames: { '#view': 'list_view' },
       ExpressionAttributeValues: { ':customer': change.newImage.external_customer_id },
     };
+    await ports.processing.ports.callPlatform.erase({ tenant, external_customer_id: String(change.newImage.external_customer_id) });
     for await (const id of ports.orderIdsWhere(tenant, filter)) {
       await withOrder(ports, tenant, id, async (order) => {
-        const { reference: erased, ...permission } = order.contact_permission;
         const active = ACTIVE_STATES.includes(order.processing_state);
-        if (!active && !erased) return;
+        await ports.forgetResultScenario(order.pk);
+        if (!active && order.contact_permission.reference === undefined) return;
         const rejection = active ? { to: 'rejected' as const, reason: 'customer_anonymized' } : {};
-        await ports.processing.ports.orders.write(
-          order,
-          { set: { contact_permission: permission, ...(active ? { next_contact_at: null } : {}) }, ...rejection },
-          new Date(),
-        );
+        const set = { ...erasedCustomerFields(order), ...(active ? { next_contact_at: null } : {}) };
+        await ports.processing.ports.orders.write(order, { set, ...rejection }, new Date());
       });
     }
   },
@@ -146,7 +147,7 @@ const writeBackReaction = (ports: ReactionPorts): Reaction => ({
         tenant: result.tenant,
         external_order_id: result.external_order_id,
         correlation_id: order?.correlation_id ?? 'unknown',
-        causation_id: null,
+        causation_id: order ? lastStatusEventId(order) : null,
         data: { reason: failure, attempts: WRITEBACK_ATTEMPTS },
         occurredAt: new Date(),
       }),

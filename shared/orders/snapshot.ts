@@ -36,23 +36,27 @@ export function effectiveLines(
 
 /**
  * The customer accepts the first applicable upsell or cross-sell whose suggested variant is
- * in the catalog: an upsell swaps the matching lines to it, a cross-sell adds it.
+ * in the catalog and priced in the order's currency (a snapshot never mixes currencies): an
+ * upsell swaps the matching lines to it (at most `max_quantity` each), a cross-sell adds it.
  */
 export function acceptFirstSuggestion(
   lines: readonly SnapshotLine[],
   variants: ReadonlyMap<string, ResolvedVariant>,
   rules: readonly SalesRule[],
+  currency: string,
 ): { lines: SnapshotLine[]; rule: string } | undefined {
   const order = { items: lines.map((l) => ({ ...l, currency: '' })) };
   for (const { rule, lines: matched } of applicableRules(order, variants, rules)) {
     if (rule.rule_type !== 'upsell' && rule.rule_type !== 'cross_sell') continue;
     const suggested = variants.get(String(rule.action.suggest_variant));
-    if (!suggested || suggested.archived) continue;
+    if (!suggested || suggested.archived || suggested.currency !== currency) continue;
     if (rule.rule_type === 'upsell') {
       return {
         rule: rule.external_rule_id,
         lines: lines.map((l, i) =>
-          matched.includes(i) ? { external_variant_id: suggested.external_variant_id, quantity: l.quantity, price: suggested.price } : l,
+          matched.includes(i)
+            ? { external_variant_id: suggested.external_variant_id, quantity: upsellQuantity(l.quantity, rule.action.max_quantity), price: suggested.price }
+            : l,
         ),
       };
     }
@@ -61,6 +65,8 @@ export function acceptFirstSuggestion(
   }
   return undefined;
 }
+
+const upsellQuantity = (quantity: number, max: unknown) => (typeof max === 'number' ? Math.min(quantity, max) : quantity);
 
 export function snapshotOf(lines: readonly SnapshotLine[], currency: string, confirmed: boolean, reason: string | null): Snapshot {
   return { items: [...lines], currency, total: total(lines, currency), confirmed, reason };

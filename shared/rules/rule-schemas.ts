@@ -9,8 +9,8 @@ export type RuleType = (typeof RULE_TYPES)[number];
 export const AppliesToSchema = z
   .strictObject({
     category: z.string().min(1).max(500).optional().meta({ description: 'Category path prefix (whole segments)' }),
-    external_product_ids: z.array(ExternalId).min(1).optional(),
-    external_variant_ids: z.array(ExternalId).min(1).optional(),
+    external_product_ids: z.array(ExternalId).min(1).max(MAX_RULE_CONDITIONS).optional(),
+    external_variant_ids: z.array(ExternalId).min(1).max(MAX_RULE_CONDITIONS).optional(),
   })
   .superRefine((a, ctx) => {
     const count = conditionCount(a);
@@ -46,7 +46,15 @@ const ACTIONS = {
   replacement: z.strictObject({
     replacement_variant: ExternalId.meta({ description: 'Offered instead of a matching variant that is archived or unavailable' }),
   }),
-  upsell: z.strictObject({ suggest_variant: ExternalId.meta({ description: 'Offered instead of the matching line' }) }),
+  upsell: z.strictObject({
+    suggest_variant: ExternalId.meta({ description: 'Offered instead of the matching line' }),
+    max_quantity: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .meta({ description: 'The most of the suggested variant offered per line; the line keeps its quantity when it is lower' }),
+  }),
   cross_sell: z.strictObject({
     suggest_variant: ExternalId.meta({ description: 'Offered in addition to the matching line' }),
     quantity: z.number().int().min(1).default(1),

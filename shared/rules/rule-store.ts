@@ -5,7 +5,8 @@ import { tableClient, tableName } from '../storage/clients.ts';
 import { keys } from '../storage/keys.ts';
 import { paginate } from '../storage/pagination.ts';
 import { archiveItem } from '../storage/tombstone.ts';
-import { versionAttributes, versionedWrite } from '../storage/versioned-write.ts';
+import { versionedWrite } from '../storage/versioned-write.ts';
+import { versionAttributes } from '../versioning/version-attributes.ts';
 import { SalesRuleSummarySchema, type RuleInput, type SalesRule } from './rule-schemas.ts';
 
 type StoredRule = SalesRule & { archived_at?: string };

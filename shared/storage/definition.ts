@@ -43,7 +43,8 @@ export const QUEUE_DEFINITIONS = {
 /** Lambda event-source settings shared by the CDK app and the local pollers. */
 export const EVENT_SOURCES = {
   tableStream: { batchSize: 100, maxBatchingWindowSeconds: 1, retryAttempts: 10 },
-  webhookQueue: { batchSize: 10, maxBatchingWindowSeconds: 0 },
+  /** maxConcurrency: at most this many sender instances at once, so a backlog never takes the account's concurrency. */
+  webhookQueue: { batchSize: 10, maxBatchingWindowSeconds: 0, maxConcurrency: 20 },
 } as const;
 
 export const FUNCTION_SETTINGS = {
@@ -54,4 +55,12 @@ export const FUNCTION_SETTINGS = {
   workerMemoryMb: 512,
   reconcilerEveryMinutes: 1,
   callSchedulerEveryMinutes: 1,
+  /**
+   * Concurrency reserved for (and capped at) each worker: a backlog of stream records or
+   * deliveries can never starve the API functions of the account's concurrency, nor each other.
+   */
+  workerReservedConcurrency: { 'stream-processor': 10, 'catalog-indexer': 4, 'webhook-sender': 20, reconciler: 1, 'call-scheduler': 2 },
 } as const;
+
+/** A rate-based WAF rule: requests per source address in any 5 minutes before it is answered 429 (an anonymous flood never reaches a function). */
+export const WAF_RATE_LIMIT_PER_5_MINUTES = 6_000;

@@ -48,6 +48,12 @@ export interface ItemKey {
 
 const tenantPrefix = (tenant: string) => `T#${tenant}`;
 
+/**
+ * A partner id as a key segment: `#` (the separator) and `%` (the escape) percent-encoded, so
+ * no id can end one segment early and reach another entity's or another id's items.
+ */
+export const keySegment = (id: string): string => id.replaceAll('%', '%25').replaceAll('#', '%23');
+
 /** Deterministic shard of an id, so a writer and a reader agree without coordination. */
 export function shardOf(id: string, shards: number): number {
   return createHash('sha256').update(id).digest().readUInt32BE(0) % shards;
@@ -66,11 +72,11 @@ export const keys = {
   }),
   idempotency: (tenant: string, hash: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#IDEM#${hash}`, sk: 'IDEM' }),
   webhookSubscription: (tenant: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#WEBHOOK`, sk: 'SUBSCRIPTION' }),
-  product: (tenant: string, id: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#PRODUCT#${id}`, sk: 'PRODUCT' }),
-  variant: (tenant: string, id: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#VARIANT#${id}`, sk: 'VARIANT' }),
-  customer: (tenant: string, id: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#CUSTOMER#${id}`, sk: 'CUSTOMER' }),
-  customerAudit: (tenant: string, id: string, atIso: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#CUSTOMER#${id}`, sk: `AUDIT#${atIso}` }),
-  order: (tenant: string, id: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#ORDER#${id}`, sk: 'ORDER' }),
+  product: (tenant: string, id: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#PRODUCT#${keySegment(id)}`, sk: 'PRODUCT' }),
+  variant: (tenant: string, id: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#VARIANT#${keySegment(id)}`, sk: 'VARIANT' }),
+  customer: (tenant: string, id: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#CUSTOMER#${keySegment(id)}`, sk: 'CUSTOMER' }),
+  customerAudit: (tenant: string, id: string, atIso: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#CUSTOMER#${keySegment(id)}`, sk: `AUDIT#${atIso}` }),
+  order: (tenant: string, id: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#ORDER#${keySegment(id)}`, sk: 'ORDER' }),
   orderEvent: (orderPk: string, revision: number, suffix = ''): ItemKey => ({ pk: orderPk, sk: `EVENT#${String(revision).padStart(6, '0')}${suffix}` }),
   orderAttempt: (orderPk: string, attempt: number): ItemKey => ({ pk: orderPk, sk: `ATTEMPT#${String(attempt).padStart(3, '0')}` }),
   orderResult: (orderPk: string): ItemKey => ({ pk: orderPk, sk: 'RESULT' }),
@@ -78,14 +84,14 @@ export const keys = {
   orderWritebackEvent: (orderPk: string): ItemKey => ({ pk: orderPk, sk: 'EVENT#WRITEBACK' }),
   /** A position in an order's own collection (events, attempts), for paging through it. */
   orderCollectionPosition: (orderPk: string, sk: string): ItemKey => ({ pk: orderPk, sk }),
-  productEvent: (tenant: string, id: string, atIso: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#PRODUCT#${id}`, sk: `EVENT#${atIso}` }),
+  productEvent: (tenant: string, id: string, atIso: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#PRODUCT#${keySegment(id)}`, sk: `EVENT#${atIso}` }),
   /** Order work index entry: the call scheduler scans each shard for `gsi2sk <= now`. */
   orderDue: (orderPk: string, dueAtIso: string) => ({ gsi2pk: `ORDERDUE#${shardOf(orderPk, DUE_SHARDS)}`, gsi2sk: dueAtIso }),
   orderDueShard: (shard: number) => `ORDERDUE#${shard}`,
-  delivery: (tenant: string, id: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#DELIVERY#${id}`, sk: 'DELIVERY' }),
+  delivery: (tenant: string, id: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#DELIVERY#${keySegment(id)}`, sk: 'DELIVERY' }),
   deliveryAttempt: (deliveryPk: string, attempt: number): ItemKey => ({ pk: deliveryPk, sk: `ATTEMPT#${String(attempt).padStart(3, '0')}` }),
-  testEvent: (tenant: string, id: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#TESTEVENT#${id}`, sk: 'EVENT' }),
-  salesRule: (tenant: string, id: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#RULE#${id}`, sk: 'RULE' }),
+  testEvent: (tenant: string, id: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#TESTEVENT#${keySegment(id)}`, sk: 'EVENT' }),
+  salesRule: (tenant: string, id: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#RULE#${keySegment(id)}`, sk: 'RULE' }),
   /** The list-index entry of an item: its shard follows from its own id. */
   listEntry: (tenant: string, list: ListName, id: string, sortKey: string) => ({
     gsi1pk: `${tenantPrefix(tenant)}#${list}#${shardOf(id, LIST_SHARDS)}`,

@@ -9,7 +9,8 @@ import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ValidationError } from '../errors.ts';
 import { tableClient, tableName } from './clients.ts';
 import { keys } from './keys.ts';
-import { canonicalJson, type Condition } from './versioned-write.ts';
+import type { Condition } from './versioned-write.ts';
+import { canonicalJson } from '../versioning/version-attributes.ts';
 import { isConditionFailed } from './conditional.ts';
 
 let cursorKey: Buffer | undefined;

@@ -15,6 +15,9 @@ import { keys } from '../storage/keys.ts';
 import { backoffSeconds, MAX_ATTEMPTS } from './retry-schedule.ts';
 import type { Delivery, DeliveryStatus } from './webhook-schemas.ts';
 
+/** Deliveries carry whole payloads: they are kept 35 days (DynamoDB TTL), as long as their events, then deleted. */
+export const DELIVERY_RETENTION_SECONDS = 35 * 24 * 3600;
+
 export interface StoredDelivery extends Delivery {
   pk: string;
   sk: string;
@@ -22,6 +25,8 @@ export interface StoredDelivery extends Delivery {
   payload: string;
   external_order_id: string | null;
   delivering_until?: string;
+  /** Epoch seconds: when DynamoDB's TTL deletes the delivery. */
+  expires_at?: number;
 }
 
 /** The typed reader of delivery items. */
@@ -63,6 +68,7 @@ export async function enqueueDelivery(
     replay_of: replayOf,
     last_attempt: null,
     payload,
+    expires_at: Math.floor(now.getTime() / 1000) + DELIVERY_RETENTION_SECONDS,
   };
   try {
     await tableClient().send(
@@ -138,6 +144,8 @@ export interface AttemptOutcome {
   at: Date;
   statusCode: number | null;
   error: string | null;
+  /** The network's own reason, logged for on-call and never shown to partners. */
+  cause?: string;
   latencyMs: number;
   requestExcerpt: string;
   responseExcerpt: string;
@@ -180,7 +188,7 @@ export async function recordDeliveryAttempt(
       ...lastAttempt,
       request_excerpt: outcome.requestExcerpt,
       response_excerpt: outcome.responseExcerpt,
-      expires_at: Math.floor(outcome.at.getTime() / 1000) + 35 * 24 * 3600,
+      expires_at: Math.floor(outcome.at.getTime() / 1000) + DELIVERY_RETENTION_SECONDS,
     },
   ]);
   return { status, retryInSeconds: retryIn };

@@ -11,7 +11,13 @@ export const RESPONSE_READ_LIMIT = 64 * 1024;
 
 export interface PostResult {
   statusCode: number | null;
-  error: string | null;
+  /**
+   * What partners see: `timeout` or `connection_failed`, never the network's own code, so the
+   * delivery log cannot tell a closed port from a filtered one or a TLS failure.
+   */
+  error: 'timeout' | 'connection_failed' | null;
+  /** The precise cause, for the service's own log only. */
+  cause?: string;
   responseExcerpt: string;
 }
 
@@ -53,7 +59,7 @@ export function postPinned(
     }, timeouts.totalMs);
     const connect = setTimeout(() => {
       req.destroy();
-      finish({ statusCode: null, error: 'connect_timeout', responseExcerpt: '' });
+      finish({ statusCode: null, error: 'timeout', cause: 'connect_timeout', responseExcerpt: '' });
     }, timeouts.connectMs);
     req.on('socket', (socket) => socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => clearTimeout(connect)));
     req.on('response', (res: IncomingMessage) => {
@@ -69,7 +75,9 @@ export function postPinned(
       res.on('close', done);
       res.on('error', done);
     });
-    req.on('error', (error: NodeJS.ErrnoException) => finish({ statusCode: null, error: error.code ?? error.message, responseExcerpt: '' }));
+    req.on('error', (error: NodeJS.ErrnoException) =>
+      finish({ statusCode: null, error: 'connection_failed', cause: error.code ?? error.name, responseExcerpt: '' }),
+    );
     req.end(body);
   });
 }

@@ -52,6 +52,7 @@ async function attempt(delivery: StoredDelivery, settings: SenderSettings, now: 
     at: now,
     statusCode: result.statusCode,
     error: result.error ?? (result.statusCode !== null && (result.statusCode < 200 || result.statusCode >= 300) ? `http_${result.statusCode}` : null),
+    ...(result.cause ? { cause: result.cause } : {}),
     latencyMs: performance.now() - started,
     requestExcerpt: excerpt(delivery.payload),
     responseExcerpt: excerpt(result.responseExcerpt),
@@ -84,6 +85,7 @@ export async function handleDeliveryMessage(
     attempt: claimed.attempts + 1,
     status_code: outcome.statusCode,
     error: outcome.error,
+    cause: outcome.cause,
     latency_ms: Math.round(outcome.latencyMs),
     status,
   });

@@ -1,66 +1,48 @@
 /**
  * SSRF protection (contract-decisions section 8): only https URLs on public addresses, no
  * userinfo; at delivery the host is resolved, every address checked, and the connection
- * pinned to a checked address. The local runtime alone may allow private addresses and
- * plain http (WEBHOOK_ALLOW_PRIVATE_URLS=true) so receivers on 127.0.0.1 work.
+ * pinned to a checked address; only port 443. The local runtime alone may allow loopback and
+ * private addresses, any port and plain http (WEBHOOK_ALLOW_PRIVATE_URLS=true) so receivers on
+ * 127.0.0.1 work; link-local and metadata addresses stay refused even then.
  */
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
-const blocked = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.0.2.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const)
-  blocked.addSubnet(net, prefix, 'ipv4');
-for (const [net, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-  ['64:ff9b::', 96],
-  ['2001:db8::', 32],
-  ['100::', 64],
-] as const)
-  blocked.addSubnet(net, prefix, 'ipv6');
+/**
+ * How the service treats an address: `public` (global unicast: deliverable), `local`
+ * (loopback and private ranges: deliverable only with WEBHOOK_ALLOW_PRIVATE_URLS, for
+ * receivers on this machine) and `forbidden` (everything else in the IANA special-purpose
+ * registries, link-local and cloud metadata addresses included, whatever the switch says).
+ * The classification is ipaddr.js's; IPv4-mapped addresses are judged as the IPv4 they carry.
+ */
+export type AddressClass = 'public' | 'local' | 'forbidden';
 
-/** An IPv4 address embedded in IPv6 (::ffff:a.b.c.d or its hex form), else undefined. */
-function embeddedIpv4(address: string): string | undefined {
-  const lower = address.toLowerCase();
-  const dotted = /^(?:0*:)*:?ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower) ?? /^::(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (dotted) return dotted[1];
-  const hex = /^(?:0*:)*:?ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (hex) {
-    const hi = parseInt(hex[1]!, 16);
-    const lo = parseInt(hex[2]!, 16);
-    return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
-  }
-  return undefined;
+const LOCAL_RANGES = new Set(['loopback', 'private', 'uniqueLocal']);
+/** Instance metadata services: AWS's IPv6 endpoint sits inside the unique-local range. */
+const METADATA = [ipaddr.parse('fd00:ec2::254'), ipaddr.parse('169.254.169.254')];
+/** IPv4-compatible IPv6 (::/96, deprecated by RFC 4291), which ipaddr.js leaves unclassified. */
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
+
+export function addressClass(address: string): AddressClass {
+  if (!ipaddr.isValid(address) || !isIP(address)) return 'forbidden';
+  let parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  if (METADATA.some((m) => m.kind() === parsed.kind() && m.toNormalizedString() === parsed.toNormalizedString())) return 'forbidden';
+  const range = parsed.range();
+  if (range === 'unicast') return parsed.kind() === 'ipv6' && parsed.match(IPV4_COMPATIBLE) ? 'forbidden' : 'public';
+  return LOCAL_RANGES.has(range) ? 'local' : 'forbidden';
 }
 
-/** True for an address a webhook may be delivered to: public unicast only. */
-export function isPublicAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 4) return !blocked.check(address, 'ipv4');
-  if (family === 6) {
-    const v4 = embeddedIpv4(address);
-    if (v4 !== undefined) return isIP(v4) === 4 && !blocked.check(v4, 'ipv4');
-    return !blocked.check(address, 'ipv6');
-  }
-  return false;
-}
+/** True for an address a webhook may be delivered to in production: public unicast only. */
+export const isPublicAddress = (address: string): boolean => addressClass(address) === 'public';
+
+const deliverable = (address: string, allowPrivate: boolean) => {
+  const kind = addressClass(address);
+  return kind === 'public' || (allowPrivate && kind === 'local');
+};
+
+/** DNS answers within this time or the URL counts as unresolvable (a slow resolver must not hold a sender). */
+export const DNS_TIMEOUT_MS = 2_000;
 
 export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string };
 
@@ -75,9 +57,10 @@ export function checkWebhookUrl(raw: string, allowPrivate: boolean): UrlCheck {
   if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) return { ok: false, reason: 'must use https' };
   if (url.username || url.password) return { ok: false, reason: 'must not contain user information (user:password@)' };
   if (url.hash) return { ok: false, reason: 'must not contain a fragment' };
+  if (!allowPrivate && url.port !== '' && url.port !== '443') return { ok: false, reason: 'must use port 443' };
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (!host) return { ok: false, reason: 'must name a host' };
-  if (isIP(host) && !allowPrivate && !isPublicAddress(host))
+  if (isIP(host) && !deliverable(host, allowPrivate))
     return { ok: false, reason: 'must be a public address, not a private, loopback, link-local or metadata one' };
   if (!isIP(host) && !allowPrivate && (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.internal') || !host.includes('.'))) {
     return { ok: false, reason: 'must be a public host name' };
@@ -97,11 +80,16 @@ export async function resolvePublicAddress(
   allowPrivate: boolean,
 ): Promise<{ ok: true; address: string; family: number } | { ok: false; reason: string }> {
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  const addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await resolve(host).catch(() => []);
+  const addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await withTimeout(resolve(host), DNS_TIMEOUT_MS).catch(() => []);
   if (addresses.length === 0) return { ok: false, reason: `could not resolve ${host}` };
-  if (!allowPrivate) {
-    const bad = addresses.find((a) => !isPublicAddress(a.address));
-    if (bad) return { ok: false, reason: `${host} resolves to a non-public address` };
-  }
+  if (addresses.some((a) => !deliverable(a.address, allowPrivate))) return { ok: false, reason: `${host} resolves to a non-public address` };
   return { ok: true, address: addresses[0]!.address, family: addresses[0]!.family };
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('timeout')), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

@@ -11,6 +11,7 @@ export const PutSubscriptionSchema = z
     event_types: z
       .array(z.enum(EVENT_TYPES))
       .min(1)
+      .max(EVENT_TYPES.length)
       .refine((types) => new Set(types).size === types.length, 'must not repeat an event type'),
     enabled: z.boolean().default(true),
   })
@@ -37,6 +38,10 @@ export const SubscriptionSchema = z
     created_at: z.string(),
     updated_at: z.string(),
     secret: z.string().optional().meta({ description: 'Only in the answer to the PUT that creates the subscription: store it now, it is never shown again' }),
+    secret_already_shown: z
+      .literal(true)
+      .optional()
+      .meta({ description: 'In a replay (same Idempotency-Key) of the PUT that created the subscription: the secret was shown once and is not shown again' }),
   })
   .meta({ id: 'WebhookSubscription' });
 
@@ -53,7 +58,15 @@ export const RotateSchema = z
   .meta({ id: 'RotateSecretRequest' });
 
 export const RotateResultSchema = z
-  .object({ secret: z.string(), previous_secret_expires_at: z.string().nullable(), secret_last_rotated_at: z.string() })
+  .object({
+    secret: z.string().optional().meta({ description: 'The new secret, in the answer to the rotation itself only' }),
+    secret_already_shown: z
+      .literal(true)
+      .optional()
+      .meta({ description: 'In a replay (same Idempotency-Key): the new secret was shown once and is not shown again' }),
+    previous_secret_expires_at: z.string().nullable(),
+    secret_last_rotated_at: z.string(),
+  })
   .meta({ id: 'RotateSecretResult' });
 
 export const LastAttemptSchema = z.object({

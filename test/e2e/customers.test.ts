@@ -95,4 +95,24 @@ describe('customers', () => {
     expect(logs).not.toContain('15112345612');
     expect((await call(key, 'POST', '/customers/nobody/anonymize')).status).toBe(404);
   });
+
+  it('erases every stored shape of customer: withdrawn without a proof, withdrawn with one, granted with one', async () => {
+    const key = await newTenant();
+    const shapes = {
+      'c-withdrawn': customer({ consent: { status: 'withdrawn' } }),
+      'c-withdrawn-proof': customer({ consent: { status: 'withdrawn', proof: { source: 'call', reference: 'ref-1', collected_at: '2026-11-01T10:00:00Z' } } }),
+      'c-granted': customer(),
+    };
+    for (const [id, body] of Object.entries(shapes)) {
+      const put = await call(key, 'PUT', `/customers/${id}`, { body });
+      expect(put.status, `${id}: ${put.text}`).toBe(200);
+      const erased = await call(key, 'POST', `/customers/${id}/anonymize`);
+      expect(erased.status, `${id}: ${erased.text}`).toBe(200);
+      expect((await call(key, 'POST', `/customers/${id}/anonymize`)).body.anonymized_at).toBe(erased.body.anonymized_at);
+    }
+    const stored = await scanTenant(key.tenant);
+    expect(stored).not.toContain(PHONE);
+    expect(stored).not.toContain('ref-1');
+    expect(stored).not.toContain('proof-ref-778899');
+  });
 });

@@ -32,13 +32,14 @@ describe('GET /capabilities', () => {
 });
 
 describe('GET /configuration/effective', () => {
-  it('is not_ready with a blocker per missing piece, from the stored configuration', async () => {
+  it('is not_ready while no market is configured, and names a missing webhook subscription as a notice (polling tenants need none)', async () => {
     const key = await newTenant({ config: {} });
     const res = await call(key, 'GET', '/configuration/effective');
     expect(res.status).toBe(200);
     expect(res.body.readiness).toBe('not_ready');
-    expect(res.body.blockers.map((b: { code: string }) => b.code).sort()).toEqual(['no_market_configured', 'no_webhook_subscription']);
-    for (const blocker of res.body.blockers) expect(blocker.message.length).toBeGreaterThan(10);
+    expect(res.body.blockers.map((b: { code: string }) => b.code)).toEqual(['no_market_configured']);
+    expect(res.body.notices.map((b: { code: string }) => b.code)).toEqual(['no_webhook_subscription']);
+    for (const item of [...res.body.blockers, ...res.body.notices]) expect(item.message.length).toBeGreaterThan(10);
     expect(res.body.quiet_hours).toEqual({ timezone: 'Europe/Berlin', dont_call_hour_start: 21, dont_call_hour_end: 8 });
   });
 
@@ -54,8 +55,14 @@ describe('GET /configuration/effective', () => {
       }),
     );
     const res = await call(key, 'GET', '/configuration/effective');
-    expect(res.body).toMatchObject({ readiness: 'ready', blockers: [], markets: [{ country: 'DE', calling_days: [1, 2, 3, 4, 5, 6, 7] }] });
+    expect(res.body).toMatchObject({ readiness: 'ready', blockers: [], notices: [], markets: [{ country: 'DE', calling_days: [1, 2, 3, 4, 5, 6, 7] }] });
     expect(res.text).not.toContain('whsec_do_not_show');
     expect(res.text).not.toContain(key.secret);
+  });
+
+  it('is ready for a tenant that only polls: a market and no webhook subscription', async () => {
+    const key = await newTenant();
+    const res = await call(key, 'GET', '/configuration/effective');
+    expect(res.body).toMatchObject({ readiness: 'ready', blockers: [], notices: [{ code: 'no_webhook_subscription' }] });
   });
 });

@@ -51,4 +51,32 @@ describe('request limits and tenant gate', () => {
       expect(Number(res.headers.get('retry-after'))).toBeLessThanOrEqual(3);
     }
   });
+
+  it('answers a 2 MB rule of empty ids with one bounded 422, and the runtime keeps serving', async () => {
+    const key = await newTenant();
+    const ids = new Array(650_000).fill('');
+    const body = { rule_type: 'upsell', applies_to: { external_product_ids: ids }, action: { suggest_variant: 'x' }, source_version: '1' };
+    const res = await call(key, 'PUT', '/sales-rules/huge', { body });
+    expect(res.status).toBe(422);
+    expect(res.body.errors).toEqual([{ pointer: '/applies_to/external_product_ids', message: 'must have at most 1000 items' }]);
+    expect(res.text.length).toBeLessThan(4096);
+    expect((await call(key, 'GET', '/capabilities')).status).toBe(200);
+  });
+
+  it('lists at most 10 reasons per rejected product of a batch, and keeps a replay of a large answer without running it again', async () => {
+    const key = await newTenant();
+    const badVariants = Array.from({ length: 50 }, (_, i) => ({ external_variant_id: `v${i}`, price: 'x', currency: 'XXX' }));
+    const products = Array.from({ length: 500 }, (_, i) => ({ external_product_id: `p${i}`, title: 't', source_version: '1', variants: badVariants }));
+    const first = await call(key, 'POST', '/products/batch', { body: { products }, idempotencyKey: 'big-batch' });
+    expect(first.status).toBe(200);
+    expect(first.body.rejected).toBe(500);
+    for (const result of first.body.results) {
+      expect(result.errors).toHaveLength(10);
+      expect(result.errors_total).toBeGreaterThan(10);
+    }
+    const replay = await call(key, 'POST', '/products/batch', { body: { products }, idempotencyKey: 'big-batch' });
+    expect(replay.status).toBe(200);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body.replay_truncated).toBe(true);
+  });
 });

@@ -3,7 +3,7 @@
  * credentials.json, keeps its data for the next start, and leaves no Java process behind
  * however it is stopped (Ctrl-C on the terminal's process group, or SIGKILL of the runtime).
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -78,5 +78,22 @@ describe('npm start', () => {
       await killRuntime(runtime.child);
     }
     expect(await waitUntilGone(java.map((p) => p.pid))).toEqual([]);
+  });
+
+  it('runs from a checkout whose path holds a space', async () => {
+    // The repository seen through a path with a space; Node keeps that path for every module it loads.
+    const root = join(mkdtempSync(join(tmpdir(), 'commerce-space-')), 'my checkout');
+    symlinkSync(repoRoot, root);
+    const spacedData = mkdtempSync(join(tmpdir(), 'commerce-space-data-'));
+    const env = { PORT: String(await freePort()), LOCAL_DATA_DIR: spacedData, POWERTOOLS_LOG_LEVEL: 'ERROR' };
+    const runtime = await startRuntime(env, { root, nodeArgs: ['--preserve-symlinks', '--preserve-symlinks-main'] });
+    try {
+      const file = JSON.parse(readFileSync(join(spacedData, 'credentials.json'), 'utf8'));
+      const res = await send(runtime.baseUrl, { tenant: 'sandbox', keyId: file.key_id, secret: file.secret }, 'GET', '/capabilities');
+      expect(res.status).toBe(200);
+    } finally {
+      await killRuntime(runtime.child);
+      rmSync(spacedData, { recursive: true, force: true });
+    }
   });
 });

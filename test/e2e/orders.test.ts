@@ -171,6 +171,44 @@ describe('orders', () => {
     expect((await call(key, 'GET', '/orders/bad/result')).status).toBe(404);
   });
 
+  it('rejects an order placed for an erased customer and keeps nothing of them in it', async () => {
+    const key = await orderTenant();
+    await call(key, 'PUT', '/customers/c-gone', { body: customerBody('+4915100000000') });
+    expect((await call(key, 'POST', '/customers/c-gone/anonymize')).status).toBe(200);
+    const body = orderBody('o-after-erasure', 'c-gone', {
+      order_kind: 'repurchase_intent',
+      contact_permission: { status: 'granted', basis: 'prior_purchase', reference: 'order-4711' },
+    });
+    expect((await call(key, 'POST', '/orders', { body })).status).toBe(201);
+    const rejected = await waitForOrder(key, 'o-after-erasure', (o) => o.processing_state === 'rejected');
+    expect(rejected.state_reason).toBe('customer_anonymized');
+    expect(rejected.contact_permission).toEqual({ status: 'granted', basis: 'prior_purchase' });
+    const stored = await tableClient().send(new GetCommand({ TableName: tableName(), Key: { pk: `T#${key.tenant}#ORDER#o-after-erasure`, sk: 'ORDER' } }));
+    expect(JSON.stringify(stored.Item)).not.toContain('order-4711');
+  });
+
+  it('tells an unknown order from one that ended without a result and one still on its way, when its result is asked for', async () => {
+    const key = await orderTenant();
+    await call(key, 'PUT', '/customers/c-later', { body: customerBody('+4915100000000') });
+    const unknown = await call(key, 'GET', '/orders/never-placed/result');
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.result_expected).toBeUndefined();
+    // Contact no sooner than in a day: the order waits, scheduled.
+    const later = new Date(Date.now() + 24 * 3600_000).toISOString();
+    await call(key, 'POST', '/orders', { body: orderBody('o-waiting', 'c-later', { contact_not_before: later }) });
+    const waiting = await waitForOrder(key, 'o-waiting', (o) => o.processing_state === 'scheduled');
+    expect(waiting.processing_state).toBe('scheduled');
+    expect((await call(key, 'GET', '/orders/o-waiting/result')).body).toMatchObject({
+      code: 'resource_not_found',
+      processing_state: 'scheduled',
+      result_expected: true,
+    });
+    await call(key, 'POST', '/orders/o-waiting/cancel', { body: { reason: 'duplicate' } });
+    const cancelled = await call(key, 'GET', '/orders/o-waiting/result');
+    expect(cancelled.status).toBe(404);
+    expect(cancelled.body).toMatchObject({ code: 'resource_not_found', processing_state: 'cancelled', result_expected: false });
+  });
+
   it('rejects orders of unknown customers, withdrawn consent and unknown variants, with the reason in the order', async () => {
     const key = await orderTenant();
     await call(key, 'PUT', '/customers/withdrawn', { body: customerBody('+491510000000', { consent: { status: 'withdrawn' } }) });

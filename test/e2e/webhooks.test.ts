@@ -8,6 +8,7 @@ import { moveDeadLetters } from '#shared/queue/dead-letters.ts';
 import { verifyWebhook } from '#shared/webhooks/signature.ts';
 import { eventually } from '../support/eventually.ts';
 import { startReceiver, type Behaviour } from '../support/receiver.ts';
+import { customerBody, orderBody, orderTenant } from '../support/orders.ts';
 import { call, newTenant, type TestKey } from '../support/stack.ts';
 
 const ALL_TYPES = ['commerce.order.status_changed.v1', 'commerce.call.attempt_completed.v1', 'commerce.order.result_ready.v1', 'commerce.writeback.failed.v1'];
@@ -198,5 +199,75 @@ describe('webhook delivery', () => {
     expect(res.body.errors).toEqual([{ pointer: '/url', message: 'must not contain user information (user:password@)' }]);
     expect((await call(key, 'GET', '/webhook-subscription')).status).toBe(404);
     expect((await call(key, 'POST', '/webhook-subscription/test')).status).toBe(404);
+  });
+
+  it("names each event's cause: the partner's request for the first, then the status event each step acted on", async () => {
+    const receiver = await startReceiver(() => 'ok');
+    try {
+      const key = await orderTenant();
+      await subscribe(key, receiver.url);
+      await call(key, 'PUT', '/customers/c-cause', { body: customerBody('+4915100000000') });
+      const posted = await call(key, 'POST', '/orders', { body: orderBody('o-cause', 'c-cause') });
+      expect(posted.status).toBe(201);
+      const envelopes = () => receiver.received.map((r) => JSON.parse(r.body)).filter((e: { external_order_id: string }) => e.external_order_id === 'o-cause');
+      await eventually(envelopes, (seen) => seen.some((e: { event_type: string }) => e.event_type === 'commerce.order.result_ready.v1'), {
+        timeoutMs: 45_000,
+        everyMs: 150,
+      });
+      const byId = new Map<string, any>(envelopes().map((e: { event_id: string }) => [e.event_id, e]));
+      const statuses = [...byId.values()].filter((e) => e.event_type === 'commerce.order.status_changed.v1');
+      const received = statuses.find((e) => e.data.processing_state === 'received');
+      expect(received?.causation_id).toBe(posted.headers.get('x-request-id'));
+      const inCall = statuses.find((e) => e.data.processing_state === 'in_call');
+      for (const e of statuses.filter((s) => s !== received)) {
+        const cause = byId.get(e.causation_id);
+        expect(cause?.event_type, `${e.data.processing_state} caused by ${e.causation_id}`).toBe('commerce.order.status_changed.v1');
+        expect(cause.data.processing_state).toBe(e.data.previous_state);
+      }
+      for (const e of [...byId.values()].filter((x) => x.event_type !== 'commerce.order.status_changed.v1')) expect(e.causation_id).toBe(inCall?.event_id);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('shows a secret once: a replay of the creating PUT or of a rotation (same Idempotency-Key) says it was shown and keeps it nowhere', async () => {
+    const key = await newTenant();
+    const receiver = await startReceiver(() => 'ok');
+    const body = { url: receiver.url, event_types: ALL_TYPES, enabled: true };
+    await receiver.close();
+    const created = await call(key, 'PUT', '/webhook-subscription', { body, idempotencyKey: 'create-once' });
+    expect(created.body.secret).toMatch(/^whsec_/);
+    const replayed = await call(key, 'PUT', '/webhook-subscription', { body, idempotencyKey: 'create-once' });
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    expect(replayed.status).toBe(201);
+    expect(replayed.body.secret).toBeUndefined();
+    expect(replayed.body.secret_already_shown).toBe(true);
+    const rotated = await call(key, 'POST', '/webhook-subscription/secret/rotate', { idempotencyKey: 'rotate-once' });
+    expect(rotated.body.secret).toMatch(/^whsec_/);
+    const rotatedAgain = await call(key, 'POST', '/webhook-subscription/secret/rotate', { idempotencyKey: 'rotate-once' });
+    expect(rotatedAgain.body).toMatchObject({ secret_already_shown: true });
+    expect(rotatedAgain.body.secret).toBeUndefined();
+    const { ScanCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { tableClient, tableName } = await import('#shared/storage/clients.ts');
+    // A filtered scan reads the shared table page by page: walk every page.
+    const records: unknown[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await tableClient().send(
+        new ScanCommand({
+          TableName: tableName(),
+          FilterExpression: 'begins_with(pk, :p)',
+          ExpressionAttributeValues: { ':p': `T#${key.tenant}#IDEM#` },
+          ConsistentRead: true,
+          ExclusiveStartKey: start,
+        }),
+      );
+      records.push(...(page.Items ?? []));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    expect(records.length).toBe(2);
+    const kept = JSON.stringify(records);
+    expect(kept).not.toContain(created.body.secret);
+    expect(kept).not.toContain(rotated.body.secret);
   });
 });

@@ -111,4 +111,34 @@ describe('the CDK app', () => {
     expect(actions.filter((a) => a.startsWith('dynamodb:') && a.includes('*'))).toEqual([]);
     expect(actions).not.toContain('dynamodb:Scan');
   });
+
+  it('answers an anonymous flood at the edge: a rate-based WAF rule per source address on the stage, 429 with Retry-After', () => {
+    template.hasResourceProperties('AWS::WAFv2::WebACL', {
+      Scope: 'REGIONAL',
+      Rules: [
+        Match.objectLike({
+          Statement: { RateBasedStatement: Match.objectLike({ AggregateKeyType: 'IP' }) },
+          Action: { Block: { CustomResponse: Match.objectLike({ ResponseCode: 429, ResponseHeaders: [{ Name: 'Retry-After', Value: '60' }] }) } },
+          VisibilityConfig: Match.objectLike({ SampledRequestsEnabled: false }),
+        }),
+      ],
+    });
+    template.resourceCountIs('AWS::WAFv2::WebACLAssociation', 1);
+    for (const type of ['THROTTLED', 'QUOTA_EXCEEDED']) {
+      template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+        ResponseType: type,
+        StatusCode: '429',
+        ResponseParameters: Match.objectLike({ 'gatewayresponse.header.Retry-After': Match.anyValue() }),
+      });
+    }
+  });
+
+  it('reserves (and caps) concurrency for every worker and caps the webhook queue source, so no backlog starves the API', () => {
+    const workers = template.findResources('AWS::Lambda::Function', { Properties: { Timeout: 60 } });
+    expect(Object.keys(workers)).toHaveLength(Object.keys(WORKERS).length);
+    for (const fn of Object.values(workers)) expect(fn.Properties.ReservedConcurrentExecutions).toBeGreaterThan(0);
+    const apiFunctions = template.findResources('AWS::Lambda::Function', { Properties: { Timeout: 10 } });
+    for (const fn of Object.values(apiFunctions)) expect(fn.Properties.ReservedConcurrentExecutions).toBeUndefined();
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { ScalingConfig: { MaximumConcurrency: Match.anyValue() } });
+  });
 });

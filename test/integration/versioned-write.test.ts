@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import '../support/stack.ts';
 import { StaleVersionError } from '#shared/errors.ts';
 import { tableClient, tableName } from '#shared/storage/clients.ts';
-import { versionAttributes, versionedWrite } from '#shared/storage/versioned-write.ts';
+import { versionedWrite } from '#shared/storage/versioned-write.ts';
+import { versionAttributes } from '#shared/versioning/version-attributes.ts';
 
 const key = () => ({ pk: `T#test#VERSIONED#${randomUUID()}`, sk: 'ITEM' });
 const write = (k: { pk: string; sk: string }, version: string, content: unknown = { version }) =>

@@ -16,12 +16,13 @@ export interface Runtime {
  * Starts the runtime and waits for its "is running" line. `viaNpm` runs `npm start` in a
  * process group of its own, as a terminal would, so a test can press Ctrl-C on the group.
  */
-export async function startRuntime(env: Record<string, string>, options: { viaNpm?: boolean } = {}): Promise<Runtime> {
+export async function startRuntime(env: Record<string, string>, options: { viaNpm?: boolean; root?: string; nodeArgs?: string[] } = {}): Promise<Runtime> {
+  const root = options.root ?? repoRoot;
   const [command, args] = options.viaNpm
     ? ['npm', ['start']]
-    : [join(repoRoot, 'node_modules/.bin/node'), ['--disable-warning=ExperimentalWarning', 'local/start.ts']];
+    : [join(root, 'node_modules/.bin/node'), ['--disable-warning=ExperimentalWarning', ...(options.nodeArgs ?? []), 'local/start.ts']];
   const child = spawn(command, args, {
-    cwd: repoRoot,
+    cwd: root,
     env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
     detached: options.viaNpm ?? false,

@@ -130,18 +130,56 @@ describe('snapshot money', () => {
       ['cup', variant('cup', { category: 'kitchen', price: '3.00' })],
     ]);
     const lines = [{ external_variant_id: 'a', quantity: 2, price: '10.00' }];
-    const upsell = acceptFirstSuggestion(lines, variants, [
-      rule('up', { priority: 1, action: { suggest_variant: 'big' } }),
-      rule('x', { rule_type: 'cross_sell', action: { suggest_variant: 'cup', quantity: 2 } }),
-    ]);
+    const upsell = acceptFirstSuggestion(
+      lines,
+      variants,
+      [
+        rule('up', { priority: 1, action: { suggest_variant: 'big' } }),
+        rule('x', { rule_type: 'cross_sell', action: { suggest_variant: 'cup', quantity: 2 } }),
+      ],
+      'EUR',
+    );
     expect(upsell).toEqual({ rule: 'up', lines: [{ external_variant_id: 'big', quantity: 2, price: '25.50' }] });
-    const cross = acceptFirstSuggestion(lines, variants, [
-      rule('x', { rule_type: 'cross_sell', priority: 9, action: { suggest_variant: 'cup', quantity: 2 } }),
-    ]);
+    const cross = acceptFirstSuggestion(
+      lines,
+      variants,
+      [rule('x', { rule_type: 'cross_sell', priority: 9, action: { suggest_variant: 'cup', quantity: 2 } })],
+      'EUR',
+    );
     expect(snapshotOf(cross!.lines, 'EUR', true, null)).toMatchObject({
       total: '26.00',
       items: [{ external_variant_id: 'a' }, { external_variant_id: 'cup', quantity: 2 }],
     });
+  });
+
+  it("an upsell offers at most its max_quantity of the suggested variant (the spec's upsell example)", () => {
+    const variants = new Map([
+      ['a', variant('a')],
+      ['big', variant('big', { price: '25.50' })],
+    ]);
+    const lines = [{ external_variant_id: 'a', quantity: 5, price: '10.00' }];
+    const upsell = acceptFirstSuggestion(lines, variants, [rule('up', { action: { suggest_variant: 'big', max_quantity: 2 } })], 'EUR');
+    expect(upsell?.lines).toEqual([{ external_variant_id: 'big', quantity: 2, price: '25.50' }]);
+  });
+
+  it('never accepts a suggestion priced in another currency than the order, so a snapshot has one currency', () => {
+    const variants = new Map([
+      ['a', variant('a')],
+      ['usd', variant('usd', { price: '30.00', currency: 'USD' })],
+      ['cup', variant('cup', { price: '3.00' })],
+    ]);
+    const lines = [{ external_variant_id: 'a', quantity: 1, price: '10.00' }];
+    const accepted = acceptFirstSuggestion(
+      lines,
+      variants,
+      [
+        rule('up', { priority: 5, action: { suggest_variant: 'usd' } }),
+        rule('x', { rule_type: 'cross_sell', action: { suggest_variant: 'cup', quantity: 1 } }),
+      ],
+      'EUR',
+    );
+    expect(accepted?.rule).toBe('x');
+    expect(snapshotOf(accepted!.lines, 'EUR', true, null).total).toBe('13.00');
   });
 });
 

@@ -52,6 +52,48 @@ describe('SSRF protection', () => {
     expect(checkWebhookUrl('http://127.0.0.1:9999/hook', true).ok).toBe(true);
     expect(checkWebhookUrl('https://user:pw@127.0.0.1/hook', true).ok).toBe(false);
   });
+
+  it.each([
+    ['::102:304', 'IPv4-compatible ::/96'],
+    ['2002:c000:204::1', '6to4 2002::/16'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'Teredo 2001::/32'],
+    ['64:ff9b:1::a00:1', 'local-use NAT64 64:ff9b:1::/48'],
+    ['fec0::1', 'site-local fec0::/10'],
+    ['192.88.99.1', '6to4 relay anycast 192.88.99.0/24'],
+    ['192.0.0.8', 'IETF protocol assignments'],
+    ['255.255.255.255', 'broadcast'],
+    ['2001:db8::1', 'documentation'],
+    ['100::1', 'discard'],
+  ])('refuses %s (%s) as a webhook address', (address) => {
+    expect(isPublicAddress(address)).toBe(false);
+    const host = address.includes(':') ? `[${address}]` : address;
+    expect(checkWebhookUrl(`https://${host}/hook`, false).ok).toBe(false);
+    expect(checkWebhookUrl(`https://${host}/hook`, true).ok).toBe(false);
+  });
+
+  it('keeps refusing link-local and metadata addresses when private receivers are allowed', () => {
+    for (const address of ['169.254.169.254', '169.254.1.1', '[fe80::1]', '[fd00:ec2::254]', '[::ffff:169.254.169.254]', '0.0.0.0']) {
+      expect(checkWebhookUrl(`http://${address}/latest/meta-data`, true).ok, address).toBe(false);
+    }
+    for (const address of ['127.0.0.1', '10.1.2.3', '192.168.0.10', '[::1]', '[fd12::1]'])
+      expect(checkWebhookUrl(`http://${address}:8080/hook`, true).ok, address).toBe(true);
+  });
+
+  it('delivers to port 443 only, unless the local switch is on', () => {
+    expect(checkWebhookUrl('https://hooks.example.com:443/x', false).ok).toBe(true);
+    expect(checkWebhookUrl('https://hooks.example.com:8443/x', false)).toMatchObject({ ok: false, reason: 'must use port 443' });
+    expect(checkWebhookUrl('https://hooks.example.com:22/x', false).ok).toBe(false);
+  });
+
+  it('gives up on a resolver that does not answer in time', async () => {
+    const silent: Resolver = () => new Promise(() => undefined);
+    const started = Date.now();
+    await expect(resolvePublicAddress(new URL('https://slow.example.com/hook'), silent, false)).resolves.toMatchObject({
+      ok: false,
+      reason: 'could not resolve slow.example.com',
+    });
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
 });
 
 describe('verifyWebhook', () => {

@@ -13,7 +13,7 @@ export const contract = defineOperation({
   params: z.object({ externalCustomerId: ExternalId }),
   body: CustomerInputSchema,
   responses: { 200: { description: 'Upserted, or unchanged for the stored version with identical content', schema: CustomerUpsertResultSchema } },
-  problems: ['invalid_state_transition'],
+  problems: ['invalid_state_transition', 'stale_source_version'],
 });
 
 export const handler = httpHandler(contract, async ({ principal, params, body, now }) => ({

@@ -1,4 +1,4 @@
-import { tenantConfigOf } from '#functions/composition-root.ts';
+import { tenantConfigOf } from '#functions/tenant-configs.ts';
 import { capabilities } from '#shared/discovery/discovery.ts';
 import { CapabilitiesSchema } from '#shared/discovery/schemas.ts';
 import { defineOperation } from '#shared/http/operation.ts';

@@ -1,4 +1,4 @@
-import { tenantConfigOf } from '#functions/composition-root.ts';
+import { tenantConfigOf } from '#functions/tenant-configs.ts';
 import { effectiveConfiguration } from '#shared/discovery/discovery.ts';
 import { EffectiveConfigurationSchema } from '#shared/discovery/schemas.ts';
 import { defineOperation } from '#shared/http/operation.ts';

@@ -13,11 +13,11 @@ export const contract = defineOperation({
   params: z.object({ externalOrderId: ExternalId }),
   body: CancelSchema.optional(),
   responses: { 200: { description: 'Cancelled', schema: OrderWriteResultSchema } },
-  problems: ['invalid_state_transition'],
+  problems: ['invalid_state_transition', 'stale_source_version'],
 });
 
-export const handler = httpHandler(contract, async ({ principal, params, body, now }) => {
-  const order = await cancelOrder(principal.tenant, params.externalOrderId, body?.reason ?? 'customer_request', body?.source_version, now);
+export const handler = httpHandler(contract, async ({ principal, params, body, now, requestId }) => {
+  const order = await cancelOrder(principal.tenant, params.externalOrderId, body?.reason ?? 'customer_request', body?.source_version, { now, requestId });
   return {
     status: 200,
     body: { external_order_id: order.external_order_id, processing_state: order.processing_state, correlation_id: order.correlation_id, outcome: 'cancelled' },

@@ -16,11 +16,11 @@ export const contract = defineOperation({
     201: { description: 'Created', schema: OrderWriteResultSchema },
     200: { description: 'Updated or unchanged', schema: OrderWriteResultSchema },
   },
-  problems: ['invalid_state_transition'],
+  problems: ['invalid_state_transition', 'stale_source_version'],
 });
 
-export const handler = httpHandler(contract, async ({ principal, body, now }) => {
-  const { order, outcome } = await submitOrder(principal.tenant, body, now, processing.requalify);
+export const handler = httpHandler(contract, async ({ principal, body, now, requestId }) => {
+  const { order, outcome } = await submitOrder(principal.tenant, body, { now, requestId }, processing.requalify);
   return {
     status: outcome === 'created' ? 201 : 200,
     body: {

@@ -14,11 +14,11 @@ export const contract = defineOperation({
   params: z.object({ externalOrderId: ExternalId }),
   body: OrderPatchSchema,
   responses: { 200: { description: 'Updated, or unchanged for the stored version with identical content', schema: OrderWriteResultSchema } },
-  problems: ['invalid_state_transition'],
+  problems: ['invalid_state_transition', 'stale_source_version'],
 });
 
-export const handler = httpHandler(contract, async ({ principal, params, body, now }) => {
-  const { order, outcome } = await patchOrder(principal.tenant, params.externalOrderId, body, now, processing.requalify);
+export const handler = httpHandler(contract, async ({ principal, params, body, now, requestId }) => {
+  const { order, outcome } = await patchOrder(principal.tenant, params.externalOrderId, body, { now, requestId }, processing.requalify);
   return {
     status: 200,
     body: { external_order_id: order.external_order_id, processing_state: order.processing_state, correlation_id: order.correlation_id, outcome },

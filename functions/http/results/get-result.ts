@@ -7,7 +7,10 @@ import { getResult } from '#shared/orders/call-history.ts';
 
 export const contract = defineOperation({
   operationId: 'getOrderResult',
-  description: "The order's result once it is completed: call disposition, business outcome and the final order snapshot with its exact total. 404 until then.",
+  description:
+    "The order's result once it is completed: call disposition, business outcome and the final order snapshot with its exact total. " +
+    'Until then, and for an order that ended `cancelled` or `rejected`, 404 `resource_not_found` whose problem carries `processing_state` and ' +
+    '`result_expected` (true while the order is still processing: ask again later; false once it ended without a result). An unknown order is a 404 without them.',
   params: z.object({ externalOrderId: ExternalId }),
   responses: { 200: { description: 'The result', schema: ResultSchema } },
 });

@@ -14,6 +14,7 @@ export const contract = defineOperation({
   params: z.object({ externalRuleId: ExternalId }),
   body: RuleInputSchema,
   responses: { 200: { description: 'Upserted, or unchanged for the stored version with identical content', schema: RuleUpsertResultSchema } },
+  problems: ['stale_source_version'],
 });
 
 export const handler = httpHandler(contract, async ({ principal, params, body, now }) => ({

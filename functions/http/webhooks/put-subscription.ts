@@ -27,9 +27,10 @@ export const handler = httpHandler(contract, async ({ principal, body, now }) =>
   const resolved = checked.ok ? await resolvePublicAddress(checked.url, systemResolver, allowPrivate) : checked;
   if (!resolved.ok) throw new ValidationError([{ pointer: '/url', message: resolved.reason }], `The webhook URL is refused: it ${resolved.reason}.`);
   const { created, subscription } = await putSubscription(principal.tenant, body, now);
+  const view = subscriptionView(subscription, await deliveryHealth(principal.tenant, now), now);
   return {
     status: created ? 201 : 200,
-    body: { ...subscriptionView(subscription, await deliveryHealth(principal.tenant, now), now), ...(created ? { secret: subscription.secret } : {}) },
-    ...(created ? { headers: { 'Cache-Control': 'no-store' } } : {}),
+    body: { ...view, ...(created ? { secret: subscription.secret } : {}) },
+    ...(created ? { headers: { 'Cache-Control': 'no-store' }, replayBody: { ...view, secret_already_shown: true } } : {}),
   };
 });

@@ -12,8 +12,8 @@ export const contract = defineOperation({
   responses: { 200: { description: 'The new secret', schema: RotateResultSchema } },
 });
 
-export const handler = httpHandler(contract, async ({ principal, body, now }) => ({
-  status: 200,
-  body: await rotateSecret(principal.tenant, body?.previous_secret_expires_in ?? 86_400, now),
-  headers: { 'Cache-Control': 'no-store' },
-}));
+export const handler = httpHandler(contract, async ({ principal, body, now }) => {
+  const rotated = await rotateSecret(principal.tenant, body?.previous_secret_expires_in ?? 86_400, now);
+  const { secret: _shownOnce, ...rest } = rotated;
+  return { status: 200, body: rotated, headers: { 'Cache-Control': 'no-store' }, replayBody: { ...rest, secret_already_shown: true } };
+});

@@ -18,7 +18,7 @@ export const contract = defineOperation({
   responses: { 202: { description: 'Queued', schema: TestResultSchema } },
 });
 
-export const handler = httpHandler(contract, async ({ principal, correlationId, now }) => {
+export const handler = httpHandler(contract, async ({ principal, correlationId, requestId, now }) => {
   if (!(await readWebhookSubscription(principal.tenant))) throw new NotFoundError('No webhook subscription yet: create it with PUT /webhook-subscription.');
   const id = randomUUID();
   const event = eventItem(keys.testEvent(principal.tenant, id), {
@@ -26,7 +26,7 @@ export const handler = httpHandler(contract, async ({ principal, correlationId, 
     tenant: principal.tenant,
     external_order_id: `test-${id.slice(0, 8)}`,
     correlation_id: correlationId,
-    causation_id: null,
+    causation_id: requestId,
     data: { previous_state: 'received', processing_state: 'validated', reason: null },
     test: true,
     occurredAt: now,

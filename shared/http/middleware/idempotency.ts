@@ -23,6 +23,7 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { HttpMethod } from '../../api/routes.ts';
 import { IdempotencyConflictError, ValidationError } from '../../errors.ts';
 import { keys, TABLE_TTL_ATTRIBUTE } from '../../storage/keys.ts';
+import { logger } from '../../logging/logger.ts';
 import type { HttpMiddleware, HttpRequest } from './types.ts';
 
 export const IDEMPOTENCY_RETENTION_SECONDS = 24 * 3600;
@@ -50,6 +51,18 @@ const config = new IdempotencyConfig({
     return { ...stored, headers: { ...stored.headers, [REPLAYED_HEADER]: 'true' } } as never;
   },
 });
+
+/** DynamoDB items hold 400 KB: larger answers are kept as a short note a replay answers with. */
+export const MAX_KEPT_ANSWER_BYTES = 300 * 1024;
+
+function keptAnswer(answer: APIGatewayProxyResult): APIGatewayProxyResult {
+  if (Buffer.byteLength(answer.body) <= MAX_KEPT_ANSWER_BYTES) return answer;
+  const note = {
+    replay_truncated: true,
+    detail: 'This request was already processed; its answer was too large to keep for replays. Read the resources to see their state.',
+  };
+  return { ...answer, body: JSON.stringify(note) };
+}
 
 export function requireIdempotencyKey(headerValue: string | undefined): string {
   if (headerValue === undefined || !KEY_PATTERN.test(headerValue)) {
@@ -99,7 +112,17 @@ export function idempotency(method: HttpMethod, storeFor: (tenant: string) => Ba
     },
     after: async (request) => {
       const claim = claims.get(request);
-      if (claim) await claim.delegate.after!({ ...claim.request, response: request.response } as DelegateRequest);
+      if (!claim) return;
+      // A secret shown once is never kept: the record holds the answer without it.
+      const kept = keptAnswer(request.context.http.replayAnswer ?? request.response!);
+      try {
+        await claim.delegate.after!({ ...claim.request, response: kept } as DelegateRequest);
+      } catch (error) {
+        // The work is done and its answer goes out; without a record a retry runs again,
+        // which the versioned writes make harmless. Never a 500 after the work committed.
+        logger.warn('idempotency record not saved; a retry will run again', { error: (error as Error).name });
+        await Promise.resolve(claim.delegate.onError!(claim.request)).catch(() => undefined);
+      }
     },
     onError: async (request) => {
       const claim = claims.get(request);

@@ -15,6 +15,8 @@ export interface HttpState {
   principal?: Principal;
   /** A stored answer to replay instead of running the handler (see `idempotency.ts`). */
   replay?: APIGatewayProxyResult;
+  /** What the idempotency record keeps instead of the answer, when the answer holds a secret shown once. */
+  replayAnswer?: APIGatewayProxyResult;
   /** The validated input, or why it was refused (see `validation.ts`). */
   input?: { ok: true; value: ValidatedInput } | { ok: false; error: unknown };
 }

@@ -4,8 +4,9 @@
  * idempotency record must keep, and only answers the handler gives are kept.
  */
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { ValidationError } from '../../errors.ts';
+import { NotFoundError, ValidationError } from '../../errors.ts';
 import type { OperationContract } from '../operation.ts';
+import { jsonShapeProblem } from '../json-shape.ts';
 import { parseOrThrow } from '../validation.ts';
 import type { HttpMiddleware, ValidatedInput } from './types.ts';
 
@@ -22,17 +23,35 @@ function singleValuedQuery(event: APIGatewayProxyEvent): Record<string, string> 
 
 function parseJsonBody(body: Buffer): unknown {
   if (body.length === 0) return undefined;
+  let parsed: unknown;
   try {
-    return JSON.parse(body.toString('utf8'));
+    parsed = JSON.parse(body.toString('utf8'));
   } catch {
     throw new ValidationError([{ pointer: '', message: 'the body is not valid JSON' }]);
+  }
+  const problem = jsonShapeProblem(parsed);
+  if (problem) throw new ValidationError([problem], 'The request body is larger in shape than any request the contract allows.');
+  return parsed;
+}
+
+/**
+ * A path whose id cannot name anything names nothing: 404, whatever the shape of the id (as
+ * Stripe answers "No such …"), never a 422 that would tell ids of one shape from another.
+ */
+function pathParameters(contract: OperationContract, event: APIGatewayProxyEvent): unknown {
+  if (!contract.params) return undefined;
+  try {
+    return parseOrThrow(contract.params, event.pathParameters ?? {}, 'path');
+  } catch (error) {
+    if (error instanceof ValidationError) throw new NotFoundError('Nothing exists at this path.');
+    throw error;
   }
 }
 
 export function validateInput(contract: OperationContract, event: APIGatewayProxyEvent, body: Buffer): ValidatedInput {
   const bodySchema = contract.bodyEnvelope ?? contract.body;
   return {
-    params: contract.params ? parseOrThrow(contract.params, event.pathParameters ?? {}, 'path') : undefined,
+    params: pathParameters(contract, event),
     query: contract.query ? parseOrThrow(contract.query, singleValuedQuery(event), 'query') : undefined,
     body: bodySchema ? parseOrThrow(bodySchema, parseJsonBody(body), 'body') : undefined,
   };

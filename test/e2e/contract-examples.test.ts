@@ -1,0 +1,36 @@
+/** Every example body the contract describes is accepted as it stands (contract/examples.json). */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { repoRoot } from '../support/paths.ts';
+import { startReceiver } from '../support/receiver.ts';
+import { call, newTenant } from '../support/stack.ts';
+
+interface Example {
+  operationId: string;
+  path: string;
+  method: string;
+  body: unknown;
+  needs?: 'subscription';
+}
+const { requests } = JSON.parse(readFileSync(join(repoRoot, 'contract/examples.json'), 'utf8')) as { requests: Example[] };
+
+describe("the contract's own examples", () => {
+  it('are each accepted, in order, by the running service', async () => {
+    const key = await newTenant();
+    const receiver = await startReceiver(() => 'ok');
+    try {
+      for (const example of requests) {
+        if (example.needs === 'subscription') {
+          const put = await call(key, 'PUT', '/webhook-subscription', { body: { url: receiver.url, event_types: ['commerce.order.status_changed.v1'] } });
+          expect(put.status).toBe(201);
+        }
+        const res = await call(key, example.method, example.path, { body: example.body });
+        expect(res.status, `${example.operationId} ${example.path}: ${res.text}`).toBeLessThan(300);
+        if (example.operationId === 'upsertProductsBatch') expect(res.body.rejected, res.text).toBe(0);
+      }
+    } finally {
+      await receiver.close();
+    }
+  });
+});

@@ -1,0 +1,91 @@
+/** Order processing's ports in memory: orders with the table's compare-and-set, a fixed catalog, customer and tenant. */
+import { sandboxDialer } from '#shared/calls/call-platform.ts';
+import type { StoredCustomer } from '#shared/customers/customers.ts';
+import { RevisionConflict } from '#shared/errors.ts';
+import { applyOrderChange, type OrderRepository, type StoredOrder } from '#shared/orders/order.ts';
+import type { ProcessingPorts } from '#shared/orders/processing.ts';
+import type { ResolvedVariant } from '#shared/orders/qualification.ts';
+import { TenantConfigSchema } from '#shared/tenants/config.ts';
+
+/** Noon in Berlin on a Wednesday: inside every calling window. */
+export const NOON = new Date('2026-11-25T11:00:00Z');
+
+/** Orders in a map, with the table's compare-and-set on the revision; every item written alongside is kept. */
+export function memoryOrders(): OrderRepository & { items: object[]; orders: Map<string, StoredOrder> } {
+  const orders = new Map<string, StoredOrder>();
+  const items: object[] = [];
+  return {
+    orders,
+    items,
+    read: async (tenant, id) => orders.get(`${tenant}/${id}`),
+    write: async (order, change, now) => {
+      const key = `${order.tenant}/${order.external_order_id}`;
+      if (orders.get(key)?.revision !== order.revision) throw new RevisionConflict('changed');
+      const { next, items: written } = applyOrderChange(order, change, now);
+      orders.set(key, next);
+      items.push(...written);
+      return next;
+    },
+  };
+}
+
+export function order(id: string, variant = 'beans'): StoredOrder {
+  const at = NOON.toISOString();
+  return {
+    pk: `T#acme#ORDER#${id}`,
+    sk: 'ORDER',
+    tenant: 'acme',
+    external_order_id: id,
+    order_kind: 'standard',
+    external_customer_id: 'c1',
+    items: [{ external_variant_id: variant, quantity: 1, price: '9.99', currency: 'EUR' }],
+    contact_permission: { status: 'granted' },
+    contact_not_before: null,
+    priority: 0,
+    confidence: null,
+    processing_state: 'received',
+    state_reason: null,
+    revision: 1,
+    history: [{ revision: 1, from: null, to: 'received', reason: null, at }],
+    correlation_id: 'cor_1',
+    call_attempts: 0,
+    next_contact_at: null,
+    substitutions: [],
+    source_version: '1',
+    version_kind: 'integer',
+    version_key: '1',
+    content_sha256: 'h',
+    created_at: at,
+    updated_at: at,
+  };
+}
+
+export function ports(phone: string): ProcessingPorts & { orders: ReturnType<typeof memoryOrders> } {
+  const customer: StoredCustomer = {
+    external_customer_id: 'c1',
+    phone,
+    locale: 'de-DE',
+    consent: { status: 'granted', proof: { source: 'checkout', collected_at: '2026-01-01T00:00:00Z' } },
+    source_version: '1',
+    created_at: NOON.toISOString(),
+    updated_at: NOON.toISOString(),
+  };
+  const beans: ResolvedVariant = {
+    external_variant_id: 'beans',
+    external_product_id: 'coffee',
+    category: null,
+    archived: false,
+    price: '9.99',
+    currency: 'EUR',
+  };
+  const config = TenantConfigSchema.parse({ markets: [{ country: 'DE', locale_default: 'de-DE', calling_days: [1, 2, 3, 4, 5, 6, 7] }] });
+  return {
+    orders: memoryOrders(),
+    customers: { read: async (_t, id) => (id === 'c1' ? customer : undefined) },
+    variants: { resolve: async (_t, ids) => new Map(ids.filter((id) => id === 'beans').map((id) => [id, beans])) },
+    rules: { active: async () => [] },
+    tenantConfigOf: async () => config,
+    callPlatform: sandboxDialer,
+    settings: { variantIndexGraceSeconds: 60, callRetryDelaySeconds: 0 },
+  };
+}
