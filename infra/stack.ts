@@ -57,6 +57,7 @@ export class CommerceInterfaceStack extends Stack {
     new CfnOutput(this, 'WebhookQueueArn', { value: data.webhookQueue.queueArn });
     new CfnOutput(this, 'WebhookDlqArn', { value: data.webhookDlq.queueArn });
     new CfnOutput(this, 'AlarmTopicArn', { value: alarms.topic.topicArn });
+    new CfnOutput(this, 'ApiKeySecretsKeyArn', { value: data.keySecrets.keyArn });
 
     this.acknowledgeNagFindings();
   }

@@ -50,6 +50,8 @@ async function selectTarget(): Promise<Target> {
       TABLE_NAME: outputs.TableName,
       WEBHOOK_QUEUE_URL: outputs.WebhookQueueUrl,
       WEBHOOK_DLQ_URL: outputs.WebhookDlqUrl,
+      // Keys are created with the operator's credentials, which must allow kms:GenerateMac on this key.
+      KEY_SECRETS_KMS_KEY_ID: outputs.ApiKeySecretsKeyArn,
       ...(values.region ? { AWS_REGION: values.region } : {}),
     });
     return { local: false, webhookQueueArn: outputs.WebhookQueueArn, webhookDlqArn: outputs.WebhookDlqArn };

@@ -3,7 +3,9 @@
  * the local API gateway and the pollers that run the worker handlers with Lambda's
  * event-source semantics. Used by `npm start` and by the test suite.
  */
-import { mkdirSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Server } from 'node:http';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
@@ -18,6 +20,7 @@ import { ensureQueues, ensureTable } from './resources.ts';
 import { lambdaContext, loadHandler, startGateway } from './gateway.ts';
 import { startQueuePoller } from './queue-poller.ts';
 import { startStreamPoller } from './stream-poller.ts';
+import { writeFileAtomic } from './durable-file.ts';
 
 export const LOCAL_REGION = 'us-east-1';
 export const LOCAL_TABLE = 'commerce-interface';
@@ -78,6 +81,16 @@ interface Running {
   log: (line: string) => void;
 }
 
+/**
+ * The root key API key secrets are derived with locally (no KMS runs here): 32 random bytes
+ * kept in the data directory, readable by the owner only, made once and kept across starts.
+ */
+function ensureKeyRoot(dataDir: string | undefined): string {
+  const file = join(dataDir ?? mkdtempSync(join(tmpdir(), 'commerce-keys-')), 'key-root.bin');
+  if (!existsSync(file)) writeFileAtomic(file, randomBytes(32).toString('base64'), 0o600);
+  return file;
+}
+
 /** DynamoDB Local and the SQS emulator, with the table and queues created; their endpoints as the functions' environment. */
 async function startResources(running: Running, options: LocalStackOptions, dynamoPort: number) {
   if (options.dataDir) mkdirSync(join(options.dataDir, 'dynamodb'), { recursive: true });
@@ -97,6 +110,7 @@ async function startResources(running: Running, options: LocalStackOptions, dyna
   const streamArn = await ensureTable(dynamoClient, LOCAL_TABLE);
   const queues = await ensureQueues(sqsClient, 'local');
   const env: Record<string, string> = {
+    KEY_SECRETS_ROOT_FILE: ensureKeyRoot(options.dataDir),
     AWS_ACCESS_KEY_ID: 'local',
     AWS_SECRET_ACCESS_KEY: 'local',
     AWS_REGION: LOCAL_REGION,

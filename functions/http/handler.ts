@@ -6,13 +6,13 @@ import { dynamoAuthPorts, takeRateToken } from '#shared/auth/dynamodb-adapters.t
 import { tableIdempotencyStore } from '#shared/http/middleware/idempotency.ts';
 import type { OperationContract, OperationInput, OperationResult } from '#shared/http/operation.ts';
 import { httpHandler as pipeline, type PipelinePorts } from '#shared/http/pipeline.ts';
-import { dynamoClient } from '#shared/storage/clients.ts';
+import { dynamoClient, keySecrets } from '#shared/storage/clients.ts';
 import { config } from '../composition-root.ts';
 import { tenantConfigOf } from '../tenant-configs.ts';
 import { routeById } from '../routes.ts';
 
 const ports: PipelinePorts = {
-  auth: dynamoAuthPorts({ cacheSeconds: config.authCacheSeconds }),
+  auth: dynamoAuthPorts({ cacheSeconds: config.authCacheSeconds, secrets: keySecrets() }),
   tenants: { tenantConfigOf, takeRateToken, now: () => new Date() },
   idempotencyStore: tableIdempotencyStore(config.tableName, dynamoClient()),
   costMetering: config.costMetering,

@@ -4,6 +4,8 @@
  */
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { QUEUE_DEFINITIONS, TABLE_DEFINITION } from '#shared/storage/definition.ts';
@@ -13,9 +15,21 @@ export class DataStore {
   readonly webhookQueue: sqs.Queue;
   readonly webhookDlq: sqs.Queue;
   readonly streamFailures: sqs.Queue;
+  /** API key secrets are derived with this HMAC key (GenerateMac); nothing can read its material. */
+  readonly keySecrets: kms.Key;
 
   constructor(scope: Construct) {
     this.table = DataStore.table(scope);
+    this.keySecrets = new kms.Key(scope, 'ApiKeySecrets', {
+      description: 'Derives API key secrets from key ids (HMAC); only the API functions and operators may use it',
+      keySpec: kms.KeySpec.HMAC_256,
+      keyUsage: kms.KeyUsage.GENERATE_VERIFY_MAC,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    Validations.of(this.keySecrets).acknowledge({
+      id: 'AwsSolutions-KMS5',
+      reason: 'KMS does not rotate HMAC keys; rotating would change every API key secret, which is what re-issuing keys does.',
+    });
     const queueDefaults = { enforceSSL: true, encryption: sqs.QueueEncryption.SQS_MANAGED };
     this.webhookDlq = new sqs.Queue(scope, 'WebhookDeadLetterQueue', {
       ...queueDefaults,
@@ -35,6 +49,21 @@ export class DataStore {
     });
   }
 
+  /**
+   * No function that serves requests or processes events may write API key items (`KEY#…`):
+   * keys are made and revoked by the admin CLI with the operator's credentials.
+   */
+  static denyApiKeyWrites(role: iam.IRole | undefined, table: dynamodb.Table): void {
+    role?.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        effect: iam.Effect.DENY,
+        actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:TransactWriteItems'],
+        resources: [table.tableArn],
+        conditions: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': ['KEY#*'] } },
+      }),
+    );
+  }
+
   private static table(scope: Construct): dynamodb.Table {
     const t = TABLE_DEFINITION;
     const table = new dynamodb.Table(scope, 'Table', {
@@ -44,7 +73,7 @@ export class DataStore {
       stream: dynamodb.StreamViewType[t.streamView],
       timeToLiveAttribute: t.ttlAttribute,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      // API key secrets live in this table: encrypted at rest with a KMS key.
+      // Encrypted at rest with the AWS-managed key; API key secrets are not in it at all (see ApiKeySecrets).
       encryption: dynamodb.TableEncryption.AWS_MANAGED,
       deletionProtection: true,
       removalPolicy: RemovalPolicy.RETAIN,

@@ -16,7 +16,7 @@ import { GATEWAY_PROBLEMS, gatewayProblemBody, gatewayStatus } from '#shared/htt
 import { renderProblem } from '#shared/http/problem.ts';
 import { FUNCTION_SETTINGS, WAF_RATE_LIMIT_PER_5_MINUTES } from '#shared/storage/definition.ts';
 import { CommerceFunction } from './commerce-function.ts';
-import type { DataStore } from './data-store.ts';
+import { DataStore } from './data-store.ts';
 
 /** DynamoDB actions every HTTP function needs: key and tenant reads, nonce, rate window, idempotency. */
 export const PIPELINE_TABLE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'];
@@ -83,6 +83,10 @@ export class PartnerApi {
       environment,
     });
     data.table.grant(fn, ...PIPELINE_TABLE_ACTIONS, ...(route.tableActions ?? []).map((a) => `dynamodb:${a}`));
+    DataStore.denyApiKeyWrites(fn.role, data.table);
+    // Authentication derives key secrets: the API functions alone may ask KMS for them.
+    data.keySecrets.grant(fn, 'kms:GenerateMac');
+    fn.addEnvironment('KEY_SECRETS_KMS_KEY_ID', data.keySecrets.keyArn);
     if (route.queueActions?.includes('send')) data.webhookQueue.grantSendMessages(fn);
     const integration = new apigw.LambdaIntegration(fn, { timeout: Duration.seconds(FUNCTION_SETTINGS.apiTimeoutSeconds) });
     this.api.root.resourceForPath(BASE_PATH + route.path).addMethod(route.method, integration, { operationName: route.operationId });

@@ -12,7 +12,7 @@ import type { Construct } from 'constructs';
 import { WORKERS, type Worker } from '#functions/workers.ts';
 import { EVENT_SOURCES, FUNCTION_SETTINGS } from '#shared/storage/definition.ts';
 import { CommerceFunction } from './commerce-function.ts';
-import type { DataStore } from './data-store.ts';
+import { DataStore } from './data-store.ts';
 
 /** Order processing reads customers, variants and rules and writes orders with their events. */
 const ORDER_PROCESSING_TABLE_ACTIONS = [
@@ -55,6 +55,7 @@ export class Workers {
       environment: this.environment,
       reservedConcurrency: (FUNCTION_SETTINGS.workerReservedConcurrency as Record<string, number>)[w.name],
     });
+    DataStore.denyApiKeyWrites(fn.role, this.data.table);
     this.functions.push(fn);
     return fn;
   }

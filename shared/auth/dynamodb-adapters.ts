@@ -10,14 +10,17 @@ import { keys } from '../storage/keys.ts';
 import type { TenantConfig } from '../tenants/config.ts';
 import { readApiKey } from '../tenants/store.ts';
 import type { AuthPorts, KnownKey, Principal } from './authenticate.ts';
+import type { KeySecrets } from './key-secrets.ts';
 
 const epochSeconds = (d: Date) => Math.floor(d.getTime() / 1000);
 
 /** Keys are cached for `cacheSeconds`, so a revoked key stops working within that time. */
-export function dynamoAuthPorts(options: { cacheSeconds: number; now?: () => Date }): AuthPorts {
+export function dynamoAuthPorts(options: { cacheSeconds: number; secrets: KeySecrets; now?: () => Date }): AuthPorts {
   const keyCache = ttlCache<KnownKey | undefined>(async (keyId) => {
     const record = await readApiKey(keyId);
-    return record && { tenant: record.tenant, scopes: record.scopes, secret: record.secret, status: record.status };
+    if (!record) return undefined;
+    const secret = record.secret ?? (await options.secrets.secretFor(keyId));
+    return { tenant: record.tenant, scopes: record.scopes, secret, status: record.status };
   }, options.cacheSeconds * 1000);
   return {
     findKey: (keyId) => keyCache.get(keyId),

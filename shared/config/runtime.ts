@@ -27,6 +27,10 @@ const RuntimeEnv = z.object({
   /** How long a new order waits for its variants to reach the variant index before it is rejected. */
   VARIANT_INDEX_GRACE_SECONDS: z.coerce.number().min(0).max(3600).default(60),
   CALL_PLATFORM: z.enum(['sandbox']).default('sandbox'),
+  /** The KMS HMAC key API key secrets are derived with (API functions and the admin CLI on AWS). */
+  KEY_SECRETS_KMS_KEY_ID: z.string().optional(),
+  /** Locally: the file holding the root key API key secrets are derived with. */
+  KEY_SECRETS_ROOT_FILE: z.string().optional(),
   /** Bench runs only: count DynamoDB calls and consumed capacity per request. */
   COST_METERING: flag,
 });
@@ -46,6 +50,8 @@ export type RuntimeConfig = {
   variantIndexGraceSeconds: number;
   callPlatform: 'sandbox';
   costMetering: boolean;
+  keySecretsKmsKeyId: string | undefined;
+  keySecretsRootFile: string | undefined;
 };
 
 export function parseRuntimeConfig(env: Record<string, string | undefined>): RuntimeConfig {
@@ -65,6 +71,8 @@ export function parseRuntimeConfig(env: Record<string, string | undefined>): Run
     variantIndexGraceSeconds: e.VARIANT_INDEX_GRACE_SECONDS,
     callPlatform: e.CALL_PLATFORM,
     costMetering: e.COST_METERING,
+    keySecretsKmsKeyId: e.KEY_SECRETS_KMS_KEY_ID,
+    keySecretsRootFile: e.KEY_SECRETS_ROOT_FILE,
   };
 }
 

@@ -7,6 +7,9 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { readFileSync } from 'node:fs';
+import { KMSClient } from '@aws-sdk/client-kms';
+import { type KeySecrets, kmsKeySecrets, rootKeySecrets } from '../auth/key-secrets.ts';
 import { runtimeConfig } from '../config/runtime.ts';
 import { meterCapacity } from './capacity-meter.ts';
 
@@ -44,6 +47,21 @@ export function queueClient(): SQSClient {
 }
 
 export const tableName = () => runtimeConfig().tableName;
+
+let keySecretsInstance: KeySecrets | undefined;
+/** How this function derives API key secrets: the KMS HMAC key on AWS, the local root key file offline. */
+export function keySecrets(): KeySecrets {
+  if (keySecretsInstance) return keySecretsInstance;
+  const config = runtimeConfig();
+  if (config.keySecretsKmsKeyId) {
+    keySecretsInstance = kmsKeySecrets(new KMSClient({ region: config.region }), config.keySecretsKmsKeyId);
+  } else if (config.keySecretsRootFile) {
+    keySecretsInstance = rootKeySecrets(readFileSync(config.keySecretsRootFile));
+  } else {
+    throw new Error('No way to derive API key secrets: set KEY_SECRETS_KMS_KEY_ID (AWS) or KEY_SECRETS_ROOT_FILE (local)');
+  }
+  return keySecretsInstance;
+}
 
 /** The webhook queue and its dead-letter queue. */
 export const queueUrls = () => ({ webhook: runtimeConfig().webhookQueueUrl, deadLetter: runtimeConfig().webhookDlqUrl });

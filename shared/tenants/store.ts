@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { tableClient, tableName } from '../storage/clients.ts';
+import { keySecrets, tableClient, tableName } from '../storage/clients.ts';
 import { keys } from '../storage/keys.ts';
 import type { Scope } from '../api/scopes.ts';
 import { type TenantConfig, TenantConfigSchema } from './config.ts';
@@ -15,7 +15,8 @@ export interface ApiKeyRecord {
   key_id: string;
   tenant: string;
   scopes: Scope[];
-  secret: string;
+  /** Only on keys created before secrets were derived; such keys keep working until re-issued. */
+  secret?: string;
   status: 'active' | 'revoked';
   created_at: string;
   revoked_at?: string;
@@ -44,10 +45,11 @@ export async function readTenantConfig(tenant: string): Promise<TenantConfig | u
   return Item ? TenantConfigSchema.parse(Item.config) : undefined;
 }
 
+/** Creates a key; its secret is derived (never stored) and returned this once. */
 export async function createApiKey(tenant: string, scopes: Scope[], now = new Date()): Promise<CreatedApiKey> {
   const key_id = `key_${randomBytes(12).toString('hex')}`;
-  const secret = randomBytes(32).toString('base64url');
-  const record: ApiKeyRecord = { key_id, tenant, scopes, secret, status: 'active', created_at: now.toISOString() };
+  const secret = await keySecrets().secretFor(key_id);
+  const record: ApiKeyRecord = { key_id, tenant, scopes, status: 'active', created_at: now.toISOString() };
   await tableClient().send(
     new PutCommand({
       TableName: tableName(),

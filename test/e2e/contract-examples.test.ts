@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/paths.ts';
 import { startReceiver } from '../support/receiver.ts';
+import { waitForOrder } from '../support/orders.ts';
 import { call, newTenant } from '../support/stack.ts';
 
 interface Example {
@@ -24,6 +25,11 @@ describe("the contract's own examples", () => {
         if (example.needs === 'subscription') {
           const put = await call(key, 'PUT', '/webhook-subscription', { body: { url: receiver.url, event_types: ['commerce.order.status_changed.v1'] } });
           expect(put.status).toBe(201);
+        }
+        if (example.operationId === 'updateOrder') {
+          // A PATCH requalifies at once, without the grace a new order gets for its variants to
+          // reach the variant index (a known gap, issue 12): let the first order show they have.
+          await waitForOrder(key, 'o-1', (o) => o.processing_state !== 'received');
         }
         const res = await call(key, example.method, example.path, { body: example.body });
         expect(res.status, `${example.operationId} ${example.path}: ${res.text}`).toBeLessThan(300);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { call, newTenant } from '../support/stack.ts';
+import { connect } from 'node:net';
+import { baseUrl, call, newTenant } from '../support/stack.ts';
 
 describe('request limits and tenant gate', () => {
   const bodyOfBytes = (bytes: number) => `{"products":[],"pad":"${'x'.repeat(bytes - 24)}"}`;
@@ -78,5 +79,26 @@ describe('request limits and tenant gate', () => {
     expect(replay.status).toBe(200);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.body.replay_truncated).toBe(true);
+  });
+
+  it('keeps serving after clients hang up in the middle of a request or before the answer', async () => {
+    const key = await newTenant();
+    const { hostname, port } = new URL(baseUrl);
+    for (let i = 0; i < 20; i++) {
+      await new Promise<void>((resolve) => {
+        const socket = connect(Number(port), hostname, () => {
+          socket.write(
+            `POST ${new URL(baseUrl).pathname}/products/batch HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2000000\r\n\r\n{"products":[`,
+          );
+          setTimeout(() => {
+            socket.destroy();
+            resolve();
+          }, 5);
+        });
+        socket.on('error', () => resolve());
+      });
+    }
+    const pending = Array.from({ length: 10 }, () => call(key, 'GET', '/capabilities'));
+    expect((await Promise.all(pending)).every((r) => r.status === 200)).toBe(true);
   });
 });

@@ -141,4 +141,37 @@ describe('the CDK app', () => {
     for (const fn of Object.values(apiFunctions)) expect(fn.Properties.ReservedConcurrentExecutions).toBeUndefined();
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { ScalingConfig: { MaximumConcurrency: Match.anyValue() } });
   });
+
+  describe('API key secrets', () => {
+    /** Every statement of the policies attached to a function's role. */
+    const statementsOf = (fn: { Properties: { Role: { 'Fn::GetAtt': [string, string] } } }) => {
+      const role = fn.Properties.Role['Fn::GetAtt'][0];
+      return Object.values(template.findResources('AWS::IAM::Policy'))
+        .filter((p) => (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === role))
+        .flatMap((p) => p.Properties.PolicyDocument.Statement as { Effect: string; Action: string | string[]; Condition?: unknown }[]);
+    };
+    const actions = (s: { Action: string | string[] }) => [s.Action].flat();
+    const functions = () => Object.values(template.findResources('AWS::Lambda::Function', { Properties: { Runtime: 'nodejs22.x' } })) as never[];
+    const isApi = (fn: { Properties: { Timeout: number } }) => fn.Properties.Timeout === 10;
+
+    it('are derived by a KMS HMAC key that only the API functions may use', () => {
+      template.hasResourceProperties('AWS::KMS::Key', { KeySpec: 'HMAC_256', KeyUsage: 'GENERATE_VERIFY_MAC' });
+      for (const fn of functions()) {
+        const canMac = statementsOf(fn).some((s) => s.Effect === 'Allow' && actions(s).includes('kms:GenerateMac'));
+        const env = (fn as { Properties: { Environment: { Variables: Record<string, unknown> } } }).Properties.Environment.Variables;
+        expect(canMac).toBe(isApi(fn));
+        expect('KEY_SECRETS_KMS_KEY_ID' in env).toBe(isApi(fn));
+      }
+    });
+
+    it('can be written by no function: every role is denied writes to KEY# items', () => {
+      for (const fn of functions()) {
+        const deny = statementsOf(fn).find((s) => s.Effect === 'Deny' && actions(s).includes('dynamodb:PutItem'));
+        expect(deny?.Condition).toEqual({ 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': ['KEY#*'] } });
+        expect(actions(deny!)).toEqual(
+          expect.arrayContaining(['dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:TransactWriteItems']),
+        );
+      }
+    });
+  });
 });

@@ -4,6 +4,7 @@ import { newTenant } from '../support/stack.ts';
 import { authenticate } from '#shared/auth/authenticate.ts';
 import { signRequest } from '#shared/auth/signing.ts';
 import { dynamoAuthPorts } from '#shared/auth/dynamodb-adapters.ts';
+import { keySecrets } from '#shared/storage/clients.ts';
 
 const request = (key: { keyId: string; secret: string }, nonce: string, at: Date) => {
   const timestamp = at.toISOString();
@@ -22,7 +23,7 @@ describe('nonces in DynamoDB Local', () => {
     const key = await newTenant();
     const nonce = `nonce-${randomUUID()}`;
     const t0 = new Date();
-    const clockAt = (d: Date) => dynamoAuthPorts({ cacheSeconds: 1, now: () => d });
+    const clockAt = (d: Date) => dynamoAuthPorts({ cacheSeconds: 1, secrets: keySecrets(), now: () => d });
 
     await expect(authenticate(request(key, nonce, t0), clockAt(t0))).resolves.toMatchObject({ tenant: key.tenant });
     const later = new Date(t0.getTime() + 200_000);
@@ -40,7 +41,9 @@ describe('nonces in DynamoDB Local', () => {
     const other = await keyFor(key.tenant, ['commerce:read']);
     const nonce = `nonce-${randomUUID()}`;
     const now = new Date();
-    await authenticate(request(key, nonce, now), dynamoAuthPorts({ cacheSeconds: 1 }));
-    await expect(authenticate(request(other, nonce, now), dynamoAuthPorts({ cacheSeconds: 1 }))).resolves.toMatchObject({ keyId: other.keyId });
+    await authenticate(request(key, nonce, now), dynamoAuthPorts({ cacheSeconds: 1, secrets: keySecrets() }));
+    await expect(authenticate(request(other, nonce, now), dynamoAuthPorts({ cacheSeconds: 1, secrets: keySecrets() }))).resolves.toMatchObject({
+      keyId: other.keyId,
+    });
   });
 });

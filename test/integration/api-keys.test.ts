@@ -1,0 +1,39 @@
+/** API key secrets are derived, never stored: the table holds ids and scopes only. */
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { call, newTenant } from '../support/stack.ts';
+import { keySecrets, tableClient, tableName } from '#shared/storage/clients.ts';
+import { keys } from '#shared/storage/keys.ts';
+
+describe('API keys', () => {
+  it('keep no secret in the table: the key item holds neither the secret nor anything it could be read from', async () => {
+    const key = await newTenant();
+    const { Item } = await tableClient().send(new GetCommand({ TableName: tableName(), Key: keys.apiKey(key.keyId), ConsistentRead: true }));
+    expect(Item).toMatchObject({ key_id: key.keyId, tenant: key.tenant, status: 'active' });
+    expect(Item?.secret).toBeUndefined();
+    expect(JSON.stringify(Item)).not.toContain(key.secret);
+    // The runtime derives the same secret: a request signed with it is accepted.
+    expect((await call(key, 'GET', '/capabilities')).status).toBe(200);
+    expect(await keySecrets().secretFor(key.keyId)).toBe(key.secret);
+  });
+
+  it('still accept a key made before secrets were derived, with the secret its item kept', async () => {
+    const key = await newTenant();
+    const legacy = { keyId: `key_legacy${Date.now()}`, secret: 'legacy-secret-kept-in-the-item', tenant: key.tenant };
+    await tableClient().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...keys.apiKey(legacy.keyId),
+          entity: 'api_key',
+          key_id: legacy.keyId,
+          tenant: key.tenant,
+          scopes: ['commerce:read'],
+          secret: legacy.secret,
+          status: 'active',
+        },
+      }),
+    );
+    expect((await call(legacy, 'GET', '/capabilities')).status).toBe(200);
+  });
+});
