@@ -35,7 +35,7 @@ async function applyContent(existing: StoredOrder, content: OrderContent, source
   if (!isUpdatable(existing.processing_state)) {
     throw new InvalidTransitionError(`The order is ${existing.processing_state}; it can no longer be changed.`);
   }
-  const candidate: StoredOrder = { ...existing, ...content, ...version, correlation_id: newCorrelationId() };
+  const candidate: StoredOrder = { ...existing, ...content, ...version, correlation_id: newCorrelationId(), content_changed_at: now.toISOString() };
   const q = await requalify(candidate);
   const order = await writeOrder(
     existing,
@@ -44,6 +44,7 @@ async function applyContent(existing: StoredOrder, content: OrderContent, source
         ...content,
         ...version,
         correlation_id: candidate.correlation_id,
+        content_changed_at: candidate.content_changed_at,
         substitutions: q.substitutions,
         next_contact_at: null,
         ...rejectionFields(candidate, q.reason),

@@ -42,6 +42,8 @@ export interface StoredOrder extends VersionAttributes {
   substitutions: Substitution[];
   /** While a variant of the order is not in the variant index yet: when to qualify again. */
   retry_qualification_at?: string | undefined;
+  /** When the order's content last changed by a PATCH or upsert: the variant-index grace counts from here (else from creation). */
+  content_changed_at?: string | undefined;
   created_at: string;
   updated_at: string;
 }

@@ -67,8 +67,10 @@ function qualificationOf(order: StoredOrder, facts: Facts): Qualification {
 }
 
 /** For PATCH and upserts: qualify the new content at once. */
-export async function requalify(ports: ProcessingPorts, order: StoredOrder) {
+export async function requalify(ports: ProcessingPorts, order: StoredOrder, now = new Date()) {
   const q = qualificationOf(order, await factsFor(ports, order));
+  // The same grace as a new order's: the call checks the variants again before it starts.
+  if (awaitingVariantIndex(ports, order, q, now)) return { to: 'validated' as OrderState, reason: null, substitutions: [] };
   return q.qualified
     ? { to: 'validated' as OrderState, reason: null, substitutions: q.substitutions }
     : { to: 'rejected' as OrderState, reason: q.reason, substitutions: [] };
@@ -88,11 +90,20 @@ function callingWindow(config: TenantConfig, locale: string | undefined): Callin
 
 type FactsOf = (order: StoredOrder) => Promise<Facts>;
 
+/**
+ * A variant imported a moment ago may not be in the variant index yet: within the grace
+ * period after the order's content was set (its creation, or the PATCH or upsert that changed
+ * it), an unknown variant means "look again shortly", never a final rejection.
+ */
+function awaitingVariantIndex(ports: ProcessingPorts, order: StoredOrder, q: Qualification, now: Date): boolean {
+  const since = Date.parse(order.content_changed_at ?? order.created_at);
+  return !q.qualified && q.reason === 'unknown_variant' && now.getTime() - since < ports.settings.variantIndexGraceSeconds * 1000;
+}
+
 /** `received`: qualify; while a variant may still be on its way to the variant index, ask the scheduler to try again shortly. */
 async function qualifyStep(ports: ProcessingPorts, order: StoredOrder, now: Date, facts: Facts): Promise<StoredOrder | undefined> {
   const q = qualificationOf(order, facts);
-  const withinGrace = now.getTime() - Date.parse(order.created_at) < ports.settings.variantIndexGraceSeconds * 1000;
-  if (!q.qualified && q.reason === 'unknown_variant' && withinGrace) {
+  if (awaitingVariantIndex(ports, order, q, now)) {
     // The call scheduler retries qualification shortly, without holding up the stream.
     if (order.retry_qualification_at && Date.parse(order.retry_qualification_at) > now.getTime()) return undefined;
     await ports.orders.write(order, { set: { retry_qualification_at: new Date(now.getTime() + QUALIFICATION_RETRY_MS).toISOString() } }, now);
@@ -135,8 +146,13 @@ async function step(ports: ProcessingPorts, order: StoredOrder, now: Date, facts
   }
 }
 
-async function startAttempt(ports: ProcessingPorts, order: StoredOrder, now: Date, facts: Facts): Promise<StoredOrder> {
+async function startAttempt(ports: ProcessingPorts, order: StoredOrder, now: Date, facts: Facts): Promise<StoredOrder | undefined> {
   const q = qualificationOf(order, facts);
+  if (awaitingVariantIndex(ports, order, q, now)) {
+    // Stays scheduled and is called once the variant is indexed (or rejected when the grace ends).
+    await ports.orders.write(order, { set: { next_contact_at: new Date(now.getTime() + QUALIFICATION_RETRY_MS).toISOString() } }, now);
+    return undefined;
+  }
   if (!q.qualified)
     return ports.orders.write(order, { to: 'rejected', reason: q.reason, set: { next_contact_at: null, ...rejectionFields(order, q.reason) } }, now);
   const attempt = order.call_attempts + 1;
@@ -270,7 +286,7 @@ export async function advanceOrder(ports: ProcessingPorts, tenant: string, id: s
 export function orderProcessing(ports: ProcessingPorts) {
   return {
     ports,
-    requalify: (order: StoredOrder) => requalify(ports, order),
+    requalify: (order: StoredOrder, now?: Date) => requalify(ports, order, now),
     advanceOrder: (tenant: string, id: string, now?: () => Date) => advanceOrder(ports, tenant, id, now),
   };
 }

@@ -13,13 +13,17 @@ const byCodePoints = (a: string, b: string): -1 | 0 | 1 => {
   return x.length === y.length ? 0 : x.length < y.length ? -1 : 1;
 };
 
-/** Sub-millisecond digits matter too: instants compare as (epoch ms, fraction beyond ms). */
+/**
+ * An instant as (epoch ms of its whole second, its decimal fraction without trailing zeros).
+ * The fraction is never left to Date.parse, which misreads more than three digits
+ * (`00.0800000000` parses as 800 ms); as digit strings without trailing zeros, fractions
+ * compare correctly by their characters, whatever their precision.
+ */
 function instant(value: string): [number, string] | undefined {
   if (!RFC3339.test(value)) return undefined;
-  const ms = Date.parse(value.replace(' ', 'T'));
+  const ms = Date.parse(value.replace(' ', 'T').replace(/\.\d+/, ''));
   if (Number.isNaN(ms)) return undefined;
-  const fraction = /\.(\d+)/.exec(value)?.[1] ?? '';
-  return [ms, fraction.slice(3).padEnd(9, '0')];
+  return [ms, (/\.(\d+)/.exec(value)?.[1] ?? '').replace(/0+$/, '')];
 }
 
 export function compareSourceVersions(a: string, b: string): -1 | 0 | 1 {
@@ -53,8 +57,7 @@ export function sortableVersion(value: string): { kind: VersionKind; key: string
   if (at) {
     const seconds = BigInt(Math.floor(at[0] / 1000)) + INSTANT_SECONDS_OFFSET;
     // Offsets shift whole minutes, so the written fraction is the instant's fraction.
-    const fraction = (/\.(\d+)/.exec(value)?.[1] ?? '').replace(/0+$/, '');
-    return { kind: 'instant', key: seconds.toString().padStart(13, '0') + (fraction ? `.${fraction}` : '') };
+    return { kind: 'instant', key: seconds.toString().padStart(13, '0') + (at[1] ? `.${at[1]}` : '') };
   }
   return { kind: 'string', key: value };
 }

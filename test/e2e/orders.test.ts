@@ -171,6 +171,19 @@ describe('orders', () => {
     expect((await call(key, 'GET', '/orders/bad/result')).status).toBe(404);
   });
 
+  it('gives a PATCH the variant-index grace a new order gets: a variant imported a moment ago does not reject the order', async () => {
+    const key = await orderTenant();
+    await call(key, 'PUT', '/customers/c-patch', { body: customerBody('+4915100000000') });
+    const later = new Date(Date.now() + 24 * 3600_000).toISOString();
+    await call(key, 'POST', '/orders', { body: orderBody('o-patch', 'c-patch', { contact_not_before: later }) });
+    await waitForOrder(key, 'o-patch', (o) => o.processing_state === 'scheduled');
+    // A variant whose product was just imported (or never will be): within the grace it is looked up again later.
+    const items = [{ external_variant_id: 'imported-a-moment-ago', quantity: 1, price: '9.99', currency: 'EUR' }];
+    const patched = await call(key, 'PATCH', '/orders/o-patch', { body: { source_version: '2', items } });
+    expect(patched.status).toBe(200);
+    expect(patched.body.processing_state).toBe('validated');
+  });
+
   it('rejects an order placed for an erased customer and keeps nothing of them in it', async () => {
     const key = await orderTenant();
     await call(key, 'PUT', '/customers/c-gone', { body: customerBody('+4915100000000') });

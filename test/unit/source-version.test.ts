@@ -15,6 +15,25 @@ describe('compareSourceVersions (contract-decisions section 3)', () => {
     expect(compareSourceVersions('2026-11-22T08:00:00.0000001Z', '2026-11-22T08:00:00Z')).toBe(1);
   });
 
+  it('compares fractions of a second of any precision as decimals (fast-check once found .7 ordered below .0800000000)', () => {
+    expect(compareSourceVersions('1970-01-01T00:00:00.7Z', '1970-01-01T00:00:00.0800000000Z')).toBe(1);
+    expect(compareSourceVersions('2026-11-22T08:00:00.5Z', '2026-11-22T08:00:00.500000000000Z')).toBe(0);
+    const fraction = fc.stringMatching(/^\d{1,15}$/);
+    fc.assert(
+      fc.property(fraction, fraction, (f, g) => {
+        const asDecimal = (digits: string) => BigInt(digits.padEnd(15, '0'));
+        const expected = Math.sign(Number(asDecimal(f) - asDecimal(g)));
+        expect(compareSourceVersions(`2026-11-22T08:00:00.${f}Z`, `2026-11-22T08:00:00.${g}Z`)).toBe(expected);
+        expect(
+          Math.sign(
+            Buffer.compare(Buffer.from(sortableVersion(`2026-11-22T08:00:00.${f}Z`).key), Buffer.from(sortableVersion(`2026-11-22T08:00:00.${g}Z`).key)),
+          ),
+        ).toBe(expected);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it('falls back to Unicode code points for anything else, including mixed kinds', () => {
     expect(compareSourceVersions('v2', 'v10')).toBe(1);
     expect(compareSourceVersions('12', 'v1')).toBe(-1);

@@ -43,4 +43,22 @@ describe('order processing on in-memory ports', () => {
     await orderProcessing(p).advanceOrder('acme', 'o-4', () => new Date(NOON.getTime() + 61_000));
     expect(p.orders.orders.get('acme/o-4')).toMatchObject({ processing_state: 'rejected', state_reason: 'unknown_variant' });
   });
+
+  it('gives a PATCH the grace a new order gets: a variant not indexed yet is checked again before the call, and rejects only after the grace', async () => {
+    const p = ports('+4915100000000');
+    const patched = {
+      ...order('o-5', 'just-imported'),
+      processing_state: 'scheduled' as const,
+      next_contact_at: NOON.toISOString(),
+      content_changed_at: NOON.toISOString(),
+    };
+    p.orders.orders.set('acme/o-5', patched);
+    const processing = orderProcessing(p);
+    expect(await processing.ports.orders.read('acme', 'o-5').then((o) => processing.requalify(o!, NOON))).toMatchObject({ to: 'validated' });
+    await processing.advanceOrder('acme', 'o-5', () => NOON);
+    expect(p.orders.orders.get('acme/o-5')).toMatchObject({ processing_state: 'scheduled', call_attempts: 0 });
+    expect(Date.parse(p.orders.orders.get('acme/o-5')!.next_contact_at!)).toBeGreaterThan(NOON.getTime());
+    await processing.advanceOrder('acme', 'o-5', () => new Date(NOON.getTime() + 61_000));
+    expect(p.orders.orders.get('acme/o-5')).toMatchObject({ processing_state: 'rejected', state_reason: 'unknown_variant' });
+  });
 });
