@@ -26,7 +26,10 @@ export const processing = orderProcessing({
   variants: { resolve: resolveVariants },
   rules: { active: rules.get },
   tenantConfigOf,
-  callPlatform: callPlatform(config.callPlatform),
+  callPlatform: {
+    ...callPlatform(config.callPlatform),
+    ...(config.callStuckAfterSeconds ? { stuckAfterSeconds: config.callStuckAfterSeconds } : {}),
+  },
   settings: { variantIndexGraceSeconds: config.variantIndexGraceSeconds, callRetryDelaySeconds: config.callRetryDelaySeconds },
 });
 

@@ -1,7 +1,8 @@
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import { ChangeMessageVisibilityCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { queueClient } from '#shared/storage/clients.ts';
-import { handleDeliveryMessage, type SenderSettings } from '#shared/webhooks/sender.ts';
+import { processDeliveryRecord, type SenderQueue, type SenderSettings } from '#shared/webhooks/sender.ts';
 import { config } from '../composition-root.ts';
 
 const settings: SenderSettings = {
@@ -10,30 +11,24 @@ const settings: SenderSettings = {
   backoffScale: config.webhookBackoffScale,
 };
 
-/**
- * One attempt per message. A retry keeps the message and sets its visibility timeout to the
- * backoff (reported as a batch item failure); the 8th failure moves it to the dead-letter
- * queue, from which a redrive brings it back for another attempt under the same delivery.
- */
-async function handle(record: SQSRecord): Promise<boolean> {
-  const action = await handleDeliveryMessage(record.body, settings);
-  if (action.kind === 'done') return true;
-  const { webhookQueueUrl, webhookDlqUrl } = config;
-  if (action.kind === 'dead_letter') {
-    await queueClient().send(new SendMessageCommand({ QueueUrl: webhookDlqUrl, MessageBody: record.body }));
-    return true;
-  }
-  await queueClient().send(
-    new ChangeMessageVisibilityCommand({
-      QueueUrl: webhookQueueUrl,
-      ReceiptHandle: record.receiptHandle,
-      VisibilityTimeout: Math.min(43_200, Math.round(action.inSeconds)),
-    }),
-  );
-  return false;
-}
-
-export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
-  const results = await Promise.all(event.Records.map((r) => handle(r).catch(() => false)));
-  return { batchItemFailures: event.Records.filter((_, i) => !results[i]).map((r) => ({ itemIdentifier: r.messageId })) };
+const queue: SenderQueue = {
+  sendToDeadLetterQueue: async (body) => {
+    await queueClient().send(new SendMessageCommand({ QueueUrl: config.webhookDlqUrl, MessageBody: body }));
+  },
+  retryIn: async (receiptHandle, seconds) => {
+    await queueClient().send(
+      new ChangeMessageVisibilityCommand({ QueueUrl: config.webhookQueueUrl, ReceiptHandle: receiptHandle, VisibilityTimeout: seconds }),
+    );
+  },
 };
+
+/**
+ * Powertools' batch processing: each record on its own, its failures (retries included)
+ * reported as batch item failures. A batch whose every record waits for a retry is normal
+ * (an endpoint that is down), so it is not raised as a function error.
+ */
+const processor = new BatchProcessor(EventType.SQS);
+const recordHandler = (record: SQSRecord) => processDeliveryRecord(record, settings, queue);
+
+export const handler = (event: SQSEvent, context: Context) =>
+  processPartialResponse(event, recordHandler, processor, { context, throwOnFullBatchFailure: false });

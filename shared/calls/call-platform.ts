@@ -29,6 +29,11 @@ export interface AttemptReport {
 
 export interface CallPlatform {
   readonly name: string;
+  /**
+   * How long a call of this platform can last: an order still `in_call` after it (the worker
+   * died mid-call) has its attempt recorded as failed and retried under the attempt limit.
+   */
+  readonly stuckAfterSeconds: number;
   startAttempt(request: CallRequest, now: Date): Promise<AttemptReport | 'pending'>;
   /** GDPR erasure: the platform forgets what it keeps of the customer (numbers, recordings, transcripts). */
   erase(request: { tenant: string; external_customer_id: string }): Promise<void>;
@@ -60,6 +65,8 @@ export const sandboxErasures: { tenant: string; external_customer_id: string }[]
 
 export const sandboxDialer: CallPlatform = {
   name: 'sandbox',
+  // Its calls take no time: a crash mid-call is recovered within a minute.
+  stuckAfterSeconds: 60,
   async erase(request) {
     sandboxErasures.push({ tenant: request.tenant, external_customer_id: request.external_customer_id });
     if (sandboxErasures.length > 1_000) sandboxErasures.shift();

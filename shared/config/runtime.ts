@@ -27,6 +27,8 @@ const RuntimeEnv = z.object({
   /** How long a new order waits for its variants to reach the variant index before it is rejected. */
   VARIANT_INDEX_GRACE_SECONDS: z.coerce.number().min(0).max(3600).default(60),
   CALL_PLATFORM: z.enum(['sandbox']).default('sandbox'),
+  /** Overrides the call platform's own longest call, after which an order still in a call is recovered. */
+  CALL_STUCK_AFTER_SECONDS: z.coerce.number().int().min(10).max(86_400).optional(),
   /** The KMS HMAC key API key secrets are derived with (API functions and the admin CLI on AWS). */
   KEY_SECRETS_KMS_KEY_ID: z.string().optional(),
   /** Locally: the file holding the root key API key secrets are derived with. */
@@ -49,6 +51,7 @@ export type RuntimeConfig = {
   callRetryDelaySeconds: number;
   variantIndexGraceSeconds: number;
   callPlatform: 'sandbox';
+  callStuckAfterSeconds: number | undefined;
   costMetering: boolean;
   keySecretsKmsKeyId: string | undefined;
   keySecretsRootFile: string | undefined;
@@ -70,6 +73,7 @@ export function parseRuntimeConfig(env: Record<string, string | undefined>): Run
     callRetryDelaySeconds: e.CALL_RETRY_DELAY_SECONDS,
     variantIndexGraceSeconds: e.VARIANT_INDEX_GRACE_SECONDS,
     callPlatform: e.CALL_PLATFORM,
+    callStuckAfterSeconds: e.CALL_STUCK_AFTER_SECONDS,
     costMetering: e.COST_METERING,
     keySecretsKmsKeyId: e.KEY_SECRETS_KMS_KEY_ID,
     keySecretsRootFile: e.KEY_SECRETS_ROOT_FILE,

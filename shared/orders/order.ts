@@ -42,6 +42,8 @@ export interface StoredOrder extends VersionAttributes {
   substitutions: Substitution[];
   /** While a variant of the order is not in the variant index yet: when to qualify again. */
   retry_qualification_at?: string | undefined;
+  /** While in a call: when the call platform's longest call would have ended; past it the attempt is recovered as failed and retried. */
+  call_deadline_at?: string | null | undefined;
   /** When the order's content last changed by a PATCH or upsert: the variant-index grace counts from here (else from creation). */
   content_changed_at?: string | undefined;
   created_at: string;
@@ -90,7 +92,7 @@ export function erasedCustomerFields(order: StoredOrder): Pick<StoredOrder, 'con
 export const rejectionFields = (order: StoredOrder, reason: string | null): Partial<StoredOrder> =>
   reason === 'customer_anonymized' ? erasedCustomerFields(order) : {};
 
-/** How long a call may stay in `in_call` before the scheduler records it as failed. */
+/** How long a call may stay in `in_call` when the order does not say (orders written before `call_deadline_at`). */
 export const STUCK_CALL_SECONDS = 15 * 60;
 
 export type OrderContent = Pick<
@@ -134,7 +136,7 @@ export const orderView = (o: StoredOrder): Order => ({
 export function dueOf(o: StoredOrder, now: Date): Date | undefined {
   if (o.processing_state === 'received' && o.retry_qualification_at) return new Date(o.retry_qualification_at);
   if (o.processing_state === 'scheduled' && o.next_contact_at) return new Date(o.next_contact_at);
-  if (o.processing_state === 'in_call') return new Date(now.getTime() + STUCK_CALL_SECONDS * 1000);
+  if (o.processing_state === 'in_call') return new Date(o.call_deadline_at ?? now.getTime() + STUCK_CALL_SECONDS * 1000);
   return undefined;
 }
 

@@ -137,7 +137,8 @@ async function step(ports: ProcessingPorts, order: StoredOrder, now: Date, facts
     }
     case 'in_call': {
       // Only the scheduler's check for a stuck call gets here: record the attempt as failed.
-      if (Date.parse(order.updated_at) + 60_000 > now.getTime()) return undefined;
+      const deadline = order.call_deadline_at ? Date.parse(order.call_deadline_at) : Date.parse(order.updated_at) + ports.callPlatform.stuckAfterSeconds * 1000;
+      if (deadline > now.getTime()) return undefined;
       const stuck: AttemptReport = { call_disposition: 'failed', started_at: order.updated_at, ended_at: now.toISOString() };
       return recordAttempt(ports, order, stuck, now, await factsOf(order));
     }
@@ -158,7 +159,15 @@ async function startAttempt(ports: ProcessingPorts, order: StoredOrder, now: Dat
   const attempt = order.call_attempts + 1;
   const inCall = await ports.orders.write(
     order,
-    { to: 'in_call', set: { call_attempts: attempt, next_contact_at: null, substitutions: q.substitutions } },
+    {
+      to: 'in_call',
+      set: {
+        call_attempts: attempt,
+        next_contact_at: null,
+        substitutions: q.substitutions,
+        call_deadline_at: new Date(now.getTime() + ports.callPlatform.stuckAfterSeconds * 1000).toISOString(),
+      },
+    },
     now,
   );
   const report = await ports.callPlatform.startAttempt(
@@ -259,7 +268,7 @@ export async function recordAttempt(ports: ProcessingPorts, order: StoredOrder, 
   ];
   return ports.orders.write(
     order,
-    { to, reason: result ? result.business_outcome : report.call_disposition, set: { next_contact_at: nextContact }, alsoPut },
+    { to, reason: result ? result.business_outcome : report.call_disposition, set: { next_contact_at: nextContact, call_deadline_at: null }, alsoPut },
     now,
   );
 }

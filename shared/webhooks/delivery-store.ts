@@ -8,9 +8,8 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { type QueueMessage, REENQUEUE_GRACE_SECONDS, sendToWebhookQueue } from '../queue/outbox-queue.ts';
-import { batchPut } from '../storage/batch.ts';
 import { tableClient, tableName } from '../storage/clients.ts';
-import { isConditionFailed } from '../storage/conditional.ts';
+import { isConditionFailed, succeededUnlessConditionFailed } from '../storage/conditional.ts';
 import { keys } from '../storage/keys.ts';
 import { backoffSeconds, MAX_ATTEMPTS } from './retry-schedule.ts';
 import type { Delivery, DeliveryStatus } from './webhook-schemas.ts';
@@ -105,38 +104,58 @@ export const deliveryView = (d: StoredDelivery): Delivery => ({
   last_attempt: d.last_attempt ?? null,
 });
 
-export type Claim = { kind: 'claimed'; delivery: StoredDelivery } | { kind: 'finished' } | { kind: 'held'; untilMs: number };
+export type Claim =
+  | { kind: 'claimed'; delivery: StoredDelivery; lease: string }
+  | { kind: 'finished' }
+  | { kind: 'held'; untilMs: number }
+  | { kind: 'dead_lettered' };
+
+/** Why a claim was refused, read from the item as it stands. */
+function refusal(stored: StoredDelivery | undefined, now: Date): Exclude<Claim, { kind: 'claimed' }> {
+  if (!stored || stored.status === 'delivered') return { kind: 'finished' };
+  if (stored.status === 'dead_lettered') return { kind: 'dead_lettered' };
+  const lease = stored.delivering_until && Date.parse(stored.delivering_until) > now.getTime() ? Date.parse(stored.delivering_until) : 0;
+  const backoff = stored.status === 'retrying' && stored.next_attempt_at ? Date.parse(stored.next_attempt_at) : 0;
+  return { kind: 'held', untilMs: Math.max(lease, backoff, now.getTime()) };
+}
 
 /**
  * Claims the delivery for one attempt (status delivering, with a lease against duplicate
- * messages). `held`: another sender holds the lease (or held it when it crashed), so the
- * message must come back when the lease ends; `finished`: delivered, or no such delivery.
+ * messages). Refused (`held`, with when to look again) while another sender holds the lease
+ * or a retry's backoff has not passed, so a duplicate message never attempts early; a
+ * dead-lettered delivery gets another attempt only from a message redriven from the DLQ
+ * (`dead_lettered` otherwise: its message belongs in the DLQ); `finished`: delivered, or none.
  */
-export async function claimDelivery(tenant: string, id: string, now: Date, leaseSeconds: number): Promise<Claim> {
+export async function claimDelivery(tenant: string, id: string, now: Date, leaseSeconds: number, fromDeadLetterQueue = false): Promise<Claim> {
+  const lease = new Date(now.getTime() + leaseSeconds * 1000).toISOString();
   try {
     const { Attributes } = await tableClient().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.delivery(tenant, id),
         UpdateExpression: 'SET #status = :delivering, delivering_until = :until, list_view.#status = :delivering',
-        ConditionExpression: 'attribute_exists(pk) AND #status <> :delivered AND (attribute_not_exists(delivering_until) OR delivering_until < :now)',
+        ConditionExpression:
+          'attribute_exists(pk) AND #status <> :delivered AND (attribute_not_exists(delivering_until) OR delivering_until < :now) ' +
+          'AND (#status <> :retrying OR next_attempt_at <= :now) AND (#status <> :dead OR :redrive = :yes)',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
           ':delivering': 'delivering',
           ':delivered': 'delivered',
+          ':retrying': 'retrying',
+          ':dead': 'dead_lettered',
+          ':redrive': fromDeadLetterQueue,
+          ':yes': true,
           ':now': now.toISOString(),
-          ':until': new Date(now.getTime() + leaseSeconds * 1000).toISOString(),
+          ':until': lease,
         },
         ReturnValues: 'ALL_OLD',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
-    return { kind: 'claimed', delivery: deliveryFromItem(Attributes!) };
+    return { kind: 'claimed', delivery: deliveryFromItem(Attributes!), lease };
   } catch (error) {
     if (!isConditionFailed(error)) throw error;
-    const stored = error.Item ? deliveryFromItem(unmarshall(error.Item)) : undefined;
-    if (!stored || stored.status === 'delivered') return { kind: 'finished' };
-    return { kind: 'held', untilMs: Date.parse(stored.delivering_until!) };
+    return refusal(error.Item ? deliveryFromItem(unmarshall(error.Item)) : undefined, now);
   }
 }
 
@@ -159,8 +178,9 @@ export interface AttemptOutcome {
 export async function recordDeliveryAttempt(
   previous: StoredDelivery,
   outcome: AttemptOutcome,
+  lease: string,
   backoffScale = 1,
-): Promise<{ status: DeliveryStatus; retryInSeconds: number }> {
+): Promise<{ status: DeliveryStatus | 'superseded'; retryInSeconds: number }> {
   const attempts = previous.attempts + 1;
   const ok = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300;
   const at = outcome.at.toISOString();
@@ -178,18 +198,36 @@ export async function recordDeliveryAttempt(
   };
   delete next.delivering_until;
   const { gsi2pk: _a, gsi2sk: _b, queue_message: _c, ...rest } = next as StoredDelivery & Record<string, unknown>;
-  // The delivery and its attempt log entry in one call (not a transaction: the log entry is informational).
-  await batchPut([
-    { entity: 'delivery', ...rest, ...listAttributes(next), ...(nextAttemptAt ? dueFor(next.pk, next.tenant, next.delivery_id, nextAttemptAt) : {}) },
-    {
-      ...keys.deliveryAttempt(previous.pk, attempts),
-      entity: 'delivery_attempt',
-      attempt: attempts,
-      ...lastAttempt,
-      request_excerpt: outcome.requestExcerpt,
-      response_excerpt: outcome.responseExcerpt,
-      expires_at: Math.floor(outcome.at.getTime() / 1000) + DELIVERY_RETENTION_SECONDS,
-    },
-  ]);
+  // Only the holder of the current lease records: a sender whose lease ran out while it waited
+  // on a slow receiver must never overwrite what a later sender wrote (`delivered` above all).
+  const recorded = await succeededUnlessConditionFailed(
+    tableClient().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { entity: 'delivery', ...rest, ...listAttributes(next), ...(nextAttemptAt ? dueFor(next.pk, next.tenant, next.delivery_id, nextAttemptAt) : {}) },
+        ConditionExpression: 'delivering_until = :lease',
+        ExpressionAttributeValues: { ':lease': lease },
+      }),
+    ),
+  );
+  if (!recorded) return { status: 'superseded', retryInSeconds: 0 };
+  // The attempt log entry is informational: written after the delivery, once per attempt number.
+  await succeededUnlessConditionFailed(
+    tableClient().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...keys.deliveryAttempt(previous.pk, attempts),
+          entity: 'delivery_attempt',
+          attempt: attempts,
+          ...lastAttempt,
+          request_excerpt: outcome.requestExcerpt,
+          response_excerpt: outcome.responseExcerpt,
+          expires_at: Math.floor(outcome.at.getTime() / 1000) + DELIVERY_RETENTION_SECONDS,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    ),
+  );
   return { status, retryInSeconds: retryIn };
 }

@@ -61,22 +61,31 @@ async function attempt(delivery: StoredDelivery, settings: SenderSettings, now: 
 
 export type MessageAction = { kind: 'done' } | { kind: 'retry'; inSeconds: number } | { kind: 'dead_letter' };
 
+/** A queue message: which delivery to look at now; `from_dead_letter_queue` marks a message put in the DLQ (so a redrive may retry). */
+export interface DeliveryMessage {
+  tenant: string;
+  delivery_id: string;
+  from_dead_letter_queue?: boolean;
+}
+
 export async function handleDeliveryMessage(
   body: string,
   settings: SenderSettings,
   now = new Date(),
   resolve: Resolver = systemResolver,
 ): Promise<MessageAction> {
-  const { tenant, delivery_id } = JSON.parse(body) as { tenant: string; delivery_id: string };
+  const { tenant, delivery_id, from_dead_letter_queue } = JSON.parse(body) as DeliveryMessage;
   // Longer than one attempt can take (its timeout and the writes around it).
   const leaseSeconds = Math.ceil((2 * TOTAL_TIMEOUT_MS * settings.timeoutScale) / 1000) + 5;
-  const claim = await claimDelivery(tenant, delivery_id, now, leaseSeconds);
+  const claim = await claimDelivery(tenant, delivery_id, now, leaseSeconds, from_dead_letter_queue === true);
   if (claim.kind === 'finished') return { kind: 'done' };
-  // Another sender holds it, or held it when it stopped: look again when its lease ends.
+  // Its attempts are used up and its move to the DLQ did not happen: move it, attempt nothing.
+  if (claim.kind === 'dead_lettered') return { kind: 'dead_letter' };
+  // Another sender holds it, or its backoff has not passed: look again then.
   if (claim.kind === 'held') return { kind: 'retry', inSeconds: Math.max(1, (claim.untilMs - now.getTime()) / 1000) };
   const claimed = claim.delivery;
   const outcome = await attempt(claimed, settings, now, resolve);
-  const { status, retryInSeconds } = await recordDeliveryAttempt(claimed, outcome, settings.backoffScale);
+  const { status, retryInSeconds } = await recordDeliveryAttempt(claimed, outcome, claim.lease, settings.backoffScale);
   // Identifiers, status and timing only: never the payload, the URL or a secret.
   logger.info('webhook attempt', {
     tenant,
@@ -89,7 +98,53 @@ export async function handleDeliveryMessage(
     latency_ms: Math.round(outcome.latencyMs),
     status,
   });
-  if (status === 'delivered') return { kind: 'done' };
+  if (status === 'delivered' || status === 'superseded') return { kind: 'done' };
   if (status === 'dead_lettered') return { kind: 'dead_letter' };
   return { kind: 'retry', inSeconds: retryInSeconds };
+}
+
+/** What the sender does with the queue: the DLQ send and the visibility change of a retry. */
+export interface SenderQueue {
+  sendToDeadLetterQueue(body: string): Promise<void>;
+  retryIn(receiptHandle: string, seconds: number): Promise<void>;
+}
+
+/** A message that stays in the queue to come back later: a batch item failure, not an error. */
+export class RetryLater extends Error {
+  override readonly name = 'RetryLater';
+}
+
+/**
+ * One message of the queue: one attempt, then the message's fate. A retry keeps it (its
+ * visibility set to the backoff) by throwing RetryLater; the 8th failure moves it to the DLQ,
+ * marked so that a redrive brings it back for one more attempt. Any other error is logged
+ * with the delivery id, the tenant and its class, and the message comes back as SQS decides.
+ */
+export async function processDeliveryRecord(
+  record: { body: string; receiptHandle: string },
+  settings: SenderSettings,
+  queue: SenderQueue,
+  resolve: Resolver = systemResolver,
+): Promise<void> {
+  let action: MessageAction;
+  try {
+    action = await handleDeliveryMessage(record.body, settings, new Date(), resolve);
+    if (action.kind === 'dead_letter') await queue.sendToDeadLetterQueue(JSON.stringify({ ...JSON.parse(record.body), from_dead_letter_queue: true }));
+    // Rounded up: a message back before its time is a receive without an attempt, and receives are counted (maxReceiveCount).
+    if (action.kind === 'retry') await queue.retryIn(record.receiptHandle, Math.min(43_200, Math.ceil(action.inSeconds)));
+  } catch (error) {
+    const { tenant, delivery_id } = safeMessage(record.body);
+    logger.error('webhook delivery message failed; it comes back', { tenant, delivery_id, error: (error as Error).name, reason: (error as Error).message });
+    throw error;
+  }
+  if (action.kind === 'retry') throw new RetryLater(`delivery retried in ${Math.round(action.inSeconds)} s`);
+}
+
+function safeMessage(body: string): Partial<DeliveryMessage> {
+  try {
+    const { tenant, delivery_id } = JSON.parse(body) as DeliveryMessage;
+    return { tenant, delivery_id };
+  } catch {
+    return {};
+  }
 }

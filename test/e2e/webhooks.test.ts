@@ -210,7 +210,8 @@ describe('webhook delivery', () => {
       const posted = await call(key, 'POST', '/orders', { body: orderBody('o-cause', 'c-cause') });
       expect(posted.status).toBe(201);
       const envelopes = () => receiver.received.map((r) => JSON.parse(r.body)).filter((e: { external_order_id: string }) => e.external_order_id === 'o-cause');
-      await eventually(envelopes, (seen) => seen.some((e: { event_type: string }) => e.event_type === 'commerce.order.result_ready.v1'), {
+      // Deliveries arrive in any order: wait for all seven (five states, the attempt, the result).
+      await eventually(envelopes, (seen) => new Set(seen.map((e: { event_id: string }) => e.event_id)).size >= 7, {
         timeoutMs: 45_000,
         everyMs: 150,
       });

@@ -61,4 +61,27 @@ describe('order processing on in-memory ports', () => {
     await processing.advanceOrder('acme', 'o-5', () => new Date(NOON.getTime() + 61_000));
     expect(p.orders.orders.get('acme/o-5')).toMatchObject({ processing_state: 'rejected', state_reason: 'unknown_variant' });
   });
+
+  it("recovers an order left in a call by a crash once the platform's longest call has passed, and retries it", async () => {
+    const p = ports('+4915100000000');
+    const inCall = {
+      ...order('o-6'),
+      processing_state: 'in_call' as const,
+      call_attempts: 1,
+      call_deadline_at: new Date(NOON.getTime() + 60_000).toISOString(),
+    };
+    p.orders.orders.set('acme/o-6', inCall);
+    const processing = orderProcessing(p);
+    await processing.advanceOrder('acme', 'o-6', () => new Date(NOON.getTime() + 30_000));
+    expect(p.orders.orders.get('acme/o-6')?.processing_state).toBe('in_call');
+    await processing.advanceOrder('acme', 'o-6', () => new Date(NOON.getTime() + 61_000));
+    const recovered = p.orders.orders.get('acme/o-6')!;
+    expect(recovered.processing_state).toBe('completed');
+    expect(recovered.call_attempts).toBe(2);
+    const attempts = p.orders.items.filter((i) => (i as { entity?: string }).entity === 'call_attempt') as { attempt: number; call_disposition: string }[];
+    expect(attempts.map((a) => [a.attempt, a.call_disposition])).toEqual([
+      [1, 'failed'],
+      [2, 'answered'],
+    ]);
+  });
 });

@@ -1,0 +1,113 @@
+/**
+ * Attempt accounting of the webhook sender against DynamoDB Local and a real receiver: a
+ * duplicate message never skips the backoff, a failed move to the DLQ never allows a 9th
+ * attempt, and a sender whose lease ran out never overwrites what a later sender wrote.
+ */
+import { randomUUID } from 'node:crypto';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import '../support/stack.ts';
+import { startReceiver } from '../support/receiver.ts';
+import { tableClient, tableName } from '#shared/storage/clients.ts';
+import { keys } from '#shared/storage/keys.ts';
+import { claimDelivery, recordDeliveryAttempt } from '#shared/webhooks/delivery-store.ts';
+import { handleDeliveryMessage, processDeliveryRecord, RetryLater, type SenderQueue } from '#shared/webhooks/sender.ts';
+import { putSubscription } from '#shared/webhooks/subscription-store.ts';
+
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+beforeAll(async () => {
+  receiver = await startReceiver(() => 'fail');
+});
+afterAll(() => receiver.close());
+
+const settings = { allowPrivateUrls: true, timeoutScale: 0.1, backoffScale: 1 };
+
+async function failingDelivery(attempts = 0) {
+  const tenant = `t-${randomUUID().slice(0, 8)}`;
+  await putSubscription(tenant, { url: receiver.url, event_types: ['commerce.order.status_changed.v1'], enabled: true }, new Date());
+  const id = `dlv_${randomUUID().replaceAll('-', '')}`;
+  // Written directly, with no queue message: the shared stack's own sender must not take it.
+  const at = new Date().toISOString();
+  const item = {
+    ...keys.delivery(tenant, id),
+    entity: 'delivery',
+    tenant,
+    delivery_id: id,
+    event_id: `evt_${id}`,
+    event_type: 'commerce.order.status_changed.v1',
+    external_order_id: 'o-1',
+    status: 'queued',
+    attempts,
+    created_at: at,
+    delivered_at: null,
+    next_attempt_at: at,
+    replay_of: null,
+    last_attempt: null,
+    payload: '{"x":1}',
+    list_view: { status: 'queued' },
+  };
+  await tableClient().send(new PutCommand({ TableName: tableName(), Item: item }));
+  return { tenant, id, body: JSON.stringify({ tenant, delivery_id: id }) };
+}
+
+const stored = async (tenant: string, id: string) =>
+  (await tableClient().send(new GetCommand({ TableName: tableName(), Key: keys.delivery(tenant, id), ConsistentRead: true }))).Item!;
+
+describe('webhook attempt accounting', () => {
+  it('never attempts early for a duplicate message: it waits out the backoff of the failed attempt', async () => {
+    const { tenant, id, body } = await failingDelivery();
+    expect(await handleDeliveryMessage(body, settings)).toMatchObject({ kind: 'retry' });
+    const received = receiver.received.length;
+    const duplicate = await handleDeliveryMessage(body, settings);
+    expect(duplicate.kind).toBe('retry');
+    expect((duplicate as { inSeconds: number }).inSeconds).toBeGreaterThan(20);
+    expect(receiver.received.length).toBe(received);
+    expect((await stored(tenant, id)).attempts).toBe(1);
+  });
+
+  it('moves an 8th failure to the DLQ even when the first move fails, and never attempts a 9th time', async () => {
+    const { tenant, id, body } = await failingDelivery(7);
+    const moved: string[] = [];
+    let failMove = true;
+    const queue: SenderQueue = {
+      sendToDeadLetterQueue: async (message) => {
+        if (failMove) {
+          failMove = false;
+          throw Object.assign(new Error('Service Unavailable'), { name: 'ServiceUnavailable' });
+        }
+        moved.push(message);
+      },
+      retryIn: async () => undefined,
+    };
+    const before = receiver.received.length;
+    await expect(processDeliveryRecord({ body, receiptHandle: 'r' }, settings, queue)).rejects.toThrow('Service Unavailable');
+    await processDeliveryRecord({ body, receiptHandle: 'r' }, settings, queue);
+    expect(receiver.received.length - before).toBe(1);
+    expect(await stored(tenant, id)).toMatchObject({ status: 'dead_lettered', attempts: 8 });
+    expect(moved.map((m) => JSON.parse(m))).toEqual([{ tenant, delivery_id: id, from_dead_letter_queue: true }]);
+    // A redrive of that message is what earns one more attempt.
+    await expect(processDeliveryRecord({ body: moved[0]!, receiptHandle: 'r' }, settings, queue)).resolves.toBeUndefined();
+    expect((await stored(tenant, id)).attempts).toBe(9);
+  });
+
+  it('never lets a sender whose lease ran out overwrite a delivery another sender delivered', async () => {
+    const { tenant, id } = await failingDelivery();
+    const t0 = new Date();
+    const first = await claimDelivery(tenant, id, t0, 1);
+    const later = await claimDelivery(tenant, id, new Date(t0.getTime() + 2_000), 30);
+    expect(first.kind).toBe('claimed');
+    expect(later.kind).toBe('claimed');
+    if (first.kind !== 'claimed' || later.kind !== 'claimed') return;
+    const outcome = (statusCode: number) => ({ at: new Date(), statusCode, error: null, latencyMs: 1, requestExcerpt: '', responseExcerpt: '' });
+    expect((await recordDeliveryAttempt(later.delivery, outcome(200), later.lease)).status).toBe('delivered');
+    expect((await recordDeliveryAttempt(first.delivery, outcome(500), first.lease)).status).toBe('superseded');
+    expect(await stored(tenant, id)).toMatchObject({ status: 'delivered', attempts: 1 });
+  });
+
+  it('reports a retry as a message that stays, not as an error', async () => {
+    const { body } = await failingDelivery();
+    await expect(
+      processDeliveryRecord({ body, receiptHandle: 'r' }, settings, { sendToDeadLetterQueue: async () => undefined, retryIn: async () => undefined }),
+    ).rejects.toBeInstanceOf(RetryLater);
+  });
+});
