@@ -12,7 +12,8 @@ import { tenantConfigOf } from '../tenant-configs.ts';
 import { routeById } from '../routes.ts';
 
 const ports: PipelinePorts = {
-  auth: dynamoAuthPorts({ cacheSeconds: config.authCacheSeconds, secrets: keySecrets() }),
+  // The deriver is built on first use: importing a handler (the contract generator, a cold start) needs no key material.
+  auth: dynamoAuthPorts({ cacheSeconds: config.authCacheSeconds, secrets: { secretFor: (keyId) => keySecrets().secretFor(keyId) } }),
   tenants: { tenantConfigOf, takeRateToken, now: () => new Date() },
   idempotencyStore: tableIdempotencyStore(config.tableName, dynamoClient()),
   costMetering: config.costMetering,

@@ -182,7 +182,34 @@ async function startAttempt(ports: ProcessingPorts, order: StoredOrder, now: Dat
     },
     now,
   );
-  return report === 'pending' ? inCall : recordAttempt(ports, inCall, report, now, facts);
+  return report === 'pending' ? inCall : recordFinishedCall(ports, inCall, report, now, facts);
+}
+
+/**
+ * Records a call that ended. A partner may cancel while it runs (the order is cancelled at
+ * once, as the contract says): the call's attempt and its event are still kept with the
+ * order, which stays cancelled, so its history says what happened to the customer.
+ */
+async function recordFinishedCall(ports: ProcessingPorts, inCall: StoredOrder, report: AttemptReport, now: Date, facts: Facts): Promise<StoredOrder> {
+  try {
+    return await recordAttempt(ports, inCall, report, now, facts);
+  } catch (error) {
+    if (!(error instanceof RevisionConflict)) throw error;
+    const current = await ports.orders.read(inCall.tenant, inCall.external_order_id);
+    if (current?.processing_state !== 'cancelled') throw error;
+    const attemptData = { attempt: inCall.call_attempts, call_disposition: report.call_disposition, started_at: report.started_at, ended_at: report.ended_at };
+    const common = { tenant: current.tenant, external_order_id: current.external_order_id, correlation_id: current.correlation_id, occurredAt: now };
+    const alsoPut = (pk: string, revision: number) => [
+      { ...keys.orderAttempt(pk, inCall.call_attempts), entity: 'call_attempt', ...attemptData },
+      eventItem(keys.orderEvent(pk, revision, '#attempt'), {
+        ...common,
+        causation_id: lastStatusEventId(inCall),
+        event_type: 'commerce.call.attempt_completed.v1',
+        data: attemptData,
+      }),
+    ];
+    return ports.orders.write(current, { set: { call_deadline_at: null }, alsoPut }, now);
+  }
 }
 
 const resultView = (

@@ -84,4 +84,27 @@ describe('order processing on in-memory ports', () => {
       [2, 'answered'],
     ]);
   });
+
+  it('keeps the attempt of a call that a cancel overtook: the order ends cancelled and its history has the call', async () => {
+    const p = ports('+4915100000000');
+    p.orders.orders.set('acme/o-7', order('o-7'));
+    const dial = p.callPlatform.startAttempt;
+    // The partner cancels while the dialer is on the phone.
+    p.callPlatform = {
+      ...p.callPlatform,
+      startAttempt: async (request, now) => {
+        const live = (await p.orders.read('acme', 'o-7'))!;
+        await p.orders.write(live, { to: 'cancelled', reason: 'customer_request', set: { next_contact_at: null } }, now);
+        return dial(request, now);
+      },
+    };
+    await orderProcessing(p).advanceOrder('acme', 'o-7', () => NOON);
+    const o7 = p.orders.orders.get('acme/o-7')!;
+    expect(o7.processing_state).toBe('cancelled');
+    expect(o7.history.map((h) => h.to)).toEqual(['received', 'validated', 'scheduled', 'in_call', 'cancelled']);
+    const attempts = p.orders.items.filter((i) => (i as { entity?: string }).entity === 'call_attempt');
+    expect(attempts).toEqual([expect.objectContaining({ attempt: 1, call_disposition: 'answered' })]);
+    expect(p.orders.items.some((i) => (i as { event_type?: string }).event_type === 'commerce.call.attempt_completed.v1')).toBe(true);
+    expect(p.orders.items.some((i) => (i as { entity?: string }).entity === 'result')).toBe(false);
+  });
 });
