@@ -12,13 +12,12 @@ import { RevisionConflict } from '../errors.ts';
 import { eventItem } from '../events/outbox.ts';
 import type { SalesRule } from '../rules/rule-schemas.ts';
 import { keys } from '../storage/keys.ts';
-import type { TenantConfig } from '../tenants/config.ts';
 import type { TenantConfigOf } from '../tenants/config-cache.ts';
 import { lastStatusEventId, type OrderRepository, rejectionFields, type StoredOrder } from './order.ts';
-import type { BusinessOutcome, OrderResult } from './order-schemas.ts';
 import { type Qualification, qualify, type ResolvedVariant } from './qualification.ts';
-import { type CallingWindow, nextContactAt } from './scheduler.ts';
-import { acceptFirstSuggestion, effectiveLines, snapshotOf } from './snapshot.ts';
+import { nextContactAt } from './scheduler.ts';
+import { attemptOutcome, callingWindow, type Facts } from './call-outcome.ts';
+import { effectiveLines } from './snapshot.ts';
 import { isFinal, type OrderState } from './state-machine.ts';
 
 export interface ProcessingPorts {
@@ -34,13 +33,6 @@ export interface ProcessingPorts {
 
 /** While an order waits for a variant to reach the variant index, qualification is retried this often. */
 const QUALIFICATION_RETRY_MS = 2_000;
-
-interface Facts {
-  customer: StoredCustomer | undefined;
-  variants: Map<string, ResolvedVariant>;
-  rules: SalesRule[];
-  config: TenantConfig;
-}
 
 /** Everything qualification and the call need, read once: customer, variants (also those rules point to), rules, configuration. */
 async function factsFor(ports: ProcessingPorts, order: StoredOrder): Promise<Facts> {
@@ -74,18 +66,6 @@ export async function requalify(ports: ProcessingPorts, order: StoredOrder, now 
   return q.qualified
     ? { to: 'validated' as OrderState, reason: null, substitutions: q.substitutions }
     : { to: 'rejected' as OrderState, reason: q.reason, substitutions: [] };
-}
-
-function callingWindow(config: TenantConfig, locale: string | undefined): CallingWindow | undefined {
-  const region = locale?.split('-')[1]?.toUpperCase();
-  const market = config.markets.find((m) => m.country === region) ?? config.markets[0];
-  if (!market) return undefined;
-  return {
-    timezone: config.quiet_hours.timezone,
-    callingDays: market.calling_days,
-    quietStartHour: config.quiet_hours.dont_call_hour_start,
-    quietEndHour: config.quiet_hours.dont_call_hour_end,
-  };
 }
 
 type FactsOf = (order: StoredOrder) => Promise<Facts>;
@@ -210,60 +190,6 @@ async function recordFinishedCall(ports: ProcessingPorts, inCall: StoredOrder, r
     ];
     return ports.orders.write(current, { set: { call_deadline_at: null }, alsoPut }, now);
   }
-}
-
-const resultView = (
-  order: StoredOrder,
-  disposition: AttemptReport['call_disposition'],
-  outcome: BusinessOutcome,
-  snapshot: OrderResult['final_order_snapshot'],
-  rules: string[],
-  at: string,
-): OrderResult => ({
-  external_order_id: order.external_order_id,
-  processing_state: 'completed',
-  call_disposition: disposition,
-  business_outcome: outcome,
-  final_order_snapshot: snapshot,
-  applied_rules: rules,
-  completed_at: at,
-});
-
-/** What a finished attempt means for the order: its result (it completes), or when to call again. */
-function attemptOutcome(
-  order: StoredOrder,
-  report: AttemptReport,
-  facts: Facts,
-  now: Date,
-  retryDelaySeconds: number,
-): { to: OrderState; result?: OrderResult; nextContact: string | null } {
-  const at = now.toISOString();
-  const lines = effectiveLines(order.items, order.substitutions ?? [], facts.variants);
-  const currency = order.items[0]!.currency;
-  const completed = (
-    disposition: AttemptReport['call_disposition'],
-    outcome: BusinessOutcome,
-    snapshot: OrderResult['final_order_snapshot'],
-    rules: string[] = [],
-  ) => ({
-    to: 'completed' as const,
-    result: resultView(order, disposition, outcome, snapshot, rules, at),
-    nextContact: null,
-  });
-  if (report.call_disposition === 'answered') {
-    if (report.decision === 'declined') return completed('answered', 'declined', snapshotOf(lines, currency, false, 'customer_declined'));
-    const accepted =
-      report.decision === 'modified' && facts.config.features_enabled.upsell ? acceptFirstSuggestion(lines, facts.variants, facts.rules, currency) : undefined;
-    if (accepted) return completed('answered', 'modified', snapshotOf(accepted.lines, currency, true, null), [accepted.rule]);
-    return completed('answered', 'confirmed', snapshotOf(lines, currency, true, null));
-  }
-  if (report.call_disposition === 'invalid_number') return completed('invalid_number', 'invalid_number', snapshotOf(lines, currency, false, 'invalid_number'));
-  if (order.call_attempts >= facts.config.max_call_attempts) {
-    return completed(report.call_disposition, 'unreachable', snapshotOf(lines, currency, false, 'unreachable'));
-  }
-  const window = callingWindow(facts.config, facts.customer?.locale);
-  const earliest = new Date(now.getTime() + retryDelaySeconds * 1000);
-  return { to: 'scheduled', nextContact: (window ? nextContactAt(earliest, window) : earliest).toISOString() };
 }
 
 /**

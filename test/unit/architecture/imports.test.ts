@@ -12,6 +12,7 @@ import { repoRoot } from '../../support/paths.ts';
 const PURE_DOMAIN = [
   'shared/orders/order.ts',
   'shared/orders/processing.ts',
+  'shared/orders/call-outcome.ts',
   'shared/orders/reactions.ts',
   'shared/orders/qualification.ts',
   'shared/orders/scheduler.ts',
