@@ -14,22 +14,41 @@ export const JSON_LIMITS = {
   values: 600_000,
 } as const;
 
-const pointerOf = (path: readonly (string | number)[]) => path.map((p) => `/${String(p).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('');
+/** Where a value sits: its key and its parent's frame (paths are built only for the answer). */
+interface Frame {
+  key: string | number;
+  parent: number;
+}
+
+function pointerOf(frames: readonly Frame[], at: number): string {
+  const path: (string | number)[] = [];
+  for (let i = at; i > 0; i = frames[i]!.parent) path.unshift(frames[i]!.key);
+  return path.map((p) => `/${String(p).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('');
+}
 
 /** The first place where the body leaves the bounds, or undefined. Iterative: no nesting can exhaust the stack. */
 export function jsonShapeProblem(body: unknown, limits = JSON_LIMITS): FieldError | undefined {
-  const stack: { value: unknown; path: (string | number)[] }[] = [{ value: body, path: [] }];
+  const frames: Frame[] = [{ key: '', parent: -1 }];
+  const stack: [value: unknown, depth: number, frame: number][] = [[body, 0, 0]];
   let values = 0;
   while (stack.length) {
-    const { value, path } = stack.pop()!;
+    const [value, depth, frame] = stack.pop()!;
     if (++values > limits.values) return { pointer: '', message: `holds more than ${limits.values} values` };
     if (value === null || typeof value !== 'object') continue;
-    if (path.length >= limits.depth) return { pointer: pointerOf(path), message: `nests deeper than ${limits.depth} levels` };
+    if (depth >= limits.depth) return { pointer: pointerOf(frames, frame), message: `nests deeper than ${limits.depth} levels` };
     if (Array.isArray(value)) {
-      if (value.length > limits.arrayItems) return { pointer: pointerOf(path), message: `must have at most ${limits.arrayItems} items` };
-      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], path: [...path, i] });
+      if (value.length > limits.arrayItems) return { pointer: pointerOf(frames, frame), message: `must have at most ${limits.arrayItems} items` };
+      for (let i = value.length - 1; i >= 0; i--) {
+        const child = value[i];
+        if (child !== null && typeof child === 'object') stack.push([child, depth + 1, frames.push({ key: i, parent: frame }) - 1]);
+        else if (++values > limits.values) return { pointer: '', message: `holds more than ${limits.values} values` };
+      }
     } else {
-      for (const [key, child] of Object.entries(value)) stack.push({ value: child, path: [...path, key] });
+      for (const key in value) {
+        const child = (value as Record<string, unknown>)[key];
+        if (child !== null && typeof child === 'object') stack.push([child, depth + 1, frames.push({ key, parent: frame }) - 1]);
+        else if (++values > limits.values) return { pointer: '', message: `holds more than ${limits.values} values` };
+      }
     }
   }
   return undefined;
