@@ -92,6 +92,9 @@ export function erasedCustomerFields(order: StoredOrder): Pick<StoredOrder, 'con
 export const rejectionFields = (order: StoredOrder, reason: string | null): Partial<StoredOrder> =>
   reason === 'customer_anonymized' ? erasedCustomerFields(order) : {};
 
+/** How long an order may wait in `received` or `validated` for the stream before the call scheduler takes the step. */
+export const STREAM_RECOVERY_SECONDS = 5 * 60;
+
 /** How long a call may stay in `in_call` when the order does not say (orders written before `call_deadline_at`). */
 export const STUCK_CALL_SECONDS = 15 * 60;
 
@@ -135,6 +138,9 @@ export const orderView = (o: StoredOrder): Order => ({
 /** When the order next needs the scheduler: a qualification retry, its contact time, or the check for a stuck call. */
 export function dueOf(o: StoredOrder, now: Date): Date | undefined {
   if (o.processing_state === 'received' && o.retry_qualification_at) return new Date(o.retry_qualification_at);
+  // The stream moves these on within moments; should its record be skipped after its retries,
+  // the call scheduler finds the order here and takes the step itself.
+  if (o.processing_state === 'received' || o.processing_state === 'validated') return new Date(now.getTime() + STREAM_RECOVERY_SECONDS * 1000);
   if (o.processing_state === 'scheduled' && o.next_contact_at) return new Date(o.next_contact_at);
   if (o.processing_state === 'in_call') return new Date(o.call_deadline_at ?? now.getTime() + STUCK_CALL_SECONDS * 1000);
   return undefined;

@@ -3,6 +3,7 @@
  * with no table, queue or clock of its own.
  */
 import { describe, expect, it } from 'vitest';
+import { dueOf, STREAM_RECOVERY_SECONDS } from '#shared/orders/order.ts';
 import { orderProcessing } from '#shared/orders/processing.ts';
 import { NOON, order, ports } from './memory-ports.ts';
 
@@ -106,5 +107,21 @@ describe('order processing on in-memory ports', () => {
     expect(attempts).toEqual([expect.objectContaining({ attempt: 1, call_disposition: 'answered' })]);
     expect(p.orders.items.some((i) => (i as { event_type?: string }).event_type === 'commerce.call.attempt_completed.v1')).toBe(true);
     expect(p.orders.items.some((i) => (i as { entity?: string }).entity === 'result')).toBe(false);
+  });
+
+  it('leaves every order that waits for work findable in the due index, so a skipped stream record cannot strand it', () => {
+    const o = order('o-8');
+    expect(dueOf({ ...o, processing_state: 'received' }, NOON)?.toISOString()).toBe(new Date(NOON.getTime() + STREAM_RECOVERY_SECONDS * 1000).toISOString());
+    expect(dueOf({ ...o, processing_state: 'validated' }, NOON)?.getTime()).toBe(NOON.getTime() + STREAM_RECOVERY_SECONDS * 1000);
+    expect(dueOf({ ...o, processing_state: 'scheduled', next_contact_at: '2026-12-01T09:00:00.000Z' }, NOON)?.toISOString()).toBe('2026-12-01T09:00:00.000Z');
+    for (const state of ['completed', 'cancelled', 'rejected'] as const) expect(dueOf({ ...o, processing_state: state }, NOON)).toBeUndefined();
+  });
+
+  it('takes a stranded received order to its end when the call scheduler finds it, as the stream would have', async () => {
+    const p = ports('+4915100000000');
+    p.orders.orders.set('acme/o-9', order('o-9'));
+    // No stream record ever came: the sweep advances it once its due time passes.
+    await orderProcessing(p).advanceOrder('acme', 'o-9', () => new Date(NOON.getTime() + STREAM_RECOVERY_SECONDS * 1000));
+    expect(p.orders.orders.get('acme/o-9')?.processing_state).toBe('completed');
   });
 });
