@@ -33,6 +33,8 @@ export interface ProcessingPorts {
 
 /** While an order waits for a variant to reach the variant index, qualification is retried this often. */
 const QUALIFICATION_RETRY_MS = 2_000;
+/** While a tenant is suspended, its due calls are looked at again this often. */
+const SUSPENDED_RETRY_MS = 5 * 60_000;
 
 /** Everything qualification and the call need, read once: customer, variants (also those rules point to), rules, configuration. */
 async function factsFor(ports: ProcessingPorts, order: StoredOrder): Promise<Facts> {
@@ -128,6 +130,12 @@ async function step(ports: ProcessingPorts, order: StoredOrder, now: Date, facts
 }
 
 async function startAttempt(ports: ProcessingPorts, order: StoredOrder, now: Date, facts: Facts): Promise<StoredOrder | undefined> {
+  if (facts.config.status === 'suspended') {
+    // A suspended tenant's customers are not called: its orders wait, scheduled, and are
+    // called once it is active again (the status read is at most AUTH_CACHE_SECONDS old).
+    await ports.orders.write(order, { set: { next_contact_at: new Date(now.getTime() + SUSPENDED_RETRY_MS).toISOString() } }, now);
+    return undefined;
+  }
   const q = qualificationOf(order, facts);
   if (awaitingVariantIndex(ports, order, q, now)) {
     // Stays scheduled and is called once the variant is indexed (or rejected when the grace ends).

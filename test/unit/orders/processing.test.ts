@@ -124,4 +124,19 @@ describe('order processing on in-memory ports', () => {
     await orderProcessing(p).advanceOrder('acme', 'o-9', () => new Date(NOON.getTime() + STREAM_RECOVERY_SECONDS * 1000));
     expect(p.orders.orders.get('acme/o-9')?.processing_state).toBe('completed');
   });
+
+  it('calls no customer of a suspended tenant: its orders wait, scheduled, and are called once it is active again', async () => {
+    const p = ports('+4915100000000');
+    const config = await p.tenantConfigOf('acme');
+    let status: 'active' | 'suspended' = 'suspended';
+    p.tenantConfigOf = async () => ({ ...config, status });
+    p.orders.orders.set('acme/o-10', order('o-10'));
+    const processing = orderProcessing(p);
+    await processing.advanceOrder('acme', 'o-10', () => NOON);
+    expect(p.orders.orders.get('acme/o-10')).toMatchObject({ processing_state: 'scheduled', call_attempts: 0 });
+    expect(Date.parse(p.orders.orders.get('acme/o-10')!.next_contact_at!)).toBe(NOON.getTime() + 5 * 60_000);
+    status = 'active';
+    await processing.advanceOrder('acme', 'o-10', () => new Date(NOON.getTime() + 5 * 60_000));
+    expect(p.orders.orders.get('acme/o-10')).toMatchObject({ processing_state: 'completed', call_attempts: 1 });
+  });
 });
