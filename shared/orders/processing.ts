@@ -14,6 +14,7 @@ import type { SalesRule } from '../rules/rule-schemas.ts';
 import { keys } from '../storage/keys.ts';
 import type { TenantConfigOf } from '../tenants/config-cache.ts';
 import { lastStatusEventId, type OrderRepository, rejectionFields, type StoredOrder } from './order.ts';
+import type { OrderResult } from './order-schemas.ts';
 import { type Qualification, qualify, type ResolvedVariant } from './qualification.ts';
 import { nextContactAt } from './scheduler.ts';
 import { attemptOutcome, callingWindow, type Facts } from './call-outcome.ts';
@@ -129,18 +130,22 @@ async function step(ports: ProcessingPorts, order: StoredOrder, now: Date, facts
   }
 }
 
+/** The order stays scheduled and its call is looked at again in `ms`. */
+async function deferCall(ports: ProcessingPorts, order: StoredOrder, now: Date, ms: number): Promise<undefined> {
+  await ports.orders.write(order, { set: { next_contact_at: new Date(now.getTime() + ms).toISOString() } }, now);
+  return undefined;
+}
+
 async function startAttempt(ports: ProcessingPorts, order: StoredOrder, now: Date, facts: Facts): Promise<StoredOrder | undefined> {
   if (facts.config.status === 'suspended') {
     // A suspended tenant's customers are not called: its orders wait, scheduled, and are
     // called once it is active again (the status read is at most AUTH_CACHE_SECONDS old).
-    await ports.orders.write(order, { set: { next_contact_at: new Date(now.getTime() + SUSPENDED_RETRY_MS).toISOString() } }, now);
-    return undefined;
+    return deferCall(ports, order, now, SUSPENDED_RETRY_MS);
   }
   const q = qualificationOf(order, facts);
   if (awaitingVariantIndex(ports, order, q, now)) {
     // Stays scheduled and is called once the variant is indexed (or rejected when the grace ends).
-    await ports.orders.write(order, { set: { next_contact_at: new Date(now.getTime() + QUALIFICATION_RETRY_MS).toISOString() } }, now);
-    return undefined;
+    return deferCall(ports, order, now, QUALIFICATION_RETRY_MS);
   }
   if (!q.qualified)
     return ports.orders.write(order, { to: 'rejected', reason: q.reason, set: { next_contact_at: null, ...rejectionFields(order, q.reason) } }, now);
@@ -174,6 +179,33 @@ async function startAttempt(ports: ProcessingPorts, order: StoredOrder, now: Dat
 }
 
 /**
+ * The items an ended call writes with its order change: the attempt and its event and, when
+ * the order completes, the result and its event. All were caused by the change that started
+ * the call (`inCall`'s newest status event).
+ */
+function attemptItems(inCall: StoredOrder, report: AttemptReport, now: Date, result?: OrderResult) {
+  const attempt = inCall.call_attempts;
+  const common = {
+    tenant: inCall.tenant,
+    external_order_id: inCall.external_order_id,
+    correlation_id: inCall.correlation_id,
+    occurredAt: now,
+    causation_id: lastStatusEventId(inCall),
+  };
+  const attemptData = { attempt, call_disposition: report.call_disposition, started_at: report.started_at, ended_at: report.ended_at };
+  return (pk: string, revision: number) => [
+    { ...keys.orderAttempt(pk, attempt), entity: 'call_attempt', ...attemptData },
+    eventItem(keys.orderEvent(pk, revision, '#attempt'), { ...common, event_type: 'commerce.call.attempt_completed.v1', data: attemptData }),
+    ...(result
+      ? [
+          { ...keys.orderResult(pk), entity: 'result', tenant: inCall.tenant, ...result, ...(report.scenario ? { scenario: report.scenario } : {}) },
+          eventItem(keys.orderEvent(pk, revision, '#result'), { ...common, event_type: 'commerce.order.result_ready.v1', data: { result } }),
+        ]
+      : []),
+  ];
+}
+
+/**
  * Records a call that ended. A partner may cancel while it runs (the order is cancelled at
  * once, as the contract says): the call's attempt and its event are still kept with the
  * order, which stays cancelled, so its history says what happened to the customer.
@@ -185,18 +217,7 @@ async function recordFinishedCall(ports: ProcessingPorts, inCall: StoredOrder, r
     if (!(error instanceof RevisionConflict)) throw error;
     const current = await ports.orders.read(inCall.tenant, inCall.external_order_id);
     if (current?.processing_state !== 'cancelled') throw error;
-    const attemptData = { attempt: inCall.call_attempts, call_disposition: report.call_disposition, started_at: report.started_at, ended_at: report.ended_at };
-    const common = { tenant: current.tenant, external_order_id: current.external_order_id, correlation_id: current.correlation_id, occurredAt: now };
-    const alsoPut = (pk: string, revision: number) => [
-      { ...keys.orderAttempt(pk, inCall.call_attempts), entity: 'call_attempt', ...attemptData },
-      eventItem(keys.orderEvent(pk, revision, '#attempt'), {
-        ...common,
-        causation_id: lastStatusEventId(inCall),
-        event_type: 'commerce.call.attempt_completed.v1',
-        data: attemptData,
-      }),
-    ];
-    return ports.orders.write(current, { set: { call_deadline_at: null }, alsoPut }, now);
+    return ports.orders.write(current, { set: { call_deadline_at: null }, alsoPut: attemptItems(inCall, report, now) }, now);
   }
 }
 
@@ -206,32 +227,10 @@ async function recordFinishedCall(ports: ProcessingPorts, inCall: StoredOrder, r
  */
 export async function recordAttempt(ports: ProcessingPorts, order: StoredOrder, report: AttemptReport, now: Date, known?: Facts): Promise<StoredOrder> {
   const facts = known ?? (await factsFor(ports, order));
-  const attempt = order.call_attempts;
   const { to, result, nextContact } = attemptOutcome(order, report, facts, now, ports.settings.callRetryDelaySeconds);
-  const common = {
-    tenant: order.tenant,
-    external_order_id: order.external_order_id,
-    correlation_id: order.correlation_id,
-    occurredAt: now,
-    // The attempt and its result were caused by the change that started the call.
-    causation_id: lastStatusEventId(order),
-  };
-  const attemptData = { attempt, call_disposition: report.call_disposition, started_at: report.started_at, ended_at: report.ended_at };
-  const alsoPut = (pk: string, revision: number) => [
-    { ...keys.orderAttempt(pk, attempt), entity: 'call_attempt', ...attemptData },
-    eventItem(keys.orderEvent(pk, revision, '#attempt'), { ...common, event_type: 'commerce.call.attempt_completed.v1', data: attemptData }),
-    ...(result
-      ? [
-          { ...keys.orderResult(pk), entity: 'result', tenant: order.tenant, ...result, ...(report.scenario ? { scenario: report.scenario } : {}) },
-          eventItem(keys.orderEvent(pk, revision, '#result'), { ...common, event_type: 'commerce.order.result_ready.v1', data: { result } }),
-        ]
-      : []),
-  ];
-  return ports.orders.write(
-    order,
-    { to, reason: result ? result.business_outcome : report.call_disposition, set: { next_contact_at: nextContact, call_deadline_at: null }, alsoPut },
-    now,
-  );
+  const reason = result ? result.business_outcome : report.call_disposition;
+  const alsoPut = attemptItems(order, report, now, result);
+  return ports.orders.write(order, { to, reason, set: { next_contact_at: nextContact, call_deadline_at: null }, alsoPut }, now);
 }
 
 /** Takes the order as far as it can go now. Safe to call any number of times, concurrently. */
