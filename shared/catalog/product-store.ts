@@ -67,9 +67,7 @@ export async function upsertProductBatch(tenant: string, products: readonly unkn
     if (!parsed.success) {
       // A few reasons per product keep a 500-product answer small enough to store and send.
       const issues = parsed.error.issues;
-      const errors = fieldErrors(issues, 'body', MAX_ERRORS_PER_ITEM)
-        .slice(0, MAX_ERRORS_PER_ITEM)
-        .map((e) => ({ code: 'validation_failed', pointer: at + e.pointer, message: e.message }));
+      const errors = fieldErrors(issues, 'body', MAX_ERRORS_PER_ITEM).map((e) => ({ code: 'validation_failed', pointer: at + e.pointer, message: e.message }));
       return { index, external_product_id, outcome: 'rejected', errors, ...(issues.length > errors.length ? { errors_total: issues.length } : {}) };
     }
     const first = firstIndexOf.get(parsed.data.external_product_id)!;

@@ -9,15 +9,19 @@ export type InputLocation = 'body' | 'query' | 'path' | 'header';
 /** A problem lists at most this many field errors, and how many there were in all. */
 export const MAX_FIELD_ERRORS = 100;
 
+/** At most `max` field errors (an unknown-fields issue names each field, so the cap applies after expansion). */
 export function fieldErrors(issues: readonly z.core.$ZodIssue[], location: InputLocation, max = MAX_FIELD_ERRORS): FieldError[] {
-  return issues.slice(0, max).flatMap((issue) => {
-    const keys = issue.code === 'unrecognized_keys' ? issue.keys.map((k) => [...issue.path, k]) : [issue.path];
-    const message = issue.code === 'unrecognized_keys' ? 'is not a recognised field' : issue.message;
-    return keys.map((path) => ({
-      pointer: location === 'body' ? path.map((p) => `/${escapePointer(p)}`).join('') : `${location}:${path.map(String).join('.')}`,
-      message,
-    }));
-  });
+  return issues
+    .slice(0, max)
+    .flatMap((issue) => {
+      const keys = issue.code === 'unrecognized_keys' ? issue.keys.map((k) => [...issue.path, k]) : [issue.path];
+      const message = issue.code === 'unrecognized_keys' ? 'is not a recognised field' : issue.message;
+      return keys.map((path) => ({
+        pointer: location === 'body' ? path.map((p) => `/${escapePointer(p)}`).join('') : `${location}:${path.map(String).join('.')}`,
+        message,
+      }));
+    })
+    .slice(0, max);
 }
 
 /** Parses `input` with `schema`, throwing a 422 ValidationError whose pointers name the fields. */
@@ -25,7 +29,7 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, loc
   const result = schema.safeParse(input);
   if (!result.success) {
     const issues = result.error.issues;
-    throw new ValidationError(fieldErrors(issues, location).slice(0, MAX_FIELD_ERRORS), undefined, issues.length);
+    throw new ValidationError(fieldErrors(issues, location), undefined, issues.length);
   }
   return result.data;
 }
