@@ -1,18 +1,14 @@
 /**
- * The composition root of order processing: its ports bound to the table, the configured
- * call platform and write-back store, built once per instance. The order handlers and the
- * workers share it.
+ * The composition root of order processing: its ports bound to the table and the configured
+ * call platform, built once per instance. The order handlers (for requalification) and the
+ * workers share it; the stream reactions' further ports live with the stream processor.
  */
 import { callPlatform } from '#shared/calls/call-platform.ts';
-import { sandboxStore } from '#shared/calls/writeback.ts';
 import { ttlCache } from '#shared/caching/ttl-cache.ts';
-import { readProduct } from '#shared/catalog/product-store.ts';
 import { resolveVariants } from '#shared/catalog/variant-index.ts';
 import { readCustomer } from '#shared/customers/customer-store.ts';
-import { putEventOnce } from '#shared/events/event-store.ts';
-import { dynamoOrderRepository, forgetResultScenario, orderIdsWhere } from '#shared/orders/order-store.ts';
+import { dynamoOrderRepository } from '#shared/orders/order-store.ts';
 import { orderProcessing } from '#shared/orders/processing.ts';
-import type { ReactionPorts } from '#shared/orders/reactions.ts';
 import { activeRules } from '#shared/rules/rule-store.ts';
 import { config } from './composition-root.ts';
 import { tenantConfigOf } from './tenant-configs.ts';
@@ -32,12 +28,3 @@ export const processing = orderProcessing({
   },
   settings: { variantIndexGraceSeconds: config.variantIndexGraceSeconds, callRetryDelaySeconds: config.callRetryDelaySeconds },
 });
-
-export const reactionPorts: ReactionPorts = {
-  processing,
-  products: { read: readProduct },
-  orderIdsWhere,
-  store: sandboxStore,
-  putEventOnce,
-  forgetResultScenario,
-};
