@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { inject, describe, expect, it } from 'vitest';
+import { scanByKeyPrefix } from '../support/scan.ts';
 import { call, newTenant } from '../support/stack.ts';
-import { tableClient, tableName } from '#shared/storage/clients.ts';
 
 const PHONE = '+4915112345612';
 const customer = (extra: Record<string, unknown> = {}) => ({
@@ -13,16 +12,7 @@ const customer = (extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-async function scanTenant(tenant: string): Promise<string> {
-  const items: unknown[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await tableClient().send(new ScanCommand({ TableName: tableName(), ExclusiveStartKey: start, ConsistentRead: true }));
-    items.push(...(page.Items ?? []).filter((i) => String(i.pk).startsWith(`T#${tenant}#`)));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return JSON.stringify(items);
-}
+const scanTenant = async (tenant: string): Promise<string> => JSON.stringify(await scanByKeyPrefix(`T#${tenant}#`));
 
 describe('customers', () => {
   it('upserts, then shows only the sanitized view: masked phone, consent status and proof source, never the number or the reference', async () => {

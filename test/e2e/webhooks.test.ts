@@ -9,6 +9,7 @@ import { verifyWebhook } from '#shared/webhooks/signature.ts';
 import { eventually } from '../support/eventually.ts';
 import { startReceiver, type Behaviour } from '../support/receiver.ts';
 import { customerBody, orderBody, orderTenant } from '../support/orders.ts';
+import { scanByKeyPrefix } from '../support/scan.ts';
 import { call, newTenant, type TestKey } from '../support/stack.ts';
 
 const ALL_TYPES = ['commerce.order.status_changed.v1', 'commerce.call.attempt_completed.v1', 'commerce.order.result_ready.v1', 'commerce.writeback.failed.v1'];
@@ -248,24 +249,7 @@ describe('webhook delivery', () => {
     const rotatedAgain = await call(key, 'POST', '/webhook-subscription/secret/rotate', { idempotencyKey: 'rotate-once' });
     expect(rotatedAgain.body).toMatchObject({ secret_already_shown: true });
     expect(rotatedAgain.body.secret).toBeUndefined();
-    const { ScanCommand } = await import('@aws-sdk/lib-dynamodb');
-    const { tableClient, tableName } = await import('#shared/storage/clients.ts');
-    // A filtered scan reads the shared table page by page: walk every page.
-    const records: unknown[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await tableClient().send(
-        new ScanCommand({
-          TableName: tableName(),
-          FilterExpression: 'begins_with(pk, :p)',
-          ExpressionAttributeValues: { ':p': `T#${key.tenant}#IDEM#` },
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-      );
-      records.push(...(page.Items ?? []));
-      start = page.LastEvaluatedKey;
-    } while (start);
+    const records = await scanByKeyPrefix(`T#${key.tenant}#IDEM#`);
     expect(records.length).toBe(2);
     const kept = JSON.stringify(records);
     expect(kept).not.toContain(created.body.secret);

@@ -3,6 +3,7 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
+import { scanByKeyPrefix } from '../support/scan.ts';
 import { newTenant } from '../support/stack.ts';
 import { lambdaContext } from '#local/gateway.ts';
 import type { HttpMethod } from '#shared/api/routes.ts';
@@ -126,22 +127,7 @@ describe('idempotency on the single table (DynamoDB Local)', () => {
     const { tenant } = await newTenant();
     const key = randomUUID();
     await runIdempotent(requestFor(tenant, key), context(), countingMutation(`T#${tenant}#TEST#${randomUUID()}`, 0));
-    const { ScanCommand } = await import('@aws-sdk/lib-dynamodb');
-    // A filtered scan reads the table page by page (1 MB each): walk every page.
-    const found: Record<string, unknown>[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await tableClient().send(
-        new ScanCommand({
-          TableName: tableName(),
-          FilterExpression: 'sk = :s AND begins_with(pk, :p)',
-          ExpressionAttributeValues: { ':s': 'IDEM', ':p': `T#${tenant}#IDEM#` },
-          ExclusiveStartKey: start,
-        }),
-      );
-      found.push(...(page.Items ?? []));
-      start = page.LastEvaluatedKey;
-    } while (start);
+    const found = (await scanByKeyPrefix(`T#${tenant}#IDEM#`)).filter((item) => item.sk === 'IDEM');
     expect(found).toHaveLength(1);
     // Powertools' hash (base64 MD5) of (tenant, key): one partition key per record.
     expect(found[0]!.pk).toMatch(new RegExp(`^T#${tenant}#IDEM#commerce#[A-Za-z0-9+/]{22}==$`));
