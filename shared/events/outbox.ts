@@ -9,7 +9,7 @@ import type { PublicEventType } from './event-types.ts';
 
 export type InternalEventType = 'internal.product.archived';
 
-/** Event items are kept 35 days: longer than the 24 h of webhook retries and any replay need. */
+/** Event items are kept 35 days (longer than the 24 h of webhook retries and any replay need), unless they are their owner's history. */
 export const EVENT_RETENTION_SECONDS = 35 * 24 * 3600;
 export const EVENT_VERSION = '1';
 
@@ -24,7 +24,8 @@ export interface EventRecord {
   causation_id: string | null;
   data: Record<string, unknown>;
   test?: boolean;
-  expires_at: number;
+  /** Absent on events that are their owner's record (an order's status events are its history). */
+  expires_at?: number;
 }
 
 /** Event ids derive from the event item's key, so writing the same event twice is one event. */
@@ -32,16 +33,16 @@ export const eventIdFor = (pk: string, sk: string) => `evt_${createHash('sha256'
 
 export function eventItem(
   key: { pk: string; sk: string },
-  e: Omit<EventRecord, 'entity' | 'event_id' | 'expires_at' | 'occurred_at'> & { occurredAt: Date },
+  e: Omit<EventRecord, 'entity' | 'event_id' | 'expires_at' | 'occurred_at'> & { occurredAt: Date; retainedWithOwner?: boolean },
 ): EventRecord & { pk: string; sk: string } {
-  const { occurredAt, ...rest } = e;
+  const { occurredAt, retainedWithOwner, ...rest } = e;
   return {
     ...key,
     entity: 'event',
     event_id: eventIdFor(key.pk, key.sk),
     ...rest,
     occurred_at: occurredAt.toISOString(),
-    expires_at: Math.floor(occurredAt.getTime() / 1000) + EVENT_RETENTION_SECONDS,
+    ...(retainedWithOwner ? {} : { expires_at: Math.floor(occurredAt.getTime() / 1000) + EVENT_RETENTION_SECONDS }),
   };
 }
 

@@ -69,7 +69,7 @@ function newOrder(tenant: string, input: OrderInput, content: OrderContent, now:
     processing_state: 'received',
     state_reason: null,
     revision: 0,
-    history: [],
+    status_revision: 0,
     correlation_id: newCorrelationId(),
     call_attempts: 0,
     next_contact_at: null,

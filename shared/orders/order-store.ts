@@ -1,7 +1,7 @@
 /**
  * Orders in the table: the typed reader, and the one write of an order — a compare-and-set on
  * its `revision`, in one transaction with the items its change produces (status event,
- * attempts, result), so the stored history and the emitted events always match.
+ * attempts, result). The order's history is its status events, read back page by page.
  */
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { NotFoundError, RevisionConflict } from '../errors.ts';
@@ -10,7 +10,17 @@ import { conditionFailedAt, succeededUnlessConditionFailed } from '../storage/co
 import { keys } from '../storage/keys.ts';
 import { listPage, paginate } from '../storage/pagination.ts';
 import type { Condition } from '../storage/versioned-write.ts';
-import { applyOrderChange, dueOf, type OrderChange, type OrderRepository, orderFromItem, type StoredOrder, statusEvent } from './order.ts';
+import {
+  applyOrderChange,
+  dueOf,
+  type HistoryEntry,
+  historyEntryOf,
+  type OrderChange,
+  type OrderRepository,
+  orderFromItem,
+  type StoredOrder,
+  statusEvent,
+} from './order.ts';
 import type { OrderState } from './state-machine.ts';
 
 function listAttributes(o: StoredOrder) {
@@ -66,8 +76,7 @@ async function transact(order: StoredOrder, expectedRevision: number | 'new', no
 }
 
 /**
- * Writes `change` onto the order as it was read, with the status event and a history entry
- * when the state changes. Returns the order as written.
+ * Writes `change` onto the order as it was read, with the status event when the state changes. Returns the order as written.
  * @throws RevisionConflict when the order changed since it was read
  * @throws InvalidTransitionError for a transition the state machine does not allow
  */
@@ -77,13 +86,13 @@ export async function writeOrder(order: StoredOrder, change: OrderChange, now: D
   return next;
 }
 
-/** Creates the order in `received` with its first history entry and event; undefined if it exists. */
+/** Creates the order in `received` with its first status event; undefined if it exists. */
 export async function createOrder(order: StoredOrder, now: Date, causationId: string | null): Promise<StoredOrder | undefined> {
   const created: StoredOrder = {
     ...order,
     revision: 1,
     processing_state: 'received',
-    history: [{ revision: 1, from: null, to: 'received', reason: null, at: now.toISOString() }],
+    status_revision: 1,
   };
   try {
     await transact(created, 'new', now, [statusEvent(created, 1, null, 'received', null, causationId, now)]);
@@ -132,6 +141,16 @@ export async function orderCollection<T>(
   );
   const items = (out.Items ?? []) as T[];
   return { items, ...(out.LastEvaluatedKey ? { last: String(out.LastEvaluatedKey.sk) } : {}) };
+}
+
+/**
+ * A page of the order's history (its status events, oldest first): `after` is the previous
+ * page's `last`. A page may hold fewer than `limit` entries (other events share the prefix).
+ */
+export async function orderHistory(orderPk: string, options: { after?: string; limit?: number } = {}): Promise<{ entries: HistoryEntry[]; last?: string }> {
+  const page = await orderCollection<{ sk: string; event_type: string; occurred_at: string; data: Record<string, unknown> }>(orderPk, 'EVENT#', options);
+  const entries = page.items.filter((e) => e.event_type === 'commerce.order.status_changed.v1').map(historyEntryOf);
+  return { entries, ...(page.last ? { last: page.last } : {}) };
 }
 
 export async function listOrders(

@@ -1,7 +1,9 @@
 /**
  * An order as stored, and the one pure rule for changing it: every change bumps the
- * revision, and a state change (allowed by the state machine) adds a history entry and its
- * `commerce.order.status_changed.v1` event, so history and events always match.
+ * revision, and a state change (allowed by the state machine) writes its
+ * `commerce.order.status_changed.v1` event. Those events are the order's history: each its own
+ * small item beside the order, kept as long as the order, so no number of changes can grow the
+ * order item toward DynamoDB's 400 KB limit.
  */
 import { randomUUID } from 'node:crypto';
 import { InvalidTransitionError } from '../errors.ts';
@@ -12,6 +14,7 @@ import type { Order, OrderInput, OrderItem, OrderKind } from './order-schemas.ts
 import type { Substitution } from './qualification.ts';
 import { canTransition, type OrderState } from './state-machine.ts';
 
+/** One state change of an order, as read back from its status event. */
 export interface HistoryEntry {
   revision: number;
   from: OrderState | null;
@@ -35,7 +38,8 @@ export interface StoredOrder extends VersionAttributes {
   processing_state: OrderState;
   state_reason: string | null;
   revision: number;
-  history: HistoryEntry[];
+  /** The revision of the newest state change: its status event is the cause of a worker's next step. */
+  status_revision: number;
   correlation_id: string;
   call_attempts: number;
   next_contact_at: string | null;
@@ -75,8 +79,10 @@ export interface OrderRepository {
 
 /** The order of a stored item (or stream image): its index and list attributes left out. */
 export const orderFromItem = (item: Record<string, unknown>): StoredOrder => {
-  const { entity: _e, list_view: _v, match_keys: _m, gsi1pk: _g1, gsi1sk: _g2, gsi2pk: _d1, gsi2sk: _d2, ...order } = item;
-  return order as unknown as StoredOrder;
+  const { entity: _e, list_view: _v, match_keys: _m, gsi1pk: _g1, gsi1sk: _g2, gsi2pk: _d1, gsi2sk: _d2, history, ...order } = item;
+  // Orders written before the history moved out kept it inline; their newest entry names the status revision.
+  const legacy = history as { revision: number }[] | undefined;
+  return { ...order, status_revision: order.status_revision ?? legacy?.at(-1)?.revision ?? 1 } as unknown as StoredOrder;
 };
 
 /**
@@ -163,13 +169,21 @@ export const statusEvent = (
     causation_id: causationId,
     data: { previous_state: from, processing_state: to, reason },
     occurredAt: now,
+    retainedWithOwner: true,
   });
 
+/** A status event read back as the history entry it records. */
+export const historyEntryOf = (event: { sk: string; occurred_at: string; data: Record<string, unknown> }): HistoryEntry => ({
+  revision: Number(event.sk.slice('EVENT#'.length)),
+  from: (event.data.previous_state as OrderState | null) ?? null,
+  to: event.data.processing_state as OrderState,
+  reason: (event.data.reason as string | null) ?? null,
+  at: event.occurred_at,
+});
+
 /** The id of the order's newest status event: the cause of whatever a worker does next with it. */
-export function lastStatusEventId(order: Pick<StoredOrder, 'pk' | 'history'>): string | null {
-  const last = order.history.at(-1);
-  return last ? eventIdFor(order.pk, keys.orderEvent(order.pk, last.revision).sk) : null;
-}
+export const lastStatusEventId = (order: Pick<StoredOrder, 'pk' | 'status_revision'>): string =>
+  eventIdFor(order.pk, keys.orderEvent(order.pk, order.status_revision).sk);
 
 /**
  * The order after `change`, and the items written with it (its status event when the state
@@ -190,9 +204,7 @@ export function applyOrderChange(order: StoredOrder, change: OrderChange, now: D
     ...change.set,
     revision,
     updated_at: at,
-    ...(stateChanges
-      ? { processing_state: to, state_reason: reason, history: [...order.history, { revision, from: order.processing_state, to, reason, at }] }
-      : {}),
+    ...(stateChanges ? { processing_state: to, state_reason: reason, status_revision: revision } : {}),
   };
   const causation = change.causationId !== undefined ? change.causationId : lastStatusEventId(order);
   const events = stateChanges ? [statusEvent(next, revision, order.processing_state, to, reason, causation, now)] : [];

@@ -2,7 +2,8 @@
 import { sandboxDialer } from '#shared/calls/call-platform.ts';
 import type { StoredCustomer } from '#shared/customers/customers.ts';
 import { RevisionConflict } from '#shared/errors.ts';
-import { applyOrderChange, type OrderRepository, type StoredOrder } from '#shared/orders/order.ts';
+import type { EventRecord } from '#shared/events/outbox.ts';
+import { applyOrderChange, historyEntryOf, type OrderRepository, type StoredOrder } from '#shared/orders/order.ts';
 import type { ProcessingPorts } from '#shared/orders/processing.ts';
 import type { ResolvedVariant } from '#shared/orders/qualification.ts';
 import { TenantConfigSchema } from '#shared/tenants/config.ts';
@@ -29,6 +30,14 @@ export function memoryOrders(): OrderRepository & { items: object[]; orders: Map
   };
 }
 
+/** The states an order went through, read from the status events written (its history), with the creation's `received` first. */
+export const statesOf = (repository: ReturnType<typeof memoryOrders>, id: string): string[] => [
+  'received',
+  ...repository.items
+    .filter((i) => (i as EventRecord).event_type === 'commerce.order.status_changed.v1' && (i as EventRecord).external_order_id === id)
+    .map((i) => historyEntryOf(i as EventRecord & { sk: string }).to),
+];
+
 export function order(id: string, variant = 'beans'): StoredOrder {
   const at = NOON.toISOString();
   return {
@@ -46,7 +55,7 @@ export function order(id: string, variant = 'beans'): StoredOrder {
     processing_state: 'received',
     state_reason: null,
     revision: 1,
-    history: [{ revision: 1, from: null, to: 'received', reason: null, at }],
+    status_revision: 1,
     correlation_id: 'cor_1',
     call_attempts: 0,
     next_contact_at: null,

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { dueOf, STREAM_RECOVERY_SECONDS } from '#shared/orders/order.ts';
 import { orderProcessing } from '#shared/orders/processing.ts';
-import { NOON, order, ports } from './memory-ports.ts';
+import { NOON, order, ports, statesOf } from './memory-ports.ts';
 
 describe('order processing on in-memory ports', () => {
   it('takes an order from received through qualification, scheduling and the call to a confirmed result', async () => {
@@ -14,7 +14,7 @@ describe('order processing on in-memory ports', () => {
     await orderProcessing(p).advanceOrder('acme', 'o-1', () => NOON);
     const done = p.orders.orders.get('acme/o-1')!;
     expect(done.processing_state).toBe('completed');
-    expect(done.history.map((h) => h.to)).toEqual(['received', 'validated', 'scheduled', 'in_call', 'completed']);
+    expect(statesOf(p.orders, 'o-1')).toEqual(['received', 'validated', 'scheduled', 'in_call', 'completed']);
     const result = p.orders.items.find((i) => (i as { entity?: string }).entity === 'result') as { business_outcome: string };
     expect(result.business_outcome).toBe('confirmed');
     // Every state change has its event.
@@ -102,7 +102,7 @@ describe('order processing on in-memory ports', () => {
     await orderProcessing(p).advanceOrder('acme', 'o-7', () => NOON);
     const o7 = p.orders.orders.get('acme/o-7')!;
     expect(o7.processing_state).toBe('cancelled');
-    expect(o7.history.map((h) => h.to)).toEqual(['received', 'validated', 'scheduled', 'in_call', 'cancelled']);
+    expect(statesOf(p.orders, 'o-7')).toEqual(['received', 'validated', 'scheduled', 'in_call', 'cancelled']);
     const attempts = p.orders.items.filter((i) => (i as { entity?: string }).entity === 'call_attempt');
     expect(attempts).toEqual([expect.objectContaining({ attempt: 1, call_disposition: 'answered' })]);
     expect(p.orders.items.some((i) => (i as { event_type?: string }).event_type === 'commerce.call.attempt_completed.v1')).toBe(true);
