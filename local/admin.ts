@@ -8,6 +8,8 @@
  *   npm run admin -- tenants put --tenant T --config FILE
  *   npm run admin -- dlq list
  *   npm run admin -- dlq redrive
+ *   npm run admin -- stream-work list [--json]
+ *   npm run admin -- stream-work replay
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -120,8 +122,28 @@ switch (`${area} ${action}`) {
     console.log(`Moved ${await moveDeadLetters()} message(s) back to the webhook queue.`);
     break;
   }
+  case 'stream-work list': {
+    const { pendingStreamWork } = await import('#shared/stream/stream-work.ts');
+    const pending = await pendingStreamWork();
+    if (values.json) console.log(JSON.stringify(pending));
+    else {
+      console.log(`${pending.length} item(s) whose stream work is not done yet (overdue ones are replayed by the reconciler every minute)`);
+      for (const p of pending) console.log(`${p.entity} ${p.type}  tenant=${p.tenant}  due=${p.due_at}${p.overdue ? '  OVERDUE' : ''}`);
+    }
+    break;
+  }
+  case 'stream-work replay': {
+    // What a skipped stream batch left undone (also listed in the stream's on-failure queue on AWS), replayed now instead of when due.
+    const { replayOverdueStreamWork } = await import('#shared/stream/stream-work.ts');
+    const { streamRecoverySeconds } = await import('#shared/storage/clients.ts');
+    const { reactions } = await import('#functions/workers/stream-processor.ts');
+    const { replayed, failed } = await replayOverdueStreamWork(new Date(Date.now() + streamRecoverySeconds() * 1000), reactions);
+    console.log(`Replayed ${replayed} item(s) through the stream processor's reactions; ${failed} failed and come due again.`);
+    if (failed) process.exitCode = 1;
+    break;
+  }
   default:
     fail(
-      'usage: admin (keys create --tenant T --scopes a,b [--json] | keys revoke --key-id K | tenants put --tenant T --config FILE | dlq list | dlq redrive) [--stack NAME --region R]',
+      'usage: admin (keys create --tenant T --scopes a,b [--json] | keys revoke --key-id K | tenants put --tenant T --config FILE | dlq list | dlq redrive | stream-work list [--json] | stream-work replay) [--stack NAME --region R]',
     );
 }

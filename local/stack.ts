@@ -21,6 +21,8 @@ import { lambdaContext, loadHandler, startGateway } from './gateway.ts';
 import { startQueuePoller } from './queue-poller.ts';
 import { startStreamPoller } from './stream-poller.ts';
 import { writeFileAtomic } from './durable-file.ts';
+import { type FaultSpec, injectClientFaults, injectedFaults, injectInvocationFaults, parseFaults } from './faults.ts';
+import { decorateClients } from '#shared/storage/clients.ts';
 
 export const LOCAL_REGION = 'us-east-1';
 export const LOCAL_TABLE = 'commerce-interface';
@@ -79,6 +81,26 @@ interface Running {
   stopAll: (() => Promise<void>)[];
   activity: (() => number)[];
   log: (line: string) => void;
+  /** The fault switch (LOCAL_FAULTS): empty unless asked for. */
+  faults: FaultSpec;
+}
+
+/**
+ * Turns the fault switch on for the functions' own SDK clients, and keeps the count of faults
+ * injected in `faults-<pid>.json` in the data directory (a suite reads it across restarts).
+ */
+function switchFaultsOn(running: Running, dataDir: string | undefined) {
+  if (running.faults.size === 0) return;
+  decorateClients((service, client) => injectClientFaults(service, client, running.faults.get(service) ?? 0));
+  running.log(`LOCAL_FAULTS: ${[...running.faults].map(([name, share]) => `${name} ${share}`).join(', ')}`);
+  if (!dataDir) return;
+  const file = join(dataDir, `faults-${process.pid}.json`);
+  const timer = setInterval(() => writeFileAtomic(file, JSON.stringify(injectedFaults)), 500);
+  timer.unref();
+  running.stopAll.unshift(async () => {
+    clearInterval(timer);
+    writeFileAtomic(file, JSON.stringify(injectedFaults));
+  });
 }
 
 /**
@@ -136,7 +158,9 @@ async function startPollers(running: Running, options: LocalStackOptions, resour
       region: LOCAL_REGION,
       streamArn: resources.streamArn,
       ...(options.dataDir ? { checkpointFile: join(options.dataDir, `stream-checkpoint-${worker.name}.json`) } : {}),
-      handler: (event) => streamHandler(event, lambdaContext(worker.name, FUNCTION_SETTINGS.workerTimeoutSeconds)),
+      handler: injectInvocationFaults(worker.name, running.faults.get(worker.name) ?? 0, (event: DynamoDBStreamEvent) =>
+        streamHandler(event, lambdaContext(worker.name, FUNCTION_SETTINGS.workerTimeoutSeconds)),
+      ),
       onWarning: (message) => running.log(`${worker.name}: ${message}`),
       onSkip: (records, error) => running.log(`${worker.name}: ${records.length ? 'skipped a record after retries' : 'retrying'}: ${String(error)}`),
     });
@@ -150,7 +174,9 @@ async function startPollers(running: Running, options: LocalStackOptions, resour
     queueArn: `arn:aws:sqs:${LOCAL_REGION}:000000000000:local-webhook-deliveries`,
     region: LOCAL_REGION,
     batchSize: EVENT_SOURCES.webhookQueue.batchSize,
-    handler: (event) => senderHandler(event, lambdaContext(WORKERS.webhookSender.name, FUNCTION_SETTINGS.webhookSenderTimeoutSeconds)),
+    handler: injectInvocationFaults(WORKERS.webhookSender.name, running.faults.get(WORKERS.webhookSender.name) ?? 0, (event: SQSEvent) =>
+      senderHandler(event, lambdaContext(WORKERS.webhookSender.name, FUNCTION_SETTINGS.webhookSenderTimeoutSeconds)),
+    ),
     onError: (error) => running.log(`queue poller: ${String(error)}`),
     concurrency: 4,
   });
@@ -204,7 +230,7 @@ const settledOf =
   };
 
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
-  const running: Running = { stopAll: [], activity: [], log: options.log ?? (() => undefined) };
+  const running: Running = { stopAll: [], activity: [], log: options.log ?? (() => undefined), faults: parseFaults(options.env?.LOCAL_FAULTS) };
   const stopEverything = async () => {
     for (const stop of running.stopAll) await stop().catch(() => undefined);
   };
@@ -213,6 +239,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const resources = await startResources(running, options, dynamoPort);
     // The handlers run in this process, as one warm Lambda instance each.
     Object.assign(process.env, resources.env);
+    switchFaultsOn(running, options.dataDir);
     const server: Server = await startGateway(gatewayPort);
     running.stopAll.unshift(() => new Promise<void>((resolve) => server.close(() => resolve())));
     await startPollers(running, options, resources);

@@ -20,6 +20,7 @@ if (allowPrivate) console.warn('WARNING: WEBHOOK_ALLOW_PRIVATE_URLS=true: webhoo
 const stack = await startLocalStack({
   ...(inMemory ? {} : { dataDir: localDir }),
   port,
+  ...(process.env.LOCAL_RECONCILE_EVERY_SECONDS ? { reconcileEveryMs: Number(process.env.LOCAL_RECONCILE_EVERY_SECONDS) * 1000 } : {}),
   env: Object.fromEntries(
     [
       'AUTH_CACHE_SECONDS',
@@ -28,6 +29,9 @@ const stack = await startLocalStack({
       'WEBHOOK_TIMEOUT_SCALE',
       'CALL_RETRY_DELAY_SECONDS',
       'VARIANT_INDEX_GRACE_SECONDS',
+      'STREAM_RECOVERY_SECONDS',
+      'CALL_STUCK_AFTER_SECONDS',
+      'LOCAL_FAULTS',
       'POWERTOOLS_LOG_LEVEL',
     ]
       .filter((name) => process.env[name] !== undefined)

@@ -1,9 +1,18 @@
-import { reconcileOverdue } from '#shared/queue/outbox-queue.ts';
 import { logger } from '#shared/logging/logger.ts';
+import { reconcileOverdue } from '#shared/queue/outbox-queue.ts';
+import { replayOverdueStreamWork } from '#shared/stream/stream-work.ts';
+import { reactions } from './stream-processor.ts';
 
-/** Scheduled every minute: re-sends queue messages whose records are overdue. */
-export const handler = async (): Promise<{ resent: number }> => {
-  const resent = await reconcileOverdue(new Date());
+/**
+ * Scheduled every minute: re-sends queue messages whose records are overdue, and replays
+ * through the stream processor's reactions the items whose stream work is overdue (a record
+ * skipped after the event source's retries).
+ */
+export const handler = async (): Promise<{ resent: number; replayed: number; failed: number }> => {
+  const now = new Date();
+  const resent = await reconcileOverdue(now);
+  const { replayed, failed } = await replayOverdueStreamWork(now, reactions);
   if (resent) logger.warn('re-enqueued overdue records', { resent });
-  return { resent };
+  if (replayed || failed) logger.warn('replayed overdue stream work', { replayed, failed });
+  return { resent, replayed, failed };
 };

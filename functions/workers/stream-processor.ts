@@ -2,12 +2,14 @@ import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { fillPath } from '#shared/api/routes.ts';
 import { domainReactions } from '#shared/orders/reactions.ts';
 import { dispatchStream, type Reaction } from '#shared/stream/stream-dispatch.ts';
+import { streamWorkDone } from '#shared/stream/stream-work.ts';
 import { webhookFanOut } from '#shared/webhooks/fan-out.ts';
 import { config } from '../composition-root.ts';
 import { sandboxStore } from '#shared/calls/writeback.ts';
 import { readProduct } from '#shared/catalog/product-store.ts';
 import { putEventOnce } from '#shared/events/event-store.ts';
-import { forgetResultScenario, orderIdsWhere } from '#shared/orders/order-store.ts';
+import { advanceJob } from '#shared/orders/order-jobs.ts';
+import { forgetResultScenario, orderIdsPage } from '#shared/orders/order-store.ts';
 import type { ReactionPorts } from '#shared/orders/reactions.ts';
 import { processing } from '../order-processing.ts';
 import { routeById } from '../routes.ts';
@@ -17,16 +19,21 @@ const getOrder = routeById('getOrder');
 const reactionPorts: ReactionPorts = {
   processing,
   products: { read: readProduct },
-  orderIdsWhere,
+  orderIdsPage,
+  jobs: { advance: advanceJob },
   store: sandboxStore,
   putEventOnce,
   forgetResultScenario,
 };
 
-/** The reactions to table changes: the domain's, and the webhook fan-out of outbox events. */
+/**
+ * The reactions to table changes: the domain's, the webhook fan-out of outbox events, and
+ * last the note that an event's stream work is done (the reconciler replays it otherwise).
+ */
 export const reactions: Reaction[] = [
   ...domainReactions(reactionPorts),
   webhookFanOut({ subscriptionCacheSeconds: config.authCacheSeconds, orderReference: (id) => fillPath(getOrder, { externalOrderId: id }) }),
+  streamWorkDone,
 ];
 
 export const handler = (event: DynamoDBStreamEvent) => dispatchStream(event, reactions);

@@ -105,7 +105,8 @@ export class Workers {
 
   private scheduled(): void {
     const reconciler = this.worker(WORKERS.reconciler, FUNCTION_SETTINGS.workerTimeoutSeconds);
-    this.data.table.grant(reconciler, 'dynamodb:Query', 'dynamodb:UpdateItem');
+    // It replays overdue stream work through the stream processor's reactions, so it may do what they do.
+    this.data.table.grant(reconciler, ...ORDER_PROCESSING_TABLE_ACTIONS);
     this.data.webhookQueue.grantSendMessages(reconciler);
     new events.Rule(this.scope, 'ReconcileSchedule', {
       schedule: events.Schedule.rate(Duration.minutes(FUNCTION_SETTINGS.reconcilerEveryMinutes)),

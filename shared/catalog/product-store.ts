@@ -4,9 +4,9 @@ import { NotFoundError, StaleVersionError } from '../errors.ts';
 import { fieldErrors } from '../http/validation.ts';
 import { tableClient, tableName } from '../storage/clients.ts';
 import { keys } from '../storage/keys.ts';
+import { jobItem } from '../orders/order-jobs.ts';
 import { paginate } from '../storage/pagination.ts';
 import { archiveItem } from '../storage/tombstone.ts';
-import { eventItem } from '../events/outbox.ts';
 import { versionedWrite } from '../storage/versioned-write.ts';
 import { versionAttributes } from '../versioning/version-attributes.ts';
 import { mapWithConcurrency } from '../async/concurrency.ts';
@@ -98,20 +98,11 @@ export async function getProduct(tenant: string, id: string): Promise<Product> {
 
 /**
  * Archives a product (a tombstone: never deleted). Archiving an archived product returns it
- * unchanged. The item's change on the table's stream is the domain event that requalifies
- * active orders using its variants.
+ * unchanged. The archive writes, in the same transaction, the job that requalifies the active
+ * orders using its variants.
  */
 export async function archiveProduct(tenant: string, id: string, now: Date): Promise<Product> {
-  const event = eventItem(keys.productEvent(tenant, id, now.toISOString()), {
-    event_type: 'internal.product.archived',
-    tenant,
-    external_order_id: null,
-    correlation_id: `cor_archive_${id}`,
-    causation_id: null,
-    data: { external_product_id: id },
-    occurredAt: now,
-  });
-  const item = await archiveItem<StoredProduct>(keys.product(tenant, id), now, event);
+  const item = await archiveItem<StoredProduct>(keys.product(tenant, id), now, jobItem('requalify-product-orders', tenant, id, now));
   if (!item) throw new NotFoundError(`No product ${id}.`);
   return productView(item);
 }

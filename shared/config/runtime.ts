@@ -29,6 +29,11 @@ const RuntimeEnv = z.object({
   CALL_PLATFORM: z.enum(['sandbox']).default('sandbox'),
   /** Overrides the call platform's own longest call, after which an order still in a call is recovered. */
   CALL_STUCK_AFTER_SECONDS: z.coerce.number().int().min(10).max(86_400).optional(),
+  /**
+   * How long stream-driven work (an order waiting in received or validated, an event's fan-out,
+   * a page of a reaction job) may wait for its stream record before the sweeps do it themselves.
+   */
+  STREAM_RECOVERY_SECONDS: z.coerce.number().int().min(1).max(3600).default(300),
   /** The KMS HMAC key API key secrets are derived with (API functions and the admin CLI on AWS). */
   KEY_SECRETS_KMS_KEY_ID: z.string().optional(),
   /** Locally: the file holding the root key API key secrets are derived with. */
@@ -52,6 +57,7 @@ export type RuntimeConfig = {
   variantIndexGraceSeconds: number;
   callPlatform: 'sandbox';
   callStuckAfterSeconds: number | undefined;
+  streamRecoverySeconds: number;
   costMetering: boolean;
   keySecretsKmsKeyId: string | undefined;
   keySecretsRootFile: string | undefined;
@@ -74,6 +80,7 @@ export function parseRuntimeConfig(env: Record<string, string | undefined>): Run
     variantIndexGraceSeconds: e.VARIANT_INDEX_GRACE_SECONDS,
     callPlatform: e.CALL_PLATFORM,
     callStuckAfterSeconds: e.CALL_STUCK_AFTER_SECONDS,
+    streamRecoverySeconds: e.STREAM_RECOVERY_SECONDS,
     costMetering: e.COST_METERING,
     keySecretsKmsKeyId: e.KEY_SECRETS_KMS_KEY_ID,
     keySecretsRootFile: e.KEY_SECRETS_ROOT_FILE,

@@ -4,6 +4,7 @@ import type { Principal } from '../auth/authenticate.ts';
 import { InvalidTransitionError, NotFoundError, RevisionConflict, ValidationError } from '../errors.ts';
 import { tableClient, tableName } from '../storage/clients.ts';
 import { keys } from '../storage/keys.ts';
+import { jobItem } from '../orders/order-jobs.ts';
 import { versionedWrite } from '../storage/versioned-write.ts';
 import { versionAttributes } from '../versioning/version-attributes.ts';
 import { conditionFailedAt } from '../storage/conditional.ts';
@@ -40,8 +41,8 @@ export async function readCustomer(tenant: string, id: string, consistent = fals
 /**
  * Erases the customer's phone number, the consent proof reference and the content hash
  * (which would let a phone number be confirmed by guessing) in one transaction with an
- * audit record of who erased it. Later calls answer the first erasure's time. The item's
- * change on the table's stream is what scrubs the customer's orders and call attempts.
+ * audit record of who erased it and the job that scrubs the customer's orders and call
+ * attempts. Later calls answer the first erasure's time.
  */
 export async function anonymizeCustomer(tenant: string, id: string, principal: Principal, requestId: string, now: Date): Promise<string> {
   return retryOnRevisionConflict(async () => {
@@ -87,6 +88,7 @@ async function eraseCustomer(tenant: string, id: string, hasProof: boolean, prin
               },
             },
           },
+          { Put: { TableName: tableName(), Item: jobItem('scrub-customer-orders', tenant, id, now) } },
         ],
       }),
     );

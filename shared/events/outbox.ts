@@ -1,13 +1,10 @@
 /**
  * The transactional outbox: an event is an item written in the same transaction as the
  * change it reports, so no change is ever without its event and no event without its change.
- * The table's stream carries each new event item to the webhook fan-out (public types) or to
- * a domain reaction (internal types).
+ * The table's stream carries each new event item to the webhook fan-out.
  */
 import { createHash } from 'node:crypto';
 import type { PublicEventType } from './event-types.ts';
-
-export type InternalEventType = 'internal.product.archived';
 
 /** Event items are kept 35 days (longer than the 24 h of webhook retries and any replay need), unless they are their owner's history. */
 export const EVENT_RETENTION_SECONDS = 35 * 24 * 3600;
@@ -16,7 +13,7 @@ export const EVENT_VERSION = '1';
 export interface EventRecord {
   entity: 'event';
   event_id: string;
-  event_type: PublicEventType | InternalEventType;
+  event_type: PublicEventType;
   tenant: string;
   occurred_at: string;
   external_order_id: string | null;

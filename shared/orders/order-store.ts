@@ -3,12 +3,14 @@
  * its `revision`, in one transaction with the items its change produces (status event,
  * attempts, result). The order's history is its status events, read back page by page.
  */
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, type QueryCommandOutput, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { NotFoundError, RevisionConflict } from '../errors.ts';
-import { tableClient, tableName } from '../storage/clients.ts';
+import { streamRecoverySeconds, tableClient, tableName } from '../storage/clients.ts';
 import { conditionFailedAt, succeededUnlessConditionFailed } from '../storage/conditional.ts';
 import { keys } from '../storage/keys.ts';
-import { listPage, paginate } from '../storage/pagination.ts';
+import { paginate } from '../storage/pagination.ts';
+import { withStreamDue } from '../stream/stream-work.ts';
+import type { ListPosition } from './order-jobs.ts';
 import type { Condition } from '../storage/versioned-write.ts';
 import {
   applyOrderChange,
@@ -49,9 +51,14 @@ export async function getOrder(tenant: string, id: string): Promise<StoredOrder>
   return order;
 }
 
+/** The order as its item: with its list entry and, while it waits for work, its due entry. */
+export function orderItem(order: StoredOrder, now: Date) {
+  const due = dueOf(order, now, streamRecoverySeconds());
+  return { entity: 'order', ...order, ...listAttributes(order), ...(due ? keys.orderDue(order.pk, due.toISOString()) : {}) };
+}
+
 async function transact(order: StoredOrder, expectedRevision: number | 'new', now: Date, extra: readonly object[]): Promise<void> {
-  const due = dueOf(order, now);
-  const item = { entity: 'order', ...order, ...listAttributes(order), ...(due ? keys.orderDue(order.pk, due.toISOString()) : {}) };
+  const item = orderItem(order, now);
   const condition =
     expectedRevision === 'new'
       ? { ConditionExpression: 'attribute_not_exists(pk)' }
@@ -65,7 +72,7 @@ async function transact(order: StoredOrder, expectedRevision: number | 'new', no
       new TransactWriteCommand({
         TransactItems: [
           { Put: { TableName: tableName(), Item: item, ...condition } },
-          ...extra.map((Item) => ({ Put: { TableName: tableName(), Item, ConditionExpression: 'attribute_not_exists(pk)' } })),
+          ...extra.map((Item) => ({ Put: { TableName: tableName(), Item: withStreamDue(Item, now), ConditionExpression: 'attribute_not_exists(pk)' } })),
         ],
       }),
     );
@@ -176,12 +183,39 @@ export async function listOrders(
   });
 }
 
-/** Ids of the tenant's orders whose list view matches `filter`, page by page from the sharded order list. */
-export async function* orderIdsWhere(tenant: string, filter: Condition): AsyncGenerator<string> {
-  let after: string | undefined;
-  do {
-    const page = await listPage({ shards: keys.listShards(tenant, 'ORDERS'), limit: 200, after, filter });
-    for (const view of page.views) yield String(view.external_order_id);
-    after = page.last;
-  } while (after);
+/**
+ * One bounded page of the ids of the tenant's orders whose list view matches `filter`: at
+ * most `limit` list entries are read (DynamoDB applies the limit before the filter), shard
+ * after shard, so a page costs the same on any tenant and a small tenant takes one page.
+ * `next` is null once every shard has been walked.
+ */
+export async function orderIdsPage(
+  tenant: string,
+  filter: Condition,
+  from: ListPosition,
+  limit: number,
+): Promise<{ ids: string[]; next: ListPosition | null }> {
+  const shards = keys.listShards(tenant, 'ORDERS');
+  const ids: string[] = [];
+  let position: ListPosition | null = from;
+  for (let budget = limit; position && budget > 0; ) {
+    const { Items, LastEvaluatedKey, ScannedCount }: QueryCommandOutput = await tableClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'gsi1',
+        KeyConditionExpression: '#gpk = :gpk',
+        FilterExpression: filter.ConditionExpression,
+        ExpressionAttributeNames: { '#gpk': 'gsi1pk', ...filter.ExpressionAttributeNames },
+        ExpressionAttributeValues: { ':gpk': shards[position.shard], ...filter.ExpressionAttributeValues },
+        ProjectionExpression: 'list_view.external_order_id',
+        Limit: budget,
+        ...(position.after ? { ExclusiveStartKey: position.after } : {}),
+      }),
+    );
+    ids.push(...(Items ?? []).map((i) => String((i.list_view as { external_order_id: string }).external_order_id)));
+    budget -= Math.max(1, ScannedCount ?? 0);
+    if (LastEvaluatedKey) position = { shard: position.shard, after: LastEvaluatedKey };
+    else position = position.shard + 1 < shards.length ? { shard: position.shard + 1 } : null;
+  }
+  return { ids, next: position };
 }

@@ -1,27 +1,30 @@
 /**
  * The domain reactions to table changes, run by the stream processor: order processing,
- * requalification after a product archive, scrubbing after an erasure, and the write-back of
- * confirmed results. Each is idempotent (a stream record can come twice) and gets what it
+ * the paged jobs (requalification after a product archive, scrubbing after an erasure), and
+ * the write-back of confirmed results. Each is idempotent (a stream record can come twice) and gets what it
  * reads and writes through `ReactionPorts`, built by the stream processor's composition root.
  */
 import type { StoreWriteBack } from '../calls/writeback.ts';
 import { WRITEBACK_ATTEMPTS } from '../calls/writeback.ts';
 import type { StoredProduct } from '../catalog/products.ts';
 import { type EventRecord, eventItem } from '../events/outbox.ts';
-import { keys, tenantOfKey } from '../storage/keys.ts';
+import { mapWithConcurrency } from '../async/concurrency.ts';
+import { keys } from '../storage/keys.ts';
 import { retryOnRevisionConflict } from '../storage/revision-retry.ts';
 import type { Condition } from '../storage/versioned-write.ts';
 import type { Reaction, StreamChange } from '../stream/stream-dispatch.ts';
 import { erasedCustomerFields, lastStatusEventId, orderFromItem, rejectionFields, type StoredOrder } from './order.ts';
+import type { ListPosition, StoredJob } from './order-jobs.ts';
 import type { OrderResult } from './order-schemas.ts';
-import type { OrderProcessing } from './processing.ts';
+import { type OrderProcessing, orderProcessing, type ProcessingPorts } from './processing.ts';
 import { ACTIVE_STATES } from './state-machine.ts';
 
 export interface ReactionPorts {
   processing: OrderProcessing;
   products: { read(tenant: string, id: string): Promise<StoredProduct | undefined> };
-  /** Ids of the tenant's orders whose list view matches `filter`. */
-  orderIdsWhere(tenant: string, filter: Condition): AsyncIterable<string>;
+  /** One bounded page of the ids of the tenant's orders whose list view matches `filter`. */
+  orderIdsPage(tenant: string, filter: Condition, position: ListPosition, limit: number): Promise<{ ids: string[]; next: ListPosition | null }>;
+  jobs: { advance(job: StoredJob, next: ListPosition | null, page: { orders: number; ms: number }, now: Date): Promise<void> };
   store: StoreWriteBack;
   /** Writes an event item unless it exists (its key makes it once per cause). */
   putEventOnce(item: EventRecord & { pk: string; sk: string }): Promise<void>;
@@ -68,48 +71,79 @@ const orderProcessingReaction = (ports: ReactionPorts): Reaction => ({
   },
 });
 
-/** An archived product's active orders are requalified: rejected, or kept with a replacement. */
-const productArchivedReaction = (ports: ReactionPorts): Reaction => ({
-  name: 'product-archived',
-  async handle(change) {
-    if (change.eventName !== 'INSERT' || change.newImage?.entity !== 'event' || change.newImage.event_type !== 'internal.product.archived') return;
-    const event = change.newImage as unknown as EventRecord;
-    const product = await ports.products.read(event.tenant, String(event.data.external_product_id));
-    if (!product) return;
+const once = <A extends unknown[], R>(read: (...args: A) => Promise<R>) => {
+  const seen = new Map<string, Promise<R>>();
+  return (...args: A): Promise<R> => {
+    const key = JSON.stringify(args);
+    if (!seen.has(key)) seen.set(key, read(...args));
+    return seen.get(key)!;
+  };
+};
+
+/** The processing ports with the reads qualification makes answered once per job page. */
+const readOncePerPage = (p: ProcessingPorts): ProcessingPorts => ({
+  ...p,
+  customers: { read: once(p.customers.read) },
+  variants: { resolve: once(p.variants.resolve) },
+  rules: { active: once(p.rules.active) },
+  tenantConfigOf: once(p.tenantConfigOf),
+});
+
+/** Orders a job walks in one invocation: bounded work per page, whatever the tenant's size. */
+export const JOB_PAGE_SIZE = 200;
+const JOB_ORDER_CONCURRENCY = 8;
+
+/** What a job does: which orders it visits, and what it does to each (none: nothing left to do). */
+async function jobWork(ports: ReactionPorts, job: StoredJob): Promise<{ filter: Condition; apply(order: StoredOrder): Promise<void> } | undefined> {
+  if (job.kind === 'requalify-product-orders') {
+    const product = await ports.products.read(job.tenant, job.subject);
+    if (!product) return undefined;
     const variants = (JSON.parse(product.variants_json) as { external_variant_id: string }[]).map((v) => v.external_variant_id);
     const filter = activeStateFilter(
       variants.map((_, i) => `contains(match_keys, :v${i})`).join(' OR '),
       {},
       Object.fromEntries(variants.map((v, i) => [`:v${i}`, v])),
     );
-    for await (const id of ports.orderIdsWhere(event.tenant, filter)) {
-      await withOrder(ports, event.tenant, id, (order) => requalifyActive(ports, order, new Date()));
-    }
-  },
-});
+    // One page's orders share their customers, variants and rules: each is read once per page.
+    const pageProcessing = orderProcessing(readOncePerPage(ports.processing.ports));
+    return { filter, apply: (order) => requalifyActive({ ...ports, processing: pageProcessing }, order, new Date()) };
+  }
+  if (job.pages === 0) await ports.processing.ports.callPlatform.erase({ tenant: job.tenant, external_customer_id: job.subject });
+  const filter: Condition = {
+    ConditionExpression: '#view.external_customer_id = :customer',
+    ExpressionAttributeNames: { '#view': 'list_view' },
+    ExpressionAttributeValues: { ':customer': job.subject },
+  };
+  return { filter, apply: (order) => scrubErasedCustomer(ports, order) };
+}
 
-/** After an erasure: the contact permission reference leaves every order of the customer, and active ones are rejected. */
-const customerAnonymizedReaction = (ports: ReactionPorts): Reaction => ({
-  name: 'customer-anonymized',
+/** After an erasure: the contact permission reference leaves the order, and an active one is rejected. */
+async function scrubErasedCustomer(ports: ReactionPorts, order: StoredOrder) {
+  const active = ACTIVE_STATES.includes(order.processing_state);
+  await ports.forgetResultScenario(order.pk);
+  if (!active && order.contact_permission.reference === undefined) return;
+  const rejection = active ? { to: 'rejected' as const, reason: 'customer_anonymized' } : {};
+  const set = { ...erasedCustomerFields(order), ...(active ? { next_contact_at: null } : {}) };
+  await ports.processing.ports.orders.write(order, { set, ...rejection }, new Date());
+}
+
+/**
+ * One page of a reaction job (an archived product's active orders requalified: rejected, or
+ * kept with a replacement; an erased customer's orders scrubbed), then the job moved on: its
+ * change brings the next page. A job's record seen again (a duplicate) redoes an idempotent page.
+ */
+const orderJobReaction = (ports: ReactionPorts): Reaction => ({
+  name: 'order-job',
   async handle(change) {
-    if (entityOf(change) !== 'customer' || !change.newImage?.anonymized_at || change.oldImage?.anonymized_at) return;
-    const tenant = tenantOfKey(String(change.newImage.pk));
-    const filter: Condition = {
-      ConditionExpression: '#view.external_customer_id = :customer',
-      ExpressionAttributeNames: { '#view': 'list_view' },
-      ExpressionAttributeValues: { ':customer': change.newImage.external_customer_id },
-    };
-    await ports.processing.ports.callPlatform.erase({ tenant, external_customer_id: String(change.newImage.external_customer_id) });
-    for await (const id of ports.orderIdsWhere(tenant, filter)) {
-      await withOrder(ports, tenant, id, async (order) => {
-        const active = ACTIVE_STATES.includes(order.processing_state);
-        await ports.forgetResultScenario(order.pk);
-        if (!active && order.contact_permission.reference === undefined) return;
-        const rejection = active ? { to: 'rejected' as const, reason: 'customer_anonymized' } : {};
-        const set = { ...erasedCustomerFields(order), ...(active ? { next_contact_at: null } : {}) };
-        await ports.processing.ports.orders.write(order, { set, ...rejection }, new Date());
-      });
-    }
+    if (entityOf(change) !== 'job') return;
+    const job = change.newImage as unknown as StoredJob;
+    if (job.status !== 'running' || job.position === null) return;
+    const started = performance.now();
+    const work = await jobWork(ports, job);
+    if (!work) return ports.jobs.advance(job, null, { orders: 0, ms: performance.now() - started }, new Date());
+    const page = await ports.orderIdsPage(job.tenant, work.filter, job.position, JOB_PAGE_SIZE);
+    await mapWithConcurrency(page.ids, JOB_ORDER_CONCURRENCY, (id) => withOrder(ports, job.tenant, id, work.apply));
+    await ports.jobs.advance(job, page.next, { orders: page.ids.length, ms: performance.now() - started }, new Date());
   },
 });
 
@@ -156,9 +190,4 @@ const writeBackReaction = (ports: ReactionPorts): Reaction => ({
 });
 
 /** The stream processor's domain reactions; the variant index has its own consumer (catalog indexer). */
-export const domainReactions = (ports: ReactionPorts): Reaction[] => [
-  orderProcessingReaction(ports),
-  productArchivedReaction(ports),
-  customerAnonymizedReaction(ports),
-  writeBackReaction(ports),
-];
+export const domainReactions = (ports: ReactionPorts): Reaction[] => [orderProcessingReaction(ports), orderJobReaction(ports), writeBackReaction(ports)];

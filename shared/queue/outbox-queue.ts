@@ -6,11 +6,9 @@
  * Consumers are idempotent per record, so a duplicate message is harmless.
  */
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { dueItems } from '../storage/due-index.ts';
-import { queueClient, queueUrls, tableClient, tableName } from '../storage/clients.ts';
+import { dueItems, postponeDue } from '../storage/due-index.ts';
+import { queueClient, queueUrls } from '../storage/clients.ts';
 import { keys } from '../storage/keys.ts';
-import { isConditionFailed } from '../storage/conditional.ts';
 
 export interface QueueMessage {
   body: string;
@@ -39,29 +37,10 @@ export async function sendToWebhookQueue(message: QueueMessage): Promise<void> {
 export async function reconcileOverdue(now: Date, send: (message: QueueMessage) => Promise<void> = sendToWebhookQueue): Promise<number> {
   let resent = 0;
   for await (const item of dueItems(keys.dueShard, now)) {
-    if (await postpone(String(item.pk), String(item.sk), String(item.gsi2sk), now)) {
+    if (await postponeDue(item, new Date(now.getTime() + REENQUEUE_GRACE_SECONDS * 1000))) {
       await send({ body: (item.queue_message as QueueMessage).body });
       resent++;
     }
   }
   return resent;
-}
-
-/** Moves the due time on, unless the record's owner changed it meanwhile (no double send). */
-async function postpone(pk: string, sk: string, seenDueAt: string, now: Date): Promise<boolean> {
-  try {
-    await tableClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: { pk, sk },
-        UpdateExpression: 'SET gsi2sk = :next',
-        ConditionExpression: 'gsi2sk = :seen',
-        ExpressionAttributeValues: { ':seen': seenDueAt, ':next': new Date(now.getTime() + REENQUEUE_GRACE_SECONDS * 1000).toISOString() },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailed(error)) return false;
-    throw error;
-  }
 }

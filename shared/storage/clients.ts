@@ -13,6 +13,11 @@ import { type KeySecrets, kmsKeySecrets, rootKeySecrets } from '../auth/key-secr
 import { runtimeConfig } from '../config/runtime.ts';
 import { meterCapacity } from './capacity-meter.ts';
 
+export type ClientDecorator = (service: 'dynamodb' | 'sqs', client: DynamoDBClient | SQSClient) => void;
+const decorators: ClientDecorator[] = [];
+/** Lets the local runtime wrap every client a function builds (its fault switch); nothing on AWS registers one. */
+export const decorateClients = (decorator: ClientDecorator): void => void decorators.push(decorator);
+
 let documentClient: DynamoDBDocumentClient | undefined;
 let rawClient: DynamoDBClient | undefined;
 let sqsClient: SQSClient | undefined;
@@ -27,6 +32,7 @@ export function dynamoClient(): DynamoDBClient {
     maxAttempts: 6,
   });
   if (config.costMetering) meterCapacity(rawClient);
+  for (const decorate of decorators) decorate('dynamodb', rawClient);
   return rawClient;
 }
 
@@ -38,11 +44,13 @@ export function tableClient(): DynamoDBDocumentClient {
 }
 
 export function queueClient(): SQSClient {
+  if (sqsClient) return sqsClient;
   const config = runtimeConfig();
-  sqsClient ??= new SQSClient({
+  sqsClient = new SQSClient({
     region: config.region,
     ...(config.sqsEndpoint ? { endpoint: config.sqsEndpoint } : {}),
   });
+  for (const decorate of decorators) decorate('sqs', sqsClient);
   return sqsClient;
 }
 
@@ -65,3 +73,6 @@ export function keySecrets(): KeySecrets {
 
 /** The webhook queue and its dead-letter queue. */
 export const queueUrls = () => ({ webhook: runtimeConfig().webhookQueueUrl, deadLetter: runtimeConfig().webhookDlqUrl });
+
+/** How long stream-driven work may wait for its stream record before the sweeps take it (STREAM_RECOVERY_SECONDS). */
+export const streamRecoverySeconds = () => runtimeConfig().streamRecoverySeconds;

@@ -1,6 +1,7 @@
 /** Reads of the sparse due-work index (gsi2): every entry of every shard whose due time has passed. */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { tableClient, tableName } from './clients.ts';
+import { isConditionFailed } from './conditional.ts';
 import { DUE_SHARDS } from './keys.ts';
 
 /**
@@ -24,5 +25,28 @@ export async function* dueItems<T extends Record<string, unknown>>(partitionOf: 
       yield* (page.Items ?? []) as T[];
       startKey = page.LastEvaluatedKey;
     } while (startKey);
+  }
+}
+
+/**
+ * Moves an item's due time on to `next`, unless its owner changed it since it was seen: the
+ * sweep that wins takes the work, so two sweeps never do it twice, and work whose sweep dies
+ * comes due again.
+ */
+export async function postponeDue(item: Record<string, unknown>, next: Date): Promise<boolean> {
+  try {
+    await tableClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: { pk: item.pk, sk: item.sk },
+        UpdateExpression: 'SET gsi2sk = :next',
+        ConditionExpression: 'gsi2sk = :seen',
+        ExpressionAttributeValues: { ':seen': item.gsi2sk, ':next': next.toISOString() },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailed(error)) return false;
+    throw error;
   }
 }

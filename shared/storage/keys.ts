@@ -22,6 +22,8 @@
  * | a list page (products, rules, ...)    | gsi1pk = T#{tenant}#{LIST}#{shard}, gsi1sk > cursor | gsi1 (all shards merged) |
  * | server-side key material              | pk = SYSTEM, sk = {name}                        | table |
  * | overdue queue work                    | gsi2pk = DUE#{shard}, gsi2sk <= now             | gsi2  |
+ * | a tenant's reaction jobs (paged over orders) | pk = T#{tenant}#JOBS, sk = JOB#{kind}#{subject}#{at} | table |
+ * | stream work not yet done (events, jobs) | gsi2pk = STREAMDUE#{shard}, gsi2sk <= now     | gsi2  |
  *
  * Tenant data always starts with `T#{tenant}#`, so no request can address another tenant's
  * items: the tenant comes only from the authenticated principal. No partition key ever
@@ -105,4 +107,12 @@ export const keys = {
     gsi2sk: dueAtIso,
   }),
   dueShard: (shard: number) => `DUE#${shard}`,
+  /** A job that pages a reaction over a tenant's orders (requalify after an archive, scrub after an erasure). */
+  job: (tenant: string, kind: string, subject: string, atIso: string): ItemKey => ({
+    pk: `${tenantPrefix(tenant)}#JOBS`,
+    sk: `JOB#${kind}#${keySegment(subject)}#${atIso}`,
+  }),
+  /** Stream work index entry: an item whose stream record has not been handled yet; the reconciler replays it once `gsi2sk <= now`. */
+  streamDue: (recordPk: string, dueAtIso: string) => ({ gsi2pk: `STREAMDUE#${shardOf(recordPk, DUE_SHARDS)}`, gsi2sk: dueAtIso }),
+  streamDueShard: (shard: number) => `STREAMDUE#${shard}`,
 } as const;

@@ -5,11 +5,11 @@ import type { ItemKey } from './keys.ts';
 import { cancelledItem, conditionFailedAt } from './conditional.ts';
 
 /**
- * Marks the item archived (also in its list view) and returns it, writing `event` (a domain
- * event item) in the same transaction; an archived item is returned as it is, without a new
- * event, and a missing one as undefined.
+ * Marks the item archived (also in its list view) and returns it, writing `consequence` (the
+ * work the archive starts) in the same transaction; an archived item is returned as it is,
+ * starting nothing again, and a missing one as undefined.
  */
-export async function archiveItem<T>(key: ItemKey, now: Date, event?: object): Promise<T | undefined> {
+export async function archiveItem<T>(key: ItemKey, now: Date, consequence?: object): Promise<T | undefined> {
   try {
     await tableClient().send(
       new TransactWriteCommand({
@@ -25,7 +25,7 @@ export async function archiveItem<T>(key: ItemKey, now: Date, event?: object): P
               ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
             },
           },
-          ...(event ? [{ Put: { TableName: tableName(), Item: event } }] : []),
+          ...(consequence ? [{ Put: { TableName: tableName(), Item: consequence } }] : []),
         ],
       }),
     );

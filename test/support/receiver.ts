@@ -7,6 +7,8 @@ export interface Received {
   headers: IncomingHttpHeaders;
   body: string;
   at: number;
+  /** How the receiver answered it ('ok' is a 200 in time). */
+  behaviour: Behaviour;
 }
 
 export async function startReceiver(script: (n: number) => Behaviour, options: { sleepMs?: number; delayMs?: number; redirectTo?: string } = {}) {
@@ -15,8 +17,8 @@ export async function startReceiver(script: (n: number) => Behaviour, options: {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
-      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
-      const behaviour = script(received.length);
+      const behaviour = script(received.length + 1);
+      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now(), behaviour });
       if (options.delayMs) await new Promise((r) => setTimeout(r, options.delayMs));
       if (behaviour === 'reset') return req.socket.destroy();
       if (behaviour === 'sleep') return setTimeout(() => res.writeHead(200).end('too late'), options.sleepMs ?? 5000);

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { putEventOnce } from '#shared/events/event-store.ts';
 import { eventItem } from '#shared/events/outbox.ts';
 import { NotFoundError } from '#shared/errors.ts';
 import { defineOperation } from '#shared/http/operation.ts';
 import { httpHandler } from '../handler.ts';
-import { tableClient, tableName } from '#shared/storage/clients.ts';
 import { keys } from '#shared/storage/keys.ts';
 import { deliveryIdFor } from '#shared/webhooks/payload.ts';
 import { readWebhookSubscription } from '#shared/webhooks/subscription-store.ts';
@@ -31,6 +30,6 @@ export const handler = httpHandler(contract, async ({ principal, correlationId, 
     test: true,
     occurredAt: now,
   });
-  await tableClient().send(new PutCommand({ TableName: tableName(), Item: event }));
+  await putEventOnce(event);
   return { status: 202, body: { event_id: event.event_id, delivery_id: deliveryIdFor(event.event_id), status: 'queued' as const } };
 });

@@ -4,7 +4,19 @@ import { orderProcessing } from '#shared/orders/processing.ts';
 import { domainReactions, type ReactionPorts } from '#shared/orders/reactions.ts';
 import { versionAttributes } from '#shared/versioning/version-attributes.ts';
 import { contentOf } from '#shared/orders/order.ts';
+import type { ListPosition } from '#shared/orders/order-jobs.ts';
 import { order, ports } from './memory-ports.ts';
+
+const jobShape = {
+  pk: 'T#acme#JOB#scrub-customer-orders#c1#2026-11-25T11:00:00.000Z',
+  sk: 'JOB',
+  entity: 'job',
+  kind: 'scrub-customer-orders',
+  tenant: 'acme',
+  subject: 'c1',
+  orders: 0,
+  status: 'running',
+};
 
 function erasureSetup() {
   const processingPorts = ports('+4915100000000');
@@ -18,30 +30,33 @@ function erasureSetup() {
   processingPorts.orders.orders.set('acme/active', withReference('active', 'scheduled'));
   processingPorts.orders.orders.set('acme/done', withReference('done', 'completed'));
   const forgotten: string[] = [];
+  const advanced: { pages: number; next: ListPosition | null; processed: number }[] = [];
   const reactionPorts: ReactionPorts = {
     processing: orderProcessing(processingPorts),
     products: { read: async () => undefined },
-    orderIdsWhere: async function* () {
-      yield 'active';
-      yield 'done';
-    },
+    // Two pages: the job walks them one invocation each.
+    orderIdsPage: async (_tenant, _filter, position) => (position.shard === 0 ? { ids: ['active'], next: { shard: 1 } } : { ids: ['done'], next: null }),
+    jobs: { advance: async (job, next, page) => void advanced.push({ pages: job.pages, next, processed: page.orders }) },
     store: { writeBack: async () => undefined },
     putEventOnce: async () => undefined,
     forgetResultScenario: async (pk) => void forgotten.push(pk),
   };
-  return { processingPorts, reactionPorts, erased, forgotten };
+  return { processingPorts, reactionPorts, erased, forgotten, advanced };
 }
 
-describe('the erasure reaction', () => {
-  it("scrubs every order of the customer, forgets its results' scenario digit and asks the call platform to erase", async () => {
-    const { processingPorts, reactionPorts, erased, forgotten } = erasureSetup();
+describe('the erasure job', () => {
+  it("scrubs every order of the customer page by page, forgets its results' scenario digit and asks the call platform to erase once", async () => {
+    const { processingPorts, reactionPorts, erased, forgotten, advanced } = erasureSetup();
     const before = processingPorts.orders.orders.get('acme/done')!.content_sha256;
-    const change = {
-      eventName: 'MODIFY' as const,
-      newImage: { entity: 'customer', pk: 'T#acme#CUSTOMER#c1', external_customer_id: 'c1', anonymized_at: '2026-11-25T11:00:00Z' },
-      oldImage: { entity: 'customer', pk: 'T#acme#CUSTOMER#c1', external_customer_id: 'c1' },
-    };
-    for (const reaction of domainReactions(reactionPorts)) await reaction.handle(change);
+    const job = { ...jobShape, position: { shard: 0 }, pages: 0 };
+    for (const reaction of domainReactions(reactionPorts)) await reaction.handle({ eventName: 'INSERT', newImage: job });
+    // The job's change after its first page brings the second.
+    const moved = { ...job, position: { shard: 1 }, pages: 1, orders: 1 };
+    for (const reaction of domainReactions(reactionPorts)) await reaction.handle({ eventName: 'MODIFY', newImage: moved, oldImage: job });
+    expect(advanced).toEqual([
+      { pages: 0, next: { shard: 1 }, processed: 1 },
+      { pages: 1, next: null, processed: 1 },
+    ]);
     const active = processingPorts.orders.orders.get('acme/active')!;
     const done = processingPorts.orders.orders.get('acme/done')!;
     expect(active).toMatchObject({ processing_state: 'rejected', state_reason: 'customer_anonymized' });

@@ -1,0 +1,215 @@
+/**
+ * Nothing lost under faults. On the real local runtime, with the fault switch failing a share
+ * of the functions' DynamoDB and SQS calls as AWS does (throttling, 5xx, connections dropped
+ * after the write), a receiver that answers 500, times out or resets a share of deliveries,
+ * and the whole runtime SIGKILLed and started again at random moments: orders across every
+ * sandbox scenario, with PATCHes and cancels, each reach the final state their scenario
+ * says, and every event of every order reaches the receiver at least once.
+ *
+ * `npm test` runs the short form (60 orders, one kill); `npm run chaos` the full one (500
+ * orders, three kills). `CHAOS_SEED` repeats a run; the figures are printed and, for the full
+ * run, written to bench/results/chaos.json.
+ */
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { freePort } from '#local/processes.ts';
+import { mapWithConcurrency } from '#shared/async/concurrency.ts';
+import { type AnswerLog, KillableRuntime, partnerCall, seededRandom } from '../support/chaos.ts';
+import { repoRoot } from '../support/paths.ts';
+import { eventually } from '../support/eventually.ts';
+import { startReceiver } from '../support/receiver.ts';
+
+const ORDERS = Number(process.env.CHAOS_ORDERS ?? 60);
+const KILLS = Number(process.env.CHAOS_KILLS ?? 1);
+const SEED = Number(process.env.CHAOS_SEED ?? Date.now() % 1_000_000);
+const FAULTS = 'dynamodb:0.05,sqs:0.05';
+const EVENT_TYPES = [
+  'commerce.order.status_changed.v1',
+  'commerce.call.attempt_completed.v1',
+  'commerce.order.result_ready.v1',
+  'commerce.writeback.failed.v1',
+];
+/** contract-decisions section 7: the result each phone number's last digit ends in. */
+const OUTCOME_BY_DIGIT = [
+  'confirmed',
+  'unreachable',
+  'confirmed',
+  'declined',
+  'modified',
+  'confirmed',
+  'confirmed',
+  'confirmed',
+  'confirmed',
+  'invalid_number',
+];
+
+interface Plan {
+  id: string;
+  digit: number;
+  patch: boolean;
+  cancel: boolean;
+  cancelStatus?: number;
+}
+
+describe('chaos: faults, failing receivers and kills', () => {
+  it(`loses nothing: ${ORDERS} orders, ${KILLS} kill(s), ${FAULTS}`, { timeout: 1_500_000 }, async () => {
+    const random = seededRandom(SEED);
+    const dataDir = mkdtempSync(join(tmpdir(), 'commerce-chaos-'));
+    const receiverRandom = seededRandom(SEED + 1);
+    const receiver = await startReceiver(
+      () => {
+        const r = receiverRandom();
+        return r < 0.1 ? 'fail' : r < 0.15 ? 'reset' : r < 0.2 ? 'sleep' : 'ok';
+      },
+      { sleepMs: 3_000 },
+    );
+    const runtime = new KillableRuntime({
+      PORT: String(await freePort()),
+      LOCAL_DATA_DIR: dataDir,
+      LOCAL_FAULTS: FAULTS,
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      WEBHOOK_BACKOFF_SCALE: '0.001',
+      WEBHOOK_TIMEOUT_SCALE: '0.2',
+      CALL_RETRY_DELAY_SECONDS: '1',
+      CALL_STUCK_AFTER_SECONDS: '10',
+      STREAM_RECOVERY_SECONDS: '5',
+      LOCAL_RECONCILE_EVERY_SECONDS: '2',
+      POWERTOOLS_LOG_LEVEL: 'ERROR',
+    });
+    const started = Date.now();
+    await runtime.start();
+    try {
+      Object.assign(process.env, JSON.parse(readFileSync(join(dataDir, 'runtime.json'), 'utf8')).env);
+      const { benchTenant, CALL_NOW_CONFIG } = await import('#bench/lib/client.ts');
+      const { orderPartition, tenantDeliveries, openOrders } = await import('../support/chaos-table.ts');
+      const key = await benchTenant('chaos', { ...CALL_NOW_CONFIG, writeback: { enabled: true } });
+      const log: AnswerLog = { statuses: {}, improper: [] };
+      const call = (method: string, path: string, body?: unknown) => partnerCall(runtime, key, log, method, path, body);
+
+      expect((await call('PUT', '/webhook-subscription', { url: receiver.url, event_types: EVENT_TYPES })).status).toBe(201);
+      const coffee = {
+        external_product_id: 'coffee',
+        title: 'Coffee beans',
+        source_version: '1',
+        variants: [
+          { external_variant_id: 'beans', price: '9.99', currency: 'EUR' },
+          { external_variant_id: 'beans-1kg', price: '24.50', currency: 'EUR' },
+        ],
+      };
+      expect((await call('POST', '/products/batch', { products: [coffee] })).body.rejected).toBe(0);
+      const upsell = {
+        rule_type: 'upsell',
+        priority: 5,
+        applies_to: { external_variant_ids: ['beans'] },
+        action: { suggest_variant: 'beans-1kg' },
+        source_version: '1',
+      };
+      expect((await call('PUT', '/sales-rules/upsell', upsell)).status).toBe(200);
+      const consent = { status: 'granted', proof: { source: 'checkout', collected_at: '2026-01-01T00:00:00Z' } };
+      for (let d = 0; d < 10; d++) {
+        expect((await call('PUT', `/customers/c${d}`, { phone: `+4915100000${d}`, locale: 'de-DE', consent, source_version: '1' })).status).toBeLessThan(300);
+      }
+      // Let the variant index take the catalog in before the orders come.
+      await new Promise((r) => setTimeout(r, 3_000));
+
+      const plans: Plan[] = Array.from({ length: ORDERS }, (_, i) => ({ id: `chaos-${i}`, digit: i % 10, patch: random() < 0.2, cancel: random() < 0.15 }));
+      const killAt = new Set(Array.from({ length: KILLS }, () => Math.floor(ORDERS * (0.1 + 0.8 * random()))));
+      await mapWithConcurrency(plans, 8, async (plan, i) => {
+        if (killAt.delete(i)) void runtime.killAndRestart();
+        const body = {
+          order_kind: 'standard',
+          external_order_id: plan.id,
+          external_customer_id: `c${plan.digit}`,
+          items: [{ external_variant_id: 'beans', quantity: 2, price: '9.99', currency: 'EUR' }],
+          contact_permission: { status: 'granted' },
+          source_version: '1',
+        };
+        expect([200, 201]).toContain((await call('POST', '/orders', body)).status);
+        if (plan.patch) expect([200, 409]).toContain((await call('PATCH', `/orders/${plan.id}`, { source_version: '2', priority: 3 })).status);
+        if (plan.cancel) {
+          plan.cancelStatus = (await call('POST', `/orders/${plan.id}/cancel`, { reason: 'customer_request' })).status;
+          expect([200, 409]).toContain(plan.cancelStatus);
+        }
+      });
+      await runtime.ready();
+      const lastFaultAt = runtime.lastRestartAt;
+
+      // Quiet: every order final, and every event of every order delivered (or dead-lettered).
+      await eventually(
+        () => openOrders(key.tenant),
+        (open) => open === 0,
+        { timeoutMs: 600_000, everyMs: 2_000 },
+      );
+      const answeredOk = () => receiver.received.filter((r) => r.behaviour === 'ok').map((r) => String(r.headers['x-svc-webhook-event-id']));
+      const deliveredIds = () => new Set(answeredOk());
+      const pending = async () => {
+        const events = (await mapWithConcurrency(plans, 8, (p) => orderPartition(key.tenant, p.id))).flatMap((o) => o.events);
+        const deadLettered = new Set((await tenantDeliveries(key.tenant)).filter((d) => d.status === 'dead_lettered').map((d) => d.event_id));
+        const delivered = deliveredIds();
+        return { events, missing: events.filter((e) => !delivered.has(e.event_id) && !deadLettered.has(e.event_id)), deadLettered };
+      };
+      const quiet = await eventually(pending, (p) => p.missing.length === 0, { timeoutMs: 600_000, everyMs: 5_000 });
+      const quietAfterMs = Date.now() - lastFaultAt;
+
+      const wrong: string[] = [];
+      for (const plan of plans) {
+        const { order, history, attempts, result } = await orderPartition(key.tenant, plan.id);
+        const state = String(order?.processing_state);
+        if (plan.cancelStatus === 200 && state !== 'cancelled') wrong.push(`${plan.id}: cancelled with 200 but ${state}`);
+        if (plan.cancelStatus !== 200 && state !== 'completed') wrong.push(`${plan.id}: ${state}, not completed`);
+        if (state === 'completed' && result?.business_outcome !== OUTCOME_BY_DIGIT[plan.digit]) wrong.push(`${plan.id}: outcome ${result?.business_outcome}`);
+        // Created once, cancelled at most once, one unbroken chain of states.
+        if (history.filter((h) => h.from === null).length !== 1) wrong.push(`${plan.id}: created ${history.filter((h) => h.from === null).length} times`);
+        if (history.filter((h) => h.to === 'cancelled').length > 1) wrong.push(`${plan.id}: cancelled twice`);
+        if (history.some((h, i) => i > 0 && h.from !== history[i - 1]!.to)) wrong.push(`${plan.id}: broken history`);
+        const numbers = attempts.map((a) => a.attempt).sort((a, b) => a - b);
+        if (numbers.some((n, i) => n !== i + 1)) wrong.push(`${plan.id}: attempts ${numbers.join(',')}`);
+      }
+      const deliveries = await tenantDeliveries(key.tenant);
+      const overAttempted = deliveries.filter((d) => d.attempts > 8);
+      const okAnswers = new Map<string, number>();
+      for (const id of answeredOk()) okAnswers.set(id, (okAnswers.get(id) ?? 0) + 1);
+      const faults: Record<string, number> = {};
+      for (const file of readdirSync(dataDir).filter((f) => f.startsWith('faults-'))) {
+        for (const [kind, n] of Object.entries(JSON.parse(readFileSync(join(dataDir, file), 'utf8')) as Record<string, number>))
+          faults[kind] = (faults[kind] ?? 0) + n;
+      }
+      const figures = {
+        seed: SEED,
+        orders: ORDERS,
+        patches: plans.filter((p) => p.patch).length,
+        cancels: plans.filter((p) => p.cancel).length,
+        kills: runtime.kills,
+        faults_injected: faults,
+        receiver_requests: receiver.received.length,
+        events: quiet.events.length,
+        lost: quiet.missing.length,
+        dead_lettered: quiet.deadLettered.size,
+        duplicates_delivered: [...okAnswers.values()].filter((n) => n > 1).length,
+        wrong_final_states: wrong.length,
+        deliveries_over_8_attempts: overAttempted.length,
+        partner_answers: log.statuses,
+        improper_answers: log.improper.length,
+        quiet_after_last_fault_ms: quietAfterMs,
+        total_ms: Date.now() - started,
+      };
+      console.info(`chaos figures: ${JSON.stringify(figures)}`);
+      if (process.env.CHAOS_RECORD === 'true') {
+        mkdirSync(join(repoRoot, 'bench/results'), { recursive: true });
+        writeFileSync(join(repoRoot, 'bench/results/chaos.json'), `${JSON.stringify(figures, null, 2)}\n`);
+      }
+      expect(Object.values(faults).reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+      expect(runtime.kills).toBe(KILLS);
+      expect(wrong).toEqual([]);
+      expect(quiet.missing).toEqual([]);
+      expect(overAttempted).toEqual([]);
+      expect(log.improper).toEqual([]);
+    } finally {
+      await runtime.stop();
+      await receiver.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});

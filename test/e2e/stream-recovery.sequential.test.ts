@@ -1,0 +1,94 @@
+/**
+ * Stream work is never dropped: with every stream-processor invocation failing (the fault
+ * switch), its batches run out of retries and records are skipped, as Lambda's event source
+ * does after `retryAttempts`. An order waiting in `received` still reaches its final state
+ * (the call scheduler finds it by its due entry) and every one of its events still reaches
+ * the receiver (the reconciler replays the event items whose fan-out never ran).
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { freePort } from '#local/processes.ts';
+import { send, type BenchKey } from '#bench/lib/client.ts';
+import { eventually } from '../support/eventually.ts';
+import { startReceiver } from '../support/receiver.ts';
+import { killRuntime, startRuntime } from '../support/runtime.ts';
+
+describe('stream records skipped after their retries', () => {
+  it('still bring an order in received to its final state and every one of its events to the receiver', { timeout: 300_000 }, async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'commerce-stream-recovery-'));
+    const receiver = await startReceiver(() => 'ok');
+    const runtime = await startRuntime({
+      PORT: String(await freePort()),
+      LOCAL_DATA_DIR: dataDir,
+      LOCAL_FAULTS: 'stream-processor:1',
+      STREAM_RECOVERY_SECONDS: '2',
+      LOCAL_RECONCILE_EVERY_SECONDS: '1',
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      POWERTOOLS_LOG_LEVEL: 'ERROR',
+    });
+    let output = '';
+    runtime.child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    try {
+      const credentials = JSON.parse(readFileSync(join(dataDir, 'credentials.json'), 'utf8'));
+      const key: BenchKey = { tenant: 'sandbox', keyId: credentials.key_id, secret: credentials.secret };
+      const call = (method: string, path: string, body?: unknown) => send(runtime.baseUrl, key, method, path, body);
+      const types = ['commerce.order.status_changed.v1', 'commerce.call.attempt_completed.v1', 'commerce.order.result_ready.v1'];
+      expect((await call('PUT', '/webhook-subscription', { url: receiver.url, event_types: types })).status).toBe(201);
+      const product = {
+        external_product_id: 'tea',
+        title: 'Tea',
+        source_version: '1',
+        variants: [{ external_variant_id: 'tea-1', price: '4.50', currency: 'EUR' }],
+      };
+      expect((await call('POST', '/products/batch', { products: [product] })).body.rejected).toBe(0);
+      const consent = { status: 'granted', proof: { source: 'checkout', collected_at: '2026-01-01T00:00:00Z' } };
+      expect((await call('PUT', '/customers/skipped', { phone: '+491510000000', locale: 'de-DE', consent, source_version: '1' })).status).toBeLessThan(300);
+      const order = {
+        order_kind: 'standard',
+        external_order_id: 'skipped-1',
+        external_customer_id: 'skipped',
+        items: [{ external_variant_id: 'tea-1', quantity: 1, price: '4.50', currency: 'EUR' }],
+        contact_permission: { status: 'granted' },
+        source_version: '1',
+      };
+      expect((await call('POST', '/orders', order)).status).toBe(201);
+
+      const final = await eventually(
+        () => call('GET', '/orders/skipped-1'),
+        (res) => ['completed', 'rejected', 'cancelled'].includes(res.body.processing_state),
+        { timeoutMs: 120_000, everyMs: 500 },
+      );
+      expect(final.body.processing_state).toBe('completed');
+      // received → validated → scheduled → in_call → completed, the attempt, the result: each event at least once.
+      const delivered = () => new Set(receiver.received.map((r) => `${JSON.parse(r.body).event_type} ${JSON.parse(r.body).data.processing_state ?? ''}`));
+      await eventually(
+        () => delivered().size,
+        (size) => size >= 7,
+        { timeoutMs: 120_000, everyMs: 500 },
+      );
+      expect([...delivered()].sort()).toEqual(
+        [
+          'commerce.call.attempt_completed.v1 ',
+          'commerce.order.result_ready.v1 ',
+          'commerce.order.status_changed.v1 completed',
+          'commerce.order.status_changed.v1 in_call',
+          'commerce.order.status_changed.v1 received',
+          'commerce.order.status_changed.v1 scheduled',
+          'commerce.order.status_changed.v1 validated',
+        ].sort(),
+      );
+      // The stream processor really failed throughout, and its event source gave records up.
+      await eventually(
+        () => output,
+        (text) => text.includes('stream-processor: skipped a record after retries'),
+        { timeoutMs: 60_000, everyMs: 500 },
+      );
+    } finally {
+      await killRuntime(runtime.child);
+      await receiver.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
