@@ -135,9 +135,8 @@ switch (`${area} ${action}`) {
   case 'stream-work replay': {
     // What a skipped stream batch left undone (also listed in the stream's on-failure queue on AWS), replayed now instead of when due.
     const { replayOverdueStreamWork } = await import('#shared/stream/stream-work.ts');
-    const { streamRecoverySeconds } = await import('#shared/storage/clients.ts');
     const { reactions } = await import('#functions/workers/stream-processor.ts');
-    const { replayed, failed } = await replayOverdueStreamWork(new Date(Date.now() + streamRecoverySeconds() * 1000), reactions);
+    const { replayed, failed } = await replayOverdueStreamWork(new Date(), reactions, new Date('9999-12-31T00:00:00Z'));
     console.log(`Replayed ${replayed} item(s) through the stream processor's reactions; ${failed} failed and come due again.`);
     if (failed) process.exitCode = 1;
     break;

@@ -189,8 +189,9 @@ async function startSchedules(running: Running, options: LocalStackOptions) {
   // The emulator keeps its messages in memory: after a restart on kept data, every record
   // that waits for a queue message gets it again now (consumers are idempotent per record).
   if (options.dataDir) {
-    const { reconcileOverdue } = await import('#shared/queue/outbox-queue.ts');
-    const resent = await reconcileOverdue(new Date('9999-12-31T00:00:00Z'));
+    const { reconcileOverdue, sendToWebhookQueue } = await import('#shared/queue/outbox-queue.ts');
+    // Every record waiting for a message, whenever due; their next due time counts from now.
+    const resent = await reconcileOverdue(new Date(), sendToWebhookQueue, new Date('9999-12-31T00:00:00Z'));
     if (resent) running.log(`re-sent ${resent} queue message(s) lost with the previous run`);
   }
   const reconciler = await loadHandler<unknown, unknown>(WORKERS.reconciler.handler);

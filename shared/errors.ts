@@ -142,6 +142,15 @@ export class RateLimitedError extends DomainError {
     this.retryAfterSeconds = retryAfterSeconds;
   }
 }
+/** AWS stayed busy (throttling, a 5xx, a dropped connection) through the SDK's retries: the partner retries after a moment. */
+export class ServiceBusyError extends DomainError {
+  override readonly name = 'ServiceBusyError';
+  readonly code = 'rate_limited';
+  readonly retryAfterSeconds = 1;
+  constructor() {
+    super('The service is busy; retry the same request (with the same Idempotency-Key) after Retry-After seconds.');
+  }
+}
 export class TenantUnavailableError extends DomainError {
   override readonly name = 'TenantUnavailableError';
   readonly code = 'tenant_unavailable';

@@ -2,6 +2,7 @@
  * The authorizer's ports backed by the table: cached key lookup and nonce claims, and the
  * per-key rate windows of the tenant gate.
  */
+import { randomUUID } from 'node:crypto';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ttlCache } from '../caching/ttl-cache.ts';
 import { succeededUnlessConditionFailed } from '../storage/conditional.ts';
@@ -24,18 +25,22 @@ export function dynamoAuthPorts(options: { cacheSeconds: number; secrets: KeySec
   }, options.cacheSeconds * 1000);
   return {
     findKey: (keyId) => keyCache.get(keyId),
-    // DynamoDB TTL deletes lazily, so an item whose expiry has passed counts as free.
-    claimNonce: (principal: Principal, nonce: string, expiresAt: Date, at: Date) =>
-      succeededUnlessConditionFailed(
+    // DynamoDB TTL deletes lazily, so an item whose expiry has passed counts as free. The claim
+    // id makes the write idempotent: when the connection drops after DynamoDB stored the nonce,
+    // the SDK's retry finds its own claim and succeeds instead of refusing the request as a replay.
+    claimNonce: (principal: Principal, nonce: string, expiresAt: Date, at: Date) => {
+      const claim = randomUUID();
+      return succeededUnlessConditionFailed(
         tableClient().send(
           new PutCommand({
             TableName: tableName(),
-            Item: { ...keys.nonce(principal.tenant, principal.keyId, nonce), expires_at: epochSeconds(expiresAt) },
-            ConditionExpression: 'attribute_not_exists(pk) OR expires_at < :now',
-            ExpressionAttributeValues: { ':now': epochSeconds(at) },
+            Item: { ...keys.nonce(principal.tenant, principal.keyId, nonce), expires_at: epochSeconds(expiresAt), claim },
+            ConditionExpression: 'attribute_not_exists(pk) OR expires_at < :now OR claim = :claim',
+            ExpressionAttributeValues: { ':now': epochSeconds(at), ':claim': claim },
           }),
         ),
-      ),
+      );
+    },
     now: options.now ?? (() => new Date()),
   };
 }

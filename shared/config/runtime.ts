@@ -34,6 +34,8 @@ const RuntimeEnv = z.object({
    * a page of a reaction job) may wait for its stream record before the sweeps do it themselves.
    */
   STREAM_RECOVERY_SECONDS: z.coerce.number().int().min(1).max(3600).default(300),
+  /** How long a record waits for the handling of its queue message before the reconciler sends the message again: the queue's visibility timeout (360 s) and a margin. */
+  QUEUE_REDELIVERY_GRACE_SECONDS: z.coerce.number().int().min(1).max(3600).default(420),
   /** The KMS HMAC key API key secrets are derived with (API functions and the admin CLI on AWS). */
   KEY_SECRETS_KMS_KEY_ID: z.string().optional(),
   /** Locally: the file holding the root key API key secrets are derived with. */
@@ -58,6 +60,7 @@ export type RuntimeConfig = {
   callPlatform: 'sandbox';
   callStuckAfterSeconds: number | undefined;
   streamRecoverySeconds: number;
+  queueRedeliveryGraceSeconds: number;
   costMetering: boolean;
   keySecretsKmsKeyId: string | undefined;
   keySecretsRootFile: string | undefined;
@@ -81,6 +84,7 @@ export function parseRuntimeConfig(env: Record<string, string | undefined>): Run
     callPlatform: e.CALL_PLATFORM,
     callStuckAfterSeconds: e.CALL_STUCK_AFTER_SECONDS,
     streamRecoverySeconds: e.STREAM_RECOVERY_SECONDS,
+    queueRedeliveryGraceSeconds: e.QUEUE_REDELIVERY_GRACE_SECONDS,
     costMetering: e.COST_METERING,
     keySecretsKmsKeyId: e.KEY_SECRETS_KMS_KEY_ID,
     keySecretsRootFile: e.KEY_SECRETS_ROOT_FILE,

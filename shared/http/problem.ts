@@ -11,6 +11,7 @@ import {
   MethodNotAllowedError,
   RateLimitedError,
   ResultNotAvailableError,
+  ServiceBusyError,
   StaleVersionError,
   TenantUnavailableError,
   ValidationError,
@@ -61,7 +62,9 @@ export interface RenderedProblem {
 
 /** Headers an error's data calls for (Retry-After, Allow). */
 function headersOf(error: DomainError): Record<string, string> {
-  if (error instanceof RateLimitedError || error instanceof TenantUnavailableError) return { 'Retry-After': String(error.retryAfterSeconds) };
+  if (error instanceof RateLimitedError || error instanceof TenantUnavailableError || error instanceof ServiceBusyError) {
+    return { 'Retry-After': String(error.retryAfterSeconds) };
+  }
   if (error instanceof IdempotencyConflictError && error.reason === 'in_progress') return { 'Retry-After': '1' };
   if (error instanceof MethodNotAllowedError) return { Allow: error.allowed.join(', ') };
   return {};

@@ -7,16 +7,13 @@
  */
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { dueItems, postponeDue } from '../storage/due-index.ts';
-import { queueClient, queueUrls } from '../storage/clients.ts';
+import { queueClient, queueRedeliveryGraceSeconds, queueUrls } from '../storage/clients.ts';
 import { keys } from '../storage/keys.ts';
 
 export interface QueueMessage {
   body: string;
   delay_seconds?: number;
 }
-
-/** Time a re-sent message gets before it counts as lost again: the queue's visibility timeout and a margin. */
-export const REENQUEUE_GRACE_SECONDS = 420;
 
 export const dueAttributes = (recordPk: string, dueAt: Date, message: QueueMessage) => ({
   ...keys.due(recordPk, dueAt.toISOString()),
@@ -33,11 +30,14 @@ export async function sendToWebhookQueue(message: QueueMessage): Promise<void> {
   );
 }
 
-/** Re-sends the message of every record whose due time has passed; returns how many. */
-export async function reconcileOverdue(now: Date, send: (message: QueueMessage) => Promise<void> = sendToWebhookQueue): Promise<number> {
+/**
+ * Re-sends the message of every record due by `dueBy` (by default: overdue now); each gets a new
+ * due time counted from `now`. Returns how many.
+ */
+export async function reconcileOverdue(now: Date, send: (message: QueueMessage) => Promise<void> = sendToWebhookQueue, dueBy: Date = now): Promise<number> {
   let resent = 0;
-  for await (const item of dueItems(keys.dueShard, now)) {
-    if (await postponeDue(item, new Date(now.getTime() + REENQUEUE_GRACE_SECONDS * 1000))) {
+  for await (const item of dueItems(keys.dueShard, dueBy)) {
+    if (await postponeDue(item, new Date(now.getTime() + queueRedeliveryGraceSeconds() * 1000))) {
       await send({ body: (item.queue_message as QueueMessage).body });
       resent++;
     }

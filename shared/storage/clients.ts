@@ -12,6 +12,8 @@ import { KMSClient } from '@aws-sdk/client-kms';
 import { type KeySecrets, kmsKeySecrets, rootKeySecrets } from '../auth/key-secrets.ts';
 import { runtimeConfig } from '../config/runtime.ts';
 import { meterCapacity } from './capacity-meter.ts';
+import { retryDelayMs } from './transient.ts';
+import { ConfiguredRetryStrategy } from '@smithy/core/retry';
 
 export type ClientDecorator = (service: 'dynamodb' | 'sqs', client: DynamoDBClient | SQSClient) => void;
 const decorators: ClientDecorator[] = [];
@@ -28,8 +30,9 @@ export function dynamoClient(): DynamoDBClient {
   rawClient = new DynamoDBClient({
     region: config.region,
     ...(config.dynamodbEndpoint ? { endpoint: config.dynamodbEndpoint } : {}),
-    // Lambda's default of 3 attempts is too few for DynamoDB throttling during batch imports.
-    maxAttempts: 6,
+    // Lambda's default of 3 attempts is too few for DynamoDB throttling during batch imports;
+    // short delays keep all six within the API's 10 s.
+    retryStrategy: new ConfiguredRetryStrategy(6, retryDelayMs),
   });
   if (config.costMetering) meterCapacity(rawClient);
   for (const decorate of decorators) decorate('dynamodb', rawClient);
@@ -48,6 +51,7 @@ export function queueClient(): SQSClient {
   const config = runtimeConfig();
   sqsClient = new SQSClient({
     region: config.region,
+    retryStrategy: new ConfiguredRetryStrategy(4, retryDelayMs),
     ...(config.sqsEndpoint ? { endpoint: config.sqsEndpoint } : {}),
   });
   for (const decorate of decorators) decorate('sqs', sqsClient);
@@ -76,3 +80,6 @@ export const queueUrls = () => ({ webhook: runtimeConfig().webhookQueueUrl, dead
 
 /** How long stream-driven work may wait for its stream record before the sweeps take it (STREAM_RECOVERY_SECONDS). */
 export const streamRecoverySeconds = () => runtimeConfig().streamRecoverySeconds;
+
+/** How long a record waits for its queue message to be handled before the reconciler sends it again (QUEUE_REDELIVERY_GRACE_SECONDS). */
+export const queueRedeliveryGraceSeconds = () => runtimeConfig().queueRedeliveryGraceSeconds;

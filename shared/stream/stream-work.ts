@@ -47,12 +47,13 @@ export const streamWorkDone: Reaction = {
 };
 
 /**
- * Replays every item whose stream work is overdue through `reactions` (the stream processor's
- * own list); returns how many were replayed. An item whose replay fails comes due again.
+ * Replays every item whose stream work is due by `dueBy` (by default: overdue now) through
+ * `reactions` (the stream processor's own list); returns how many were replayed. An item whose
+ * replay fails comes due again, counted from `now`.
  */
-export async function replayOverdueStreamWork(now: Date, reactions: readonly Reaction[]): Promise<{ replayed: number; failed: number }> {
+export async function replayOverdueStreamWork(now: Date, reactions: readonly Reaction[], dueBy: Date = now): Promise<{ replayed: number; failed: number }> {
   const counts = { replayed: 0, failed: 0 };
-  for await (const item of dueItems(keys.streamDueShard, now)) {
+  for await (const item of dueItems(keys.streamDueShard, dueBy)) {
     const next = new Date(now.getTime() + streamRecoverySeconds() * 1000);
     if (!(await postponeDue(item, next))) continue;
     const change = { eventName: 'INSERT' as const, newImage: { ...item, gsi2sk: next.toISOString() } };

@@ -7,8 +7,8 @@
  */
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { type QueueMessage, REENQUEUE_GRACE_SECONDS, sendToWebhookQueue } from '../queue/outbox-queue.ts';
-import { tableClient, tableName } from '../storage/clients.ts';
+import { type QueueMessage, sendToWebhookQueue } from '../queue/outbox-queue.ts';
+import { queueRedeliveryGraceSeconds, tableClient, tableName } from '../storage/clients.ts';
 import { isConditionFailed, succeededUnlessConditionFailed } from '../storage/conditional.ts';
 import { keys } from '../storage/keys.ts';
 import { backoffSeconds, MAX_ATTEMPTS } from './retry-schedule.ts';
@@ -35,7 +35,7 @@ const messageFor = (tenant: string, deliveryId: string): QueueMessage => ({ body
 
 /** The due entry the reconciler watches: if no sender has handled the delivery by then, its message is sent again. */
 const dueFor = (pk: string, tenant: string, deliveryId: string, handleBy: Date) => ({
-  ...keys.due(pk, new Date(handleBy.getTime() + REENQUEUE_GRACE_SECONDS * 1000).toISOString()),
+  ...keys.due(pk, new Date(handleBy.getTime() + queueRedeliveryGraceSeconds() * 1000).toISOString()),
   queue_message: messageFor(tenant, deliveryId),
 });
 
@@ -75,11 +75,15 @@ export async function enqueueDelivery(
         TableName: tableName(),
         Item: { entity: 'delivery', ...delivery, ...listAttributes(delivery), ...dueFor(delivery.pk, tenant, deliveryId, now) },
         ConditionExpression: 'attribute_not_exists(pk)',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
   } catch (error) {
-    if (isConditionFailed(error)) return false; // a re-delivered stream record
-    throw error;
+    if (!isConditionFailed(error)) throw error;
+    // A re-delivered stream record, or the SDK's retry of this very write: while the delivery
+    // is still queued its message may be missing, and a second message is harmless.
+    if (error.Item && unmarshall(error.Item).status === 'queued') await sendToWebhookQueue(messageFor(tenant, deliveryId)).catch(() => undefined);
+    return false;
   }
   // If this send is lost, the reconciler sends the message once the due time passes.
   await sendToWebhookQueue(messageFor(tenant, deliveryId)).catch(() => undefined);
@@ -133,7 +137,8 @@ export async function claimDelivery(tenant: string, id: string, now: Date, lease
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.delivery(tenant, id),
-        UpdateExpression: 'SET #status = :delivering, delivering_until = :until, list_view.#status = :delivering',
+        // A new claim ends the previous holder's right to repeat its record write.
+        UpdateExpression: 'SET #status = :delivering, delivering_until = :until, list_view.#status = :delivering REMOVE recorded_lease',
         ConditionExpression:
           'attribute_exists(pk) AND #status <> :delivered AND (attribute_not_exists(delivering_until) OR delivering_until < :now) ' +
           'AND (#status <> :retrying OR next_attempt_at <= :now) AND (#status <> :dead OR :redrive = :yes)',
@@ -200,12 +205,20 @@ export async function recordDeliveryAttempt(
   const { gsi2pk: _a, gsi2sk: _b, queue_message: _c, ...rest } = next as StoredDelivery & Record<string, unknown>;
   // Only the holder of the current lease records: a sender whose lease ran out while it waited
   // on a slow receiver must never overwrite what a later sender wrote (`delivered` above all).
+  // `recorded_lease` lets the SDK's retry of this very write (the connection dropped after
+  // DynamoDB stored it) succeed again instead of reading as a lost lease.
   const recorded = await succeededUnlessConditionFailed(
     tableClient().send(
       new PutCommand({
         TableName: tableName(),
-        Item: { entity: 'delivery', ...rest, ...listAttributes(next), ...(nextAttemptAt ? dueFor(next.pk, next.tenant, next.delivery_id, nextAttemptAt) : {}) },
-        ConditionExpression: 'delivering_until = :lease',
+        Item: {
+          entity: 'delivery',
+          ...rest,
+          recorded_lease: lease,
+          ...listAttributes(next),
+          ...(nextAttemptAt ? dueFor(next.pk, next.tenant, next.delivery_id, nextAttemptAt) : {}),
+        },
+        ConditionExpression: 'delivering_until = :lease OR recorded_lease = :lease',
         ExpressionAttributeValues: { ':lease': lease },
       }),
     ),

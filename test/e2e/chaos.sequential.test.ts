@@ -63,7 +63,7 @@ describe('chaos: faults, failing receivers and kills', () => {
         const r = receiverRandom();
         return r < 0.1 ? 'fail' : r < 0.15 ? 'reset' : r < 0.2 ? 'sleep' : 'ok';
       },
-      { sleepMs: 3_000 },
+      { sleepMs: 6_000 },
     );
     const runtime = new KillableRuntime({
       PORT: String(await freePort()),
@@ -75,6 +75,7 @@ describe('chaos: faults, failing receivers and kills', () => {
       CALL_RETRY_DELAY_SECONDS: '1',
       CALL_STUCK_AFTER_SECONDS: '10',
       STREAM_RECOVERY_SECONDS: '5',
+      QUEUE_REDELIVERY_GRACE_SECONDS: '20',
       LOCAL_RECONCILE_EVERY_SECONDS: '2',
       POWERTOOLS_LOG_LEVEL: 'ERROR',
     });
@@ -83,7 +84,8 @@ describe('chaos: faults, failing receivers and kills', () => {
     try {
       Object.assign(process.env, JSON.parse(readFileSync(join(dataDir, 'runtime.json'), 'utf8')).env);
       const { benchTenant, CALL_NOW_CONFIG } = await import('#bench/lib/client.ts');
-      const { orderPartition, tenantDeliveries, openOrders } = await import('../support/chaos-table.ts');
+      const { orderPartition, tenantDeliveries, openOrders, readFrom } = await import('../support/chaos-table.ts');
+      readFrom(dataDir);
       const key = await benchTenant('chaos', { ...CALL_NOW_CONFIG, writeback: { enabled: true } });
       const log: AnswerLog = { statuses: {}, improper: [] };
       const call = (method: string, path: string, body?: unknown) => partnerCall(runtime, key, log, method, path, body);
@@ -107,7 +109,7 @@ describe('chaos: faults, failing receivers and kills', () => {
         source_version: '1',
       };
       expect((await call('PUT', '/sales-rules/upsell', upsell)).status).toBe(200);
-      const consent = { status: 'granted', proof: { source: 'checkout', collected_at: '2026-01-01T00:00:00Z' } };
+      const consent = { status: 'granted', proof: { source: 'checkout', reference: 'proof-1', collected_at: '2026-01-01T00:00:00Z' } };
       for (let d = 0; d < 10; d++) {
         expect((await call('PUT', `/customers/c${d}`, { phone: `+4915100000${d}`, locale: 'de-DE', consent, source_version: '1' })).status).toBeLessThan(300);
       }
@@ -143,14 +145,19 @@ describe('chaos: faults, failing receivers and kills', () => {
         { timeoutMs: 600_000, everyMs: 2_000 },
       );
       const answeredOk = () => receiver.received.filter((r) => r.behaviour === 'ok').map((r) => String(r.headers['x-svc-webhook-event-id']));
-      const deliveredIds = () => new Set(answeredOk());
+      // Delivered: the delivery says so (the sender saw a 2xx in time) and the receiver has it.
       const pending = async () => {
         const events = (await mapWithConcurrency(plans, 8, (p) => orderPartition(key.tenant, p.id))).flatMap((o) => o.events);
-        const deadLettered = new Set((await tenantDeliveries(key.tenant)).filter((d) => d.status === 'dead_lettered').map((d) => d.event_id));
-        const delivered = deliveredIds();
-        return { events, missing: events.filter((e) => !delivered.has(e.event_id) && !deadLettered.has(e.event_id)), deadLettered };
+        const statusOf = new Map((await tenantDeliveries(key.tenant)).map((d) => [d.event_id, d.status]));
+        const received = new Set(receiver.received.map((r) => String(r.headers['x-svc-webhook-event-id'])));
+        const deadLettered = new Set(events.filter((e) => statusOf.get(e.event_id) === 'dead_lettered').map((e) => e.event_id));
+        const missing = events.filter((e) => !deadLettered.has(e.event_id) && !(statusOf.get(e.event_id) === 'delivered' && received.has(e.event_id)));
+        return { events, missing, deadLettered };
       };
-      const quiet = await eventually(pending, (p) => p.missing.length === 0, { timeoutMs: 600_000, everyMs: 5_000 });
+      const quiet = await eventually(pending, (p) => p.missing.length === 0, {
+        timeoutMs: Number(process.env.CHAOS_QUIET_TIMEOUT_MS ?? 600_000),
+        everyMs: 5_000,
+      });
       const quietAfterMs = Date.now() - lastFaultAt;
 
       const wrong: string[] = [];
@@ -194,6 +201,8 @@ describe('chaos: faults, failing receivers and kills', () => {
         improper_answers: log.improper.length,
         quiet_after_last_fault_ms: quietAfterMs,
         total_ms: Date.now() - started,
+        // What a lost event's delivery looks like, to find the cause.
+        missing: quiet.missing.map((e) => ({ event_id: e.event_id, delivery: deliveries.find((d) => d.event_id === e.event_id) ?? null })),
       };
       console.info(`chaos figures: ${JSON.stringify(figures)}`);
       if (process.env.CHAOS_RECORD === 'true') {

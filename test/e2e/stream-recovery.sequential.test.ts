@@ -43,7 +43,7 @@ describe('stream records skipped after their retries', () => {
         variants: [{ external_variant_id: 'tea-1', price: '4.50', currency: 'EUR' }],
       };
       expect((await call('POST', '/products/batch', { products: [product] })).body.rejected).toBe(0);
-      const consent = { status: 'granted', proof: { source: 'checkout', collected_at: '2026-01-01T00:00:00Z' } };
+      const consent = { status: 'granted', proof: { source: 'checkout', reference: 'proof-1', collected_at: '2026-01-01T00:00:00Z' } };
       expect((await call('PUT', '/customers/skipped', { phone: '+491510000000', locale: 'de-DE', consent, source_version: '1' })).status).toBeLessThan(300);
       const order = {
         order_kind: 'standard',

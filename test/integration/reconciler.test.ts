@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import '../support/stack.ts';
-import { dueAttributes, type QueueMessage, reconcileOverdue, REENQUEUE_GRACE_SECONDS } from '#shared/queue/outbox-queue.ts';
-import { tableClient, tableName } from '#shared/storage/clients.ts';
+import { dueAttributes, type QueueMessage, reconcileOverdue } from '#shared/queue/outbox-queue.ts';
+import { queueRedeliveryGraceSeconds, tableClient, tableName } from '#shared/storage/clients.ts';
 
 describe('the reconciler: nothing lives only in a queue', () => {
   it('re-sends the message of a record whose due time passed, once, and moves its due time on', async () => {
@@ -27,10 +27,23 @@ describe('the reconciler: nothing lives only in a queue', () => {
     expect(sent.some((m) => m.body === 'later')).toBe(false);
 
     const { Item } = await tableClient().send(new GetCommand({ TableName: tableName(), Key: { pk, sk: 'DELIVERY' } }));
-    expect(Date.parse(Item!.gsi2sk)).toBe(now.getTime() + REENQUEUE_GRACE_SECONDS * 1000);
+    expect(Date.parse(Item!.gsi2sk)).toBe(now.getTime() + queueRedeliveryGraceSeconds() * 1000);
 
     const again: QueueMessage[] = [];
     await reconcileOverdue(now, async (m) => void again.push(m));
     expect(again.filter((m) => m.body === body)).toHaveLength(0);
+  });
+
+  it('after a restart re-sends every waiting record, due or not, and counts its next due time from now (not from the far future it asked for)', async () => {
+    const pk = `T#reconcile#DELIVERY#${randomUUID()}`;
+    const now = new Date();
+    await tableClient().send(
+      new PutCommand({ TableName: tableName(), Item: { pk, sk: 'DELIVERY', ...dueAttributes(pk, new Date(now.getTime() + 60_000), { body: pk }) } }),
+    );
+    const sent: QueueMessage[] = [];
+    await reconcileOverdue(now, async (m) => void sent.push(m), new Date('9999-12-31T00:00:00Z'));
+    expect(sent.filter((m) => m.body === pk)).toHaveLength(1);
+    const { Item } = await tableClient().send(new GetCommand({ TableName: tableName(), Key: { pk, sk: 'DELIVERY' } }));
+    expect(Date.parse(Item!.gsi2sk)).toBe(now.getTime() + queueRedeliveryGraceSeconds() * 1000);
   });
 });

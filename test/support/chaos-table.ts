@@ -1,15 +1,39 @@
-/** What the chaos suite reads straight from the runtime's table: an order's whole partition, a tenant's deliveries and open orders. */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { type HistoryEntry, historyEntryOf } from '#shared/orders/order.ts';
-import { tableClient, tableName } from '#shared/storage/clients.ts';
-import { keys } from '#shared/storage/keys.ts';
+/**
+ * What the chaos suite reads straight from the runtime's table: an order's whole partition, a
+ * tenant's deliveries and open orders. DynamoDB Local gets a new port on every restart, so the
+ * endpoint is read from the runtime's `runtime.json` each time.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { isPublicEvent } from '#shared/events/event-types.ts';
+import { type HistoryEntry, historyEntryOf } from '#shared/orders/order.ts';
+import { keys } from '#shared/storage/keys.ts';
 
-async function queryAll(input: ConstructorParameters<typeof QueryCommand>[0]): Promise<Record<string, unknown>[]> {
+const clients = new Map<string, DynamoDBDocumentClient>();
+let dataDir = '';
+/** Points the reads at the runtime whose data directory this is. */
+export const readFrom = (dir: string) => {
+  dataDir = dir;
+};
+
+function table(): { client: DynamoDBDocumentClient; name: string } {
+  const { env } = JSON.parse(readFileSync(join(dataDir, 'runtime.json'), 'utf8')) as { env: Record<string, string> };
+  const endpoint = env.DYNAMODB_ENDPOINT!;
+  if (!clients.has(endpoint)) {
+    const raw = new DynamoDBClient({ endpoint, region: env.AWS_REGION!, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    clients.set(endpoint, DynamoDBDocumentClient.from(raw));
+  }
+  return { client: clients.get(endpoint)!, name: env.TABLE_NAME! };
+}
+
+async function queryAll(input: Omit<ConstructorParameters<typeof QueryCommand>[0], 'TableName'>): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   let start: Record<string, unknown> | undefined;
+  const { client, name } = table();
   do {
-    const page = await tableClient().send(new QueryCommand({ ...input, ExclusiveStartKey: start }));
+    const page = await client.send(new QueryCommand({ ...input, TableName: name, ExclusiveStartKey: start }));
     items.push(...(page.Items ?? []));
     start = page.LastEvaluatedKey;
   } while (start);
@@ -19,7 +43,7 @@ async function queryAll(input: ConstructorParameters<typeof QueryCommand>[0]): P
 /** The order, its history, call attempts, result and public events, in one read of its partition. */
 export async function orderPartition(tenant: string, id: string) {
   const pk = keys.order(tenant, id).pk;
-  const items = await queryAll({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ConsistentRead: true });
+  const items = await queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ConsistentRead: true });
   const events = items.filter((i) => i.entity === 'event' && isPublicEvent(String(i.event_type))) as {
     event_id: string;
     event_type: string;
@@ -40,7 +64,6 @@ async function listViews(tenant: string, list: 'ORDERS' | 'DELIVERIES'): Promise
   const shards = await Promise.all(
     keys.listShards(tenant, list).map((shard) =>
       queryAll({
-        TableName: tableName(),
         IndexName: 'gsi1',
         KeyConditionExpression: 'gsi1pk = :s',
         ExpressionAttributeValues: { ':s': shard },

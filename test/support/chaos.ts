@@ -86,8 +86,9 @@ export async function partnerCall(runtime: KillableRuntime, key: PartnerKey, log
   const idempotencyKey = method === 'GET' ? undefined : randomUUID();
   const raw = body === undefined ? '' : JSON.stringify(body);
   const deadline = Date.now() + 180_000;
+  let last = 'nothing';
   for (let attempt = 1; ; attempt++) {
-    if (Date.now() > deadline) throw new Error(`${method} ${path}: no answer within 3 minutes`);
+    if (Date.now() > deadline) throw new Error(`${method} ${path}: no answer within 3 minutes; the last was ${last}`);
     await runtime.ready();
     const headers: Record<string, string> = {
       ...signRequest(key, { method, path: BASE_PATH + path, body: raw, nonce: randomUUID() }),
@@ -97,12 +98,14 @@ export async function partnerCall(runtime: KillableRuntime, key: PartnerKey, log
     let res: Response;
     try {
       res = await fetch(runtime.baseUrl + path, { method, headers, ...(raw ? { body: raw } : {}), signal: AbortSignal.timeout(30_000) });
-    } catch {
+    } catch (error) {
+      last = String(error);
       log.statuses.network = (log.statuses.network ?? 0) + 1;
       await sleep(Math.min(2_000, 100 * attempt));
       continue;
     }
     const text = await res.text();
+    last = `${res.status} ${text.slice(0, 300)}`;
     log.statuses[res.status] = (log.statuses[res.status] ?? 0) + 1;
     const retryAfter = res.headers.get('retry-after');
     const retryable = res.status === 429 || res.status === 503 || (res.status === 409 && retryAfter !== null);

@@ -17,6 +17,21 @@ describe('the problem+json middleware', () => {
     expect((await failing(new NotFoundError('No order o-1.'))).statusCode).toBe(404);
   });
 
+  it('answers AWS still busy after the SDK retries (throttling, a 5xx, a dropped connection) with 429 and Retry-After, not 500', async () => {
+    const throttled = Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), {
+      name: 'ProvisionedThroughputExceededException',
+      $metadata: { httpStatusCode: 400 },
+    });
+    const dropped = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET', $metadata: {} });
+    for (const error of [throttled, dropped]) {
+      const res = await failing(error);
+      expect(res.statusCode).toBe(429);
+      expect(res.headers).toMatchObject({ 'Retry-After': '1' });
+      expect(JSON.parse(res.body)).toMatchObject({ code: 'rate_limited', request_id: 'req-1' });
+      expect(res.body).not.toMatch(/throughput|socket/);
+    }
+  });
+
   it('answers anything else with a generic 500 that carries no detail of the error', async () => {
     const res = await failing(new Error('connect ECONNREFUSED 10.0.0.1:443 at /srv/shared/orders/order-store.ts:42'));
     expect(res.statusCode).toBe(500);
