@@ -11,7 +11,7 @@ export interface GatewayProblem {
   responseType: string;
   code: ProblemCode;
   detail: string;
-  /** Every 429 tells when to retry, the gateway's own included. */
+  /** Every 429, and a timeout, tells when to retry, the gateway's own included. */
   retryAfterSeconds?: number;
 }
 
@@ -27,6 +27,7 @@ export const GATEWAY_PROBLEMS: readonly GatewayProblem[] = [
     responseType: 'INTEGRATION_TIMEOUT',
     code: 'gateway_timeout',
     detail: 'The request did not finish within 10 s. Retry mutations with the same Idempotency-Key.',
+    retryAfterSeconds: 1,
   },
   { responseType: 'DEFAULT_4XX', code: 'bad_request', detail: 'The gateway rejected the request.' },
   { responseType: 'DEFAULT_5XX', code: 'internal_error', detail: 'An unexpected error occurred.' },

@@ -79,8 +79,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * One logical partner call: retried with the same Idempotency-Key through network errors (a
- * killed runtime), 429/503 (after Retry-After) and a 409 for a request still in progress,
- * until it gets its answer. Other 5xx are logged as improper and retried too.
+ * killed runtime), 429/503 (after Retry-After), a 409 for a request still in progress and a
+ * gateway timeout (both with Retry-After), until it gets its answer. Any other 5xx, or one of
+ * those without Retry-After, is logged as improper (and retried too).
  */
 export async function partnerCall(runtime: KillableRuntime, key: PartnerKey, log: AnswerLog, method: string, path: string, body?: unknown) {
   const idempotencyKey = method === 'GET' ? undefined : randomUUID();
@@ -108,7 +109,7 @@ export async function partnerCall(runtime: KillableRuntime, key: PartnerKey, log
     last = `${res.status} ${text.slice(0, 300)}`;
     log.statuses[res.status] = (log.statuses[res.status] ?? 0) + 1;
     const retryAfter = res.headers.get('retry-after');
-    const retryable = res.status === 429 || res.status === 503 || (res.status === 409 && retryAfter !== null);
+    const retryable = res.status === 429 || res.status === 503 || ((res.status === 409 || res.status === 504) && retryAfter !== null);
     if (retryable) {
       if (retryAfter === null) log.improper.push(`${method} ${path}: ${res.status} without Retry-After`);
       await sleep(Number(retryAfter ?? 1) * 1000);
