@@ -40,16 +40,33 @@ export function tableIdempotencyStore(tableName: string, client: DynamoDBClient)
     })({ tableName, awsSdkV3Client: client, keyAttr: 'pk', expiryAttr: TABLE_TTL_ATTRIBUTE });
 }
 
-const config = new IdempotencyConfig({
-  // Option names are case-sensitive; a misspelt one would silently hash the whole payload.
-  eventKeyJmesPath: '[tenant, idempotency_key]',
-  payloadValidationJmesPath: '[method, path, body_sha256]',
-  expiresAfterSeconds: IDEMPOTENCY_RETENTION_SECONDS,
-  throwOnNoIdempotencyKey: true,
-  responseHook: (response) => {
-    const stored = response as unknown as APIGatewayProxyResult;
-    return { ...stored, headers: { ...stored.headers, [REPLAYED_HEADER]: 'true' } } as never;
-  },
+/**
+ * One configuration per request: Powertools keeps the Lambda context it computes the
+ * in-progress expiry from on the configuration, and requests handled side by side (the local
+ * runtime's single process) must not see each other's.
+ */
+const requestConfig = () =>
+  new IdempotencyConfig({
+    // Option names are case-sensitive; a misspelt one would silently hash the whole payload.
+    eventKeyJmesPath: '[tenant, idempotency_key]',
+    payloadValidationJmesPath: '[method, path, body_sha256]',
+    expiresAfterSeconds: IDEMPOTENCY_RETENTION_SECONDS,
+    throwOnNoIdempotencyKey: true,
+    responseHook: (response) => {
+      const stored = response as unknown as APIGatewayProxyResult;
+      return { ...stored, headers: { ...stored.headers, [REPLAYED_HEADER]: 'true' } } as never;
+    },
+  });
+
+/**
+ * The context Powertools takes the in-progress expiry from. A claim must always expire: with no
+ * time left Powertools would write none, and a request that then died (a crash, a kill) would
+ * hold its key "in progress" until the record's 24 h retention.
+ */
+const MIN_IN_PROGRESS_MS = 1_000;
+const withInProgressExpiry = <C extends { getRemainingTimeInMillis?: () => number }>(context: C): C => ({
+  ...context,
+  getRemainingTimeInMillis: () => Math.max(MIN_IN_PROGRESS_MS, context.getRemainingTimeInMillis?.() ?? 0),
 });
 
 /** DynamoDB items hold 400 KB: larger answers are kept as a short note a replay answers with. */
@@ -76,13 +93,10 @@ type DelegateRequest = Parameters<NonNullable<Delegate['before']>>[0];
 
 /** Runs the handler at most once per (tenant, Idempotency-Key) within 24 h; GETs pass through. */
 export function idempotency(method: HttpMethod, storeFor: (tenant: string) => BasePersistenceLayer): HttpMiddleware {
-  const delegates = new Map<string, Delegate>();
+  const stores = new Map<string, BasePersistenceLayer>();
   const delegateFor = (tenant: string) => {
-    const known = delegates.get(tenant);
-    if (known) return known;
-    const delegate = makeHandlerIdempotent({ persistenceStore: storeFor(tenant), config, keyPrefix: 'commerce' });
-    delegates.set(tenant, delegate);
-    return delegate;
+    if (!stores.has(tenant)) stores.set(tenant, storeFor(tenant));
+    return makeHandlerIdempotent({ persistenceStore: stores.get(tenant)!, config: requestConfig(), keyPrefix: 'commerce' });
   };
   const claims = new WeakMap<HttpRequest, { delegate: Delegate; request: DelegateRequest }>();
   return {
@@ -97,7 +111,7 @@ export function idempotency(method: HttpMethod, storeFor: (tenant: string) => Ba
         path: http.path,
         body_sha256: http.headers['x-svc-content-sha256'],
       };
-      const inner = { event: payload, context: request.context, internal: {}, response: undefined } as unknown as DelegateRequest;
+      const inner = { event: payload, context: withInProgressExpiry(request.context), internal: {}, response: undefined } as unknown as DelegateRequest;
       const delegate = delegateFor(tenant);
       let stored: unknown;
       try {

@@ -28,9 +28,13 @@ export const withState = (state: Partial<HttpState>): HttpMiddleware => ({
 
 export const ok = async (): Promise<APIGatewayProxyResult> => ({ statusCode: 200, headers: {}, body: '{"ok":true}' });
 
-export function chain(middlewares: HttpMiddleware[], handler: (event: APIGatewayProxyEvent, context: HttpContext) => Promise<APIGatewayProxyResult> = ok) {
+export function chain(
+  middlewares: HttpMiddleware[],
+  handler: (event: APIGatewayProxyEvent, context: HttpContext) => Promise<APIGatewayProxyResult> = ok,
+  context: Context = lambdaContext,
+) {
   let m = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>();
   for (const middleware of middlewares) m = m.use(middleware);
   const run = m.handler(handler);
-  return (event: APIGatewayProxyEvent = apiEvent()) => run(event, lambdaContext as HttpContext);
+  return (event: APIGatewayProxyEvent = apiEvent()) => run(event, context as HttpContext);
 }

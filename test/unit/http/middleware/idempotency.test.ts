@@ -2,7 +2,7 @@ import { IdempotencyItemAlreadyExistsError, IdempotencyItemNotFoundError } from 
 import { BasePersistenceLayer, type IdempotencyRecord } from '@aws-lambda-powertools/idempotency/persistence';
 import { describe, expect, it } from 'vitest';
 import { idempotency, REPLAYED_HEADER } from '#shared/http/middleware/idempotency.ts';
-import { chain, withState } from './chain.ts';
+import { chain, lambdaContext, withState } from './chain.ts';
 
 /** Powertools' persistence contract in memory: one record per key, refused while one exists. */
 class MemoryStore extends BasePersistenceLayer {
@@ -48,6 +48,20 @@ describe('the idempotency middleware', () => {
     expect(executions()).toBe(1);
     expect(first.headers?.[REPLAYED_HEADER]).toBeUndefined();
     expect(second).toMatchObject({ statusCode: 201, body: first.body, headers: { [REPLAYED_HEADER]: 'true' } });
+  });
+
+  it('gives every claim an in-progress expiry, even with no time left, so a request that dies never holds its key for 24 h', async () => {
+    const store = new MemoryStore();
+    let claimExpiresAt: number | undefined;
+    const handler = async () => {
+      claimExpiresAt = [...store.records.values()][0]?.inProgressExpiryTimestamp;
+      return { statusCode: 201, headers: {}, body: '{}' };
+    };
+    const out = withState({ principal, headers: headers('k-late') });
+    const noTimeLeft = { ...lambdaContext, getRemainingTimeInMillis: () => 0 } as never;
+    const started = Date.now();
+    await chain([out, idempotency('POST', () => store)], handler as never, noTimeLeft)();
+    expect(claimExpiresAt).toBeGreaterThanOrEqual(started + 1_000);
   });
 
   it('answers 409 payload_mismatch for the same key with another body, without executing', async () => {
