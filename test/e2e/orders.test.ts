@@ -1,10 +1,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import type { HistoryEntry } from '#shared/orders/order.ts';
-import { orderHistory } from '#shared/orders/order-store.ts';
 import { tableClient, tableName } from '#shared/storage/clients.ts';
 import { call, type TestKey } from '../support/stack.ts';
-import { customerBody, isFinalOrder, orderBody, orderTenant, waitForOrder } from '../support/orders.ts';
+import { customerBody, isFinalOrder, orderBody, orderTenant, waitForOrder, wholeHistory } from '../support/orders.ts';
 
 const LATER = '2099-01-01T09:00:00Z';
 
@@ -12,14 +10,7 @@ const LATER = '2099-01-01T09:00:00Z';
 async function storedHistory(key: TestKey, id: string) {
   const pk = `T#${key.tenant}#ORDER#${id}`;
   const order = (await tableClient().send(new GetCommand({ TableName: tableName(), Key: { pk, sk: 'ORDER' }, ConsistentRead: true }))).Item!;
-  const entries: HistoryEntry[] = [];
-  let after: string | undefined;
-  do {
-    const page = await orderHistory(pk, { limit: 2, ...(after ? { after } : {}) });
-    entries.push(...page.entries);
-    after = page.last;
-  } while (after);
-  return { entries, statusRevision: order.status_revision as number };
+  return { entries: await wholeHistory(pk, 2), statusRevision: order.status_revision as number };
 }
 
 describe('orders', () => {

@@ -6,14 +6,14 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import type { HistoryEntry, StoredOrder } from '#shared/orders/order.ts';
-import { orderHistory, readOrder, writeOrder } from '#shared/orders/order-store.ts';
+import type { StoredOrder } from '#shared/orders/order.ts';
+import { readOrder, writeOrder } from '#shared/orders/order-store.ts';
 import { patchOrder } from '#shared/orders/order-commands.ts';
 import { tableClient, tableName } from '#shared/storage/clients.ts';
 import { keys } from '#shared/storage/keys.ts';
 import { retryOnRevisionConflict } from '#shared/storage/revision-retry.ts';
 import { call } from '../support/stack.ts';
-import { customerBody, orderBody, orderTenant, waitForOrder } from '../support/orders.ts';
+import { customerBody, orderBody, orderTenant, waitForOrder, wholeHistory } from '../support/orders.ts';
 
 const PATCHES = 2_000;
 const LATER = '2099-01-01T09:00:00Z';
@@ -25,17 +25,6 @@ async function schedule(tenant: string, id: string): Promise<void> {
     if (order.processing_state !== 'validated') return;
     await writeOrder(order, { to: 'scheduled', set: { next_contact_at: LATER } }, new Date());
   });
-}
-
-async function wholeHistory(orderPk: string): Promise<HistoryEntry[]> {
-  const entries: HistoryEntry[] = [];
-  let after: string | undefined;
-  do {
-    const page = await orderHistory(orderPk, { limit: 500, ...(after ? { after } : {}) });
-    entries.push(...page.entries);
-    after = page.last;
-  } while (after);
-  return entries;
 }
 
 describe('order history', () => {
@@ -58,7 +47,7 @@ describe('order history', () => {
     const { Item } = await tableClient().send(new GetCommand({ TableName: tableName(), Key: { pk: orderPk, sk: 'ORDER' }, ConsistentRead: true }));
     expect(Buffer.byteLength(JSON.stringify(marshall(Item!, { convertClassInstanceToMap: true })))).toBeLessThan(4_096);
 
-    const history = await wholeHistory(orderPk);
+    const history = await wholeHistory(orderPk, 500);
     // Created, scheduled, then validated and scheduled again per PATCH, and validated once more by the last one.
     expect(history.length).toBeGreaterThanOrEqual(2 + 2 * PATCHES + 1);
     expect(history[0]).toMatchObject({ from: null, to: 'received', revision: 1 });

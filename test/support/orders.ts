@@ -2,6 +2,8 @@
 import { expect } from 'vitest';
 import { call, newTenant, type TestKey } from './stack.ts';
 import { eventually } from './eventually.ts';
+import type { HistoryEntry } from '#shared/orders/order.ts';
+import { orderHistory } from '#shared/orders/order-store.ts';
 
 /** Calls every day, no quiet hours, write-back on: the sandbox scenarios run at once. */
 export const CALL_NOW_CONFIG = {
@@ -68,3 +70,15 @@ export async function waitForOrder(key: TestKey, id: string, done: (order: any) 
 }
 
 export const isFinalOrder = (o: { processing_state: string }) => ['completed', 'cancelled', 'rejected'].includes(o.processing_state);
+
+/** An order's whole history, read through the history reader `pageSize` entries at a time. */
+export async function wholeHistory(orderPk: string, pageSize: number): Promise<HistoryEntry[]> {
+  const entries: HistoryEntry[] = [];
+  let after: string | undefined;
+  do {
+    const page = await orderHistory(orderPk, { limit: pageSize, ...(after ? { after } : {}) });
+    entries.push(...page.entries);
+    after = page.last;
+  } while (after);
+  return entries;
+}
