@@ -14,6 +14,7 @@ import { CONTRACT_VERSION } from '#shared/api/contract-version.ts';
 import { PROBLEM_CODES, type ProblemCode } from '#shared/http/problem.ts';
 import type { OperationContract } from '#shared/http/operation.ts';
 import { ProblemSchema } from '#shared/http/problem-schema.ts';
+import { WEBHOOKS_DESCRIPTION, webhooksSection } from './webhooks.ts';
 
 type JsonSchema = Record<string, unknown>;
 const repoRoot = join(import.meta.dirname, '..');
@@ -52,26 +53,6 @@ class Components {
   }
 }
 
-const AUTH_HEADERS = [
-  { name: 'X-SVC-Key-Id', description: 'Key identifier', schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,128}$' } },
-  { name: 'X-SVC-Timestamp', description: 'RFC 3339 UTC, within 300 s of the server time', schema: { type: 'string', format: 'date-time' } },
-  {
-    name: 'X-SVC-Nonce',
-    description: 'Unique per key within 300 s: 1 to 128 of [A-Za-z0-9._~-]',
-    schema: { type: 'string', pattern: '^[A-Za-z0-9._~-]{1,128}$' },
-  },
-  {
-    name: 'X-SVC-Content-SHA256',
-    description: 'Lower-case hex SHA-256 of the raw body (of the empty string without a body)',
-    schema: { type: 'string', pattern: '^[0-9a-f]{64}$' },
-  },
-  {
-    name: 'X-SVC-Signature',
-    description: '`hmac-sha256=` + lower-case hex HMAC-SHA256(secret, string to sign); see the description of this document',
-    schema: { type: 'string', pattern: '^hmac-sha256=[0-9a-f]{64}$' },
-  },
-];
-
 const TAG_DESCRIPTIONS: Record<Route['tag'], string> = {
   Discovery: 'Capabilities and the effective configuration of the calling tenant.',
   Catalog: 'Products and variants; removal archives (tombstone).',
@@ -81,6 +62,7 @@ const TAG_DESCRIPTIONS: Record<Route['tag'], string> = {
   'Sales rules': 'Replacement, upsell, cross-sell, quantity and price constraints.',
   Webhooks: 'The webhook subscription, its signing secret and the delivery log.',
 };
+const WEBHOOK_EVENTS_TAG = { name: 'Webhook events', description: 'What the service POSTs to the subscription URL: one entry per event type.' };
 
 /** What any operation can answer: authentication, scope, routing, limits, validation, rate and availability, and the gateway's own. */
 const COMMON_PROBLEMS: ProblemCode[] = [
@@ -104,8 +86,7 @@ const MUTATION_PROBLEMS: ProblemCode[] = ['idempotency_key_reused'];
 const DESCRIPTION = `Partner-facing API: catalog, customers with consent, sales rules, orders for automated phone-call processing, results, call history and signed webhooks.
 
 ## Authentication (HMAC)
-Every request carries the five X-SVC headers. The string to sign is seven lines joined by \\n (no trailing newline):
-METHOD, PATH (full path starting with ${BASE_PATH}, path parameters encodeURIComponent-encoded, no query), QUERY (parameters sorted by name then value, each encodeURIComponent(name)=encodeURIComponent(value), joined with &), KEY_ID, TIMESTAMP (exactly as sent), NONCE, CONTENT_SHA256.
+Every request carries the five X-SVC headers of the \`hmac\` security scheme, which describes the string to sign.
 Checks in order: headers, key, body hash and signature (401 invalid_signature), timestamp within 300 s (401 expired_timestamp), nonce unused within the window (401 replay_nonce), scope (403 insufficient_scope).
 
 ## Idempotency
@@ -115,7 +96,12 @@ Every mutation carries Idempotency-Key (1 to 255 printable ASCII). Scope: (tenan
 application/problem+json with type, title, status, code, detail, instance, request_id; validation failures list every offending field in errors[] with a JSON Pointer. Every response carries X-Request-Id.
 
 ## Limits
-Request body 2 MiB (413 payload_too_large), page limit 1..200 (default 50), per-key rate limit (default 50 requests per second with bursts of 100; 429 rate_limited with Retry-After). A suspended tenant gets 503 tenant_unavailable with Retry-After.`;
+Request body 2 MiB (413 payload_too_large), page limit 1..200 (default 50), per-key rate limit (default 50 requests per second with bursts of 100; 429 rate_limited with Retry-After). A suspended tenant gets 503 tenant_unavailable with Retry-After.
+
+## Retries
+Retry 429, 503 and other 5xx answers and network errors with the same Idempotency-Key (a new nonce and timestamp each time): wait Retry-After when given, else a random time up to an exponentially growing cap (full jitter). A 409 with Retry-After (the first request with that key is still running) is retried the same way.
+
+${WEBHOOKS_DESCRIPTION}`;
 
 async function loadContract(handlerModule: string): Promise<OperationContract> {
   // A handler module builds its function's clients at import (no network call), which needs a
@@ -185,7 +171,6 @@ function operationOf(route: Route, contract: OperationContract, components: Comp
     parameters: [
       ...pathParameters(route.path, contract.params, components),
       ...parametersOf(contract.query, 'query', components),
-      ...AUTH_HEADERS.map((h) => ({ $ref: `#/components/parameters/${h.name}` })),
       ...(isMutation(route.method) ? [{ $ref: '#/components/parameters/Idempotency-Key' }] : []),
     ],
     ...(contract.body ? { requestBody: { required: true, content: { 'application/json': { schema: components.add(contract.body, 'input') } } } } : {}),
@@ -198,12 +183,21 @@ const SECURITY_SCHEMES = {
     type: 'apiKey',
     in: 'header',
     name: 'X-SVC-Key-Id',
-    description: `HMAC request signing: the key id here plus the other X-SVC headers of every operation (see the description of this document). Scopes: ${SCOPES.join(', ')}.`,
+    description: `HMAC request signing. Every request carries five headers, which a client adds itself (the partner client in \`client/\` does):
+
+| header | value |
+|---|---|
+| X-SVC-Key-Id | the key id |
+| X-SVC-Timestamp | RFC 3339 UTC, e.g. 2026-11-22T14:05:09Z; within 300 s of the server's time |
+| X-SVC-Nonce | 1 to 128 of [A-Za-z0-9._~-], unused by this key within 300 s |
+| X-SVC-Content-SHA256 | lower-case hex SHA-256 of the raw body (of the empty string without one) |
+| X-SVC-Signature | \`hmac-sha256=\` + lower-case hex HMAC-SHA256(secret, string to sign) |
+
+The string to sign is seven lines joined by \\n, without a trailing newline: METHOD; PATH (the full path from ${BASE_PATH}, path parameters encodeURIComponent-encoded, no query); QUERY (parameters sorted by name then value, each encodeURIComponent(name)=encodeURIComponent(value), joined by &; empty without a query); KEY_ID; TIMESTAMP (exactly as sent); NONCE; CONTENT_SHA256. Test vectors: contract/signing-vectors.json. Scopes: ${SCOPES.join(', ')}.`,
   },
 };
 
 const PARAMETERS = {
-  ...Object.fromEntries(AUTH_HEADERS.map((h) => [h.name, { name: h.name, in: 'header', required: true, description: h.description, schema: h.schema }])),
   'Idempotency-Key': {
     name: 'Idempotency-Key',
     in: 'header',
@@ -222,6 +216,7 @@ export async function buildOpenApi(): Promise<Record<string, unknown>> {
     if (contract.operationId !== route.operationId) throw new Error(`${route.handler} declares ${contract.operationId}, the route table ${route.operationId}`);
     paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operationOf(route, contract, components, problemRef) };
   }
+  const webhooks = webhooksSection((schema, io) => components.add(schema, io));
   return {
     openapi: '3.1.0',
     info: {
@@ -231,9 +226,10 @@ export async function buildOpenApi(): Promise<Record<string, unknown>> {
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [{ url: `{origin}${BASE_PATH}`, description: 'A deployment or the local runtime', variables: { origin: { default: 'http://127.0.0.1:3000' } } }],
-    tags: Object.entries(TAG_DESCRIPTIONS).map(([name, description]) => ({ name, description })),
+    tags: [...Object.entries(TAG_DESCRIPTIONS).map(([name, description]) => ({ name, description })), WEBHOOK_EVENTS_TAG],
     security: [{ hmac: [] }],
     paths,
+    webhooks,
     components: {
       securitySchemes: SECURITY_SCHEMES,
       parameters: PARAMETERS,

@@ -4,6 +4,7 @@
  * The table's stream carries each new event item to the webhook fan-out.
  */
 import { createHash } from 'node:crypto';
+import type { EventData } from './event-schemas.ts';
 import type { PublicEventType } from './event-types.ts';
 
 /** Event items are kept 35 days (longer than the 24 h of webhook retries and any replay need), unless they are their owner's history. */
@@ -28,9 +29,15 @@ export interface EventRecord {
 /** Event ids derive from the event item's key, so writing the same event twice is one event. */
 export const eventIdFor = (pk: string, sk: string) => `evt_${createHash('sha256').update(`${pk}\n${sk}`).digest('base64url').slice(0, 26)}`;
 
-export function eventItem(
+/** An event item; its `data` is typed by the event's schema (`event-schemas.ts`), which the contract's webhooks are generated from. */
+export function eventItem<T extends PublicEventType>(
   key: { pk: string; sk: string },
-  e: Omit<EventRecord, 'entity' | 'event_id' | 'expires_at' | 'occurred_at'> & { occurredAt: Date; retainedWithOwner?: boolean },
+  e: Omit<EventRecord, 'entity' | 'event_id' | 'expires_at' | 'occurred_at' | 'event_type' | 'data'> & {
+    event_type: T;
+    data: EventData<T>;
+    occurredAt: Date;
+    retainedWithOwner?: boolean;
+  },
 ): EventRecord & { pk: string; sk: string } {
   const { occurredAt, retainedWithOwner, ...rest } = e;
   return {

@@ -50,6 +50,7 @@ function runtimeImports(file: string, text = readFileSync(join(repoRoot, file), 
   const specifiers = [...text.matchAll(/^\s*(?:import|export)\s+(?!type\s)(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]/gm)].map((m) => m[1]!);
   specifiers.push(...[...text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => m[1]!));
   return specifiers.map((spec) => {
+    if (spec.startsWith('#client/')) return `client/src/${spec.slice('#client/'.length)}`;
     if (spec.startsWith('#')) return spec.slice(1);
     if (spec.startsWith('.')) return relative(repoRoot, resolve(repoRoot, dirname(file), spec));
     return spec;
@@ -85,6 +86,15 @@ describe('the architecture', () => {
     const offenders = sourceFiles('functions').flatMap((file) =>
       runtimeImports(file)
         .filter((t) => ['local', 'infra'].includes(topFolder(t)) || t.startsWith('aws-cdk-lib'))
+        .map((t) => `${file} → ${t}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  it('keeps the partner client standalone: it loads nothing but Node built-ins, openapi-fetch and its own files', () => {
+    const offenders = sourceFiles('client/src').flatMap((file) =>
+      runtimeImports(file)
+        .filter((t) => !t.startsWith('node:') && t !== 'openapi-fetch' && !t.startsWith('client/src/'))
         .map((t) => `${file} → ${t}`),
     );
     expect(offenders).toEqual([]);

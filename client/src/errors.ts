@@ -1,0 +1,37 @@
+/** The one error the client raises: what the service answered (or why nothing came back). */
+import type { components } from './schema.ts';
+
+export type Problem = components['schemas']['Problem'];
+
+export class CommerceApiError extends Error {
+  override readonly name = 'CommerceApiError';
+  /** HTTP status; 0 when no answer came back (network error or time-out). */
+  readonly status: number;
+  /** The problem's `code` (`validation_failed`, `resource_not_found`, …), or `network_error` / `timeout`. */
+  readonly code: string;
+  /** JSON Pointers to the offending fields, with their messages (422). */
+  readonly errors: { pointer: string; message: string }[];
+  /** Quote it to support: the X-Request-Id of the last attempt. */
+  readonly requestId: string | undefined;
+  readonly problem: Problem | undefined;
+
+  constructor(init: { status: number; code: string; message: string; requestId?: string | undefined; problem?: Problem; cause?: unknown }) {
+    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.status = init.status;
+    this.code = init.code;
+    this.requestId = init.requestId;
+    this.problem = init.problem;
+    this.errors = init.problem?.errors ?? [];
+  }
+
+  static fromProblem(status: number, problem: Problem | undefined, requestId: string | undefined): CommerceApiError {
+    const code = problem?.code ?? `http_${status}`;
+    return new CommerceApiError({
+      status,
+      code,
+      message: `${status} ${code}: ${problem?.detail ?? problem?.title ?? 'no problem details'}`,
+      requestId,
+      ...(problem ? { problem } : {}),
+    });
+  }
+}

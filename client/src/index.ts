@@ -1,0 +1,16 @@
+export { type ClientOptions, type CommerceClient, createCommerceClient, type ListQuery, type MutationOptions, type Query, type RequestBody } from './client.ts';
+export { CommerceApiError, type Problem } from './errors.ts';
+export type { components, operations, paths, webhooks } from './schema.ts';
+export { canonicalQuery, type Credentials, type QueryParameters, type SignedHeaders, signRequest, stringToSign } from './signing.ts';
+export { type RetryOptions, retryAfterMs, type TransportOptions } from './transport.ts';
+export {
+  constructEvent,
+  type HeaderSource,
+  type VerifyOptions,
+  verifyWebhook,
+  WEBHOOK_HEADERS,
+  type WebhookEvent,
+  type WebhookEventType,
+  WebhookSignatureError,
+  webhookSignature,
+} from './webhooks.ts';
