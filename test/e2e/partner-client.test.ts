@@ -1,0 +1,163 @@
+/**
+ * The partner kit against the real local stack: the partner example (client package only)
+ * across the sandbox scenarios with verified webhooks, then the rest of the 26 operations
+ * through the client; every delivered event matches the contract's webhook schemas.
+ */
+import { createServer } from 'node:http';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runIntegration } from '../../examples/partner-integration/integration.ts';
+import { ROUTES } from '#functions/routes.ts';
+import { BASE_PATH, pathPattern } from '#shared/api/routes.ts';
+import { WebhookEventSchema } from '#shared/events/event-schemas.ts';
+import { EVENT_TYPES } from '#shared/events/event-types.ts';
+import { CommerceApiError, constructEvent, createCommerceClient, type ClientOptions, type WebhookEvent } from '#client/index.ts';
+import { baseUrl, newTenant, type TestKey } from '../support/stack.ts';
+import { CALL_NOW_CONFIG } from '../support/orders.ts';
+import { eventually } from '../support/eventually.ts';
+
+/** Which operations a client called, from the requests it sent. */
+function recordingOptions(key: TestKey, called: Set<string>): ClientOptions {
+  return {
+    baseUrl,
+    keyId: key.keyId,
+    secret: key.secret,
+    fetch: (input, init) => {
+      const url = new URL(String(input));
+      const route = ROUTES.find((r) => r.method === init?.method && pathPattern(r.path).test(url.pathname.slice(BASE_PATH.length)));
+      if (route) called.add(route.operationId);
+      return fetch(input, init);
+    },
+  };
+}
+
+/** A receiver that answers 200 to everything and keeps the raw deliveries. */
+async function startSink() {
+  const received: { raw: Buffer; headers: Record<string, string | string[] | undefined> }[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      received.push({ raw: Buffer.concat(chunks), headers: req.headers });
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hooks`,
+    received,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+let key: TestKey;
+const called = new Set<string>();
+beforeAll(async () => {
+  key = await newTenant({ config: CALL_NOW_CONFIG });
+});
+
+describe('the partner client on the local stack', () => {
+  it('runs the partner example: each sandbox scenario gives its outcome, and every webhook verifies and matches the contract', async () => {
+    const report = await runIntegration({ ...recordingOptions(key, called), prefix: 'ex-' });
+    expect(report.outcomes).toEqual({
+      'ex-order-confirmed': 'confirmed',
+      'ex-order-unreachable': 'unreachable',
+      'ex-order-declined': 'declined',
+      'ex-order-upsell': 'modified',
+      'ex-order-writebackFails': 'confirmed',
+      'ex-order-invalidNumber': 'invalid_number',
+    });
+    expect(report.calls['ex-order-unreachable']).toEqual(['no_answer', 'no_answer', 'no_answer']);
+    expect(report.refused).toEqual([]);
+    // The write-back failure follows its result: it may come after the example has returned.
+    await eventually(
+      () => report.events.filter((e) => e.event_type === 'commerce.writeback.failed.v1'),
+      (seen) => seen.length > 0,
+      { timeoutMs: 30_000, everyMs: 200 },
+    );
+    expect(new Set(report.events.map((e) => e.event_type))).toEqual(new Set(EVENT_TYPES));
+    for (const event of report.events) expect(WebhookEventSchema.parse(event), event.event_type).toEqual(event);
+  });
+
+  it('calls the other operations, so that all 26 have run through the client', async () => {
+    const client = createCommerceClient(recordingOptions(key, called));
+    expect((await client.capabilities.get()).base_path).toBe(BASE_PATH);
+    expect((await client.configuration.getEffective()).readiness).toBe('ready');
+    const products = [];
+    for await (const product of client.products.list({ limit: 1 })) products.push(product.external_product_id);
+    expect(products).toEqual(['ex-coffee']);
+    expect((await client.products.get('ex-coffee')).variants).toHaveLength(2);
+    expect((await client.customers.get('ex-customer-confirmed')).phone_masked).toMatch(/0$/);
+    const rules = [];
+    for await (const rule of client.salesRules.list()) rules.push(rule.external_rule_id);
+    expect(rules).toEqual(['ex-upsell-1kg']);
+    expect((await client.salesRules.get('ex-upsell-1kg')).rule_type).toBe('upsell');
+    const completed = [];
+    for await (const order of client.orders.list({ processing_state: 'completed', limit: 2 })) completed.push(order.external_order_id);
+    expect(completed).toHaveLength(6);
+
+    const later = {
+      order_kind: 'standard' as const,
+      external_order_id: 'ex-later',
+      external_customer_id: 'ex-customer-confirmed',
+      contact_not_before: '2030-01-01T09:00:00Z',
+    };
+    const items = [{ external_variant_id: 'ex-beans-250g', quantity: 1, price: '9.99', currency: 'EUR' }];
+    await client.orders.create({ ...later, items, contact_permission: { status: 'granted' }, source_version: '1' });
+    expect((await client.orders.update('ex-later', { source_version: '2', priority: 7 })).outcome).toBe('updated');
+    expect((await client.orders.cancel('ex-later', { reason: 'customer_request' })).processing_state).toBe('cancelled');
+    expect((await client.orders.get('ex-later')).processing_state).toBe('cancelled');
+
+    // The example's receiver has stopped: point the subscription at a live one.
+    const sink = await startSink();
+    await client.webhooks.putSubscription({ url: sink.url, event_types: [...EVENT_TYPES], enabled: true });
+    expect((await client.webhooks.getSubscription()).enabled).toBe(true);
+    const test = await client.webhooks.test();
+    const delivered = await eventually(
+      async () => {
+        for await (const d of client.webhooks.deliveries({ status: 'delivered' })) if (d.delivery_id === test.delivery_id) return d;
+        return undefined;
+      },
+      (d) => d !== undefined,
+      { timeoutMs: 30_000, everyMs: 250 },
+    );
+    expect(delivered?.event_id).toBe(test.event_id);
+    expect((await client.webhooks.replay(test.delivery_id)).replay_of).toBe(test.delivery_id);
+    const rotated = await client.webhooks.rotateSecret({ previous_secret_expires_in: 60 });
+    expect(rotated.secret).toMatch(/^whsec_/);
+
+    expect((await client.products.archive('ex-coffee')).status).toBe('archived');
+    expect((await client.salesRules.archive('ex-upsell-1kg')).status).toBe('archived');
+    expect((await client.customers.anonymize('ex-customer-declined')).external_customer_id).toBe('ex-customer-declined');
+    const missing = await client.orders.get('ex-no-such-order').catch((e: unknown) => e);
+    expect(missing).toBeInstanceOf(CommerceApiError);
+    expect(missing).toMatchObject({ status: 404, code: 'resource_not_found', requestId: expect.any(String) });
+
+    expect([...called].sort()).toEqual(ROUTES.map((r) => r.operationId).sort());
+    await sink.close();
+  });
+
+  it('verifies a delivery signed during a rotation with either secret (a receiver mid-rotation)', async () => {
+    const tenant = await newTenant({ config: CALL_NOW_CONFIG });
+    const client = createCommerceClient({ baseUrl, keyId: tenant.keyId, secret: tenant.secret });
+    const sink = await startSink();
+    try {
+      const first = await client.webhooks.putSubscription({ url: sink.url, event_types: ['commerce.order.status_changed.v1'], enabled: true });
+      const second = await client.webhooks.rotateSecret();
+      await client.webhooks.test();
+      await eventually(
+        () => sink.received.length,
+        (n) => n > 0,
+        { timeoutMs: 30_000, everyMs: 100 },
+      );
+      const { raw, headers } = sink.received[0]!;
+      const withOld: WebhookEvent = constructEvent(raw, headers, [first.secret!]);
+      expect(withOld.test).toBe(true);
+      expect(constructEvent(raw, headers, [second.secret!]).event_id).toBe(withOld.event_id);
+    } finally {
+      await sink.close();
+    }
+  });
+});
