@@ -15,10 +15,12 @@ import { PROBLEM_CODES, type ProblemCode } from '#shared/http/problem.ts';
 import type { OperationContract } from '#shared/http/operation.ts';
 import { ProblemSchema } from '#shared/http/problem-schema.ts';
 import { WEBHOOKS_DESCRIPTION, webhooksSection } from './webhooks.ts';
+import { OPENAPI_FILE } from './docs.ts';
+
+export { OPENAPI_FILE };
 
 type JsonSchema = Record<string, unknown>;
 const repoRoot = join(import.meta.dirname, '..');
-export const OPENAPI_FILE = join(repoRoot, 'contract', 'openapi.json');
 
 class Components {
   readonly schemas: Record<string, JsonSchema> = {};

@@ -3,6 +3,7 @@
  * calls the very handler the route table names, with Lambda's 10 s timeout.
  */
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -14,6 +15,7 @@ import { gatewayProblem, gatewayProblemBody, gatewayStatus } from '#shared/http/
 import { MethodNotAllowedError } from '#shared/errors.ts';
 import { renderProblem } from '#shared/http/problem.ts';
 import { parseQueryString } from '#shared/auth/signing.ts';
+import { OPENAPI_FILE, renderCommittedReference } from '#contract/docs.ts';
 
 /** API Gateway REST's own payload limit; larger requests never reach a function. */
 const GATEWAY_MAX_BYTES = 10 * 1024 * 1024;
@@ -162,6 +164,22 @@ function toEvent(
   };
 }
 
+/** The API reference and its contract, outside the signed base path (rendered once, on first request). */
+let referencePage: string | undefined;
+const reference = () => {
+  referencePage ??= renderCommittedReference();
+  return referencePage;
+};
+const DOCS: Record<string, () => { type: string; body: string }> = {
+  '/docs': () => ({ type: 'text/html; charset=utf-8', body: reference() }),
+  '/docs/openapi.json': () => ({ type: 'application/json', body: readFileSync(OPENAPI_FILE, 'utf8') }),
+};
+
+function sendDocument(res: ServerResponse, method: string, document: { type: string; body: string }): void {
+  res.writeHead(200, { 'Content-Type': document.type, 'Content-Length': Buffer.byteLength(document.body), 'Cache-Control': 'no-cache' });
+  res.end(method === 'HEAD' ? undefined : document.body);
+}
+
 async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const requestId = randomUUID();
   const url = req.url ?? '/';
@@ -169,6 +187,8 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   const path = q < 0 ? url : url.slice(0, q);
   const rawQuery = q < 0 ? '' : url.slice(q + 1);
   const method = (req.method ?? 'GET').toUpperCase();
+
+  if ((method === 'GET' || method === 'HEAD') && DOCS[path]) return sendDocument(res, method, DOCS[path]());
 
   const body = await readBody(req);
   if (body === 'too_large') return send(res, gatewayResponse('REQUEST_TOO_LARGE', requestId, path));

@@ -1,0 +1,97 @@
+/**
+ * The API reference page in a real headless Chromium: served by the local runtime at /docs and
+ * written as one static file by `npm run docs`, it shows every operation and every event type,
+ * and loads nothing from anywhere else (the static file is opened with the network cut off).
+ */
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { renderCommittedReference } from '#contract/docs.ts';
+import { ROUTES } from '#functions/routes.ts';
+import { EVENT_TYPES } from '#shared/events/event-types.ts';
+import { baseUrl } from '../support/stack.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
+const origin = new URL(baseUrl).origin;
+const work = mkdtempSync(join(tmpdir(), 'api-reference-'));
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!CHROMIUM) throw new Error('Chromium is missing: apt-get install -y chromium (.ci/run installs it), or set CHROMIUM_PATH');
+  browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+});
+afterAll(async () => {
+  await browser?.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+/** Opens `url`, letting through only what `allowed` admits; answers every request the page made. */
+async function open(url: string, allowed: (requested: string) => boolean, offline = false): Promise<{ page: Page; requested: string[] }> {
+  const page = await browser.newPage();
+  const requested: string[] = [];
+  await page.setRequestInterception(true);
+  page.on('request', (request) => {
+    requested.push(request.url());
+    if (allowed(request.url())) void request.continue();
+    else void request.abort();
+  });
+  if (offline) await page.setOfflineMode(true);
+  await page.goto(url, { waitUntil: 'load' });
+  return { page, requested };
+}
+
+interface Shown {
+  operations: Record<string, string>;
+  events: Record<string, string>;
+  navLinks: number;
+}
+
+/** What the page shows for each operation and each event type (evaluated in the page, where the DOM is). */
+const contents = (page: Page): Promise<Shown> =>
+  page.evaluate(`(() => {
+    const text = (e) => e.innerText.replace(/\\s+/g, ' ');
+    return {
+      operations: Object.fromEntries([...document.querySelectorAll('[data-operation-id]')].map((e) => [e.dataset.operationId, text(e)])),
+      events: Object.fromEntries([...document.querySelectorAll('[data-event-type]')].map((e) => [e.dataset.eventType, text(e)])),
+      navLinks: document.querySelectorAll('nav a').length,
+    };
+  })()`) as Promise<Shown>;
+
+function expectComplete(shown: Shown) {
+  expect(Object.keys(shown.operations).sort()).toEqual(ROUTES.map((r) => r.operationId).sort());
+  for (const route of ROUTES) {
+    const text = shown.operations[route.operationId]!;
+    expect(text, route.operationId).toContain(route.summary);
+    expect(text, route.operationId).toContain(`${route.method} ${route.path}`);
+    expect(text, route.operationId).toContain(route.scope);
+  }
+  expect(Object.keys(shown.events).sort()).toEqual([...EVENT_TYPES].sort());
+  for (const type of EVENT_TYPES) expect(shown.events[type], type).toContain('X-SVC-Webhook-Signature');
+}
+
+describe('the API reference page', () => {
+  it('is served at /docs, outside the signed base path, and shows every operation and every event type from the page alone', async () => {
+    const { page, requested } = await open(`${origin}/docs`, (u) => u.startsWith(`${origin}/`));
+    expectComplete(await contents(page));
+    expect(requested).toEqual([`${origin}/docs`]);
+    await page.close();
+  });
+
+  it('works as one static file with the network cut off, its links included', async () => {
+    const file = join(work, 'api-reference.html');
+    writeFileSync(file, renderCommittedReference());
+    const { page, requested } = await open(pathToFileURL(file).href, (u) => u.startsWith('file:'), true);
+    const shown = await contents(page);
+    expectComplete(shown);
+    expect(shown.navLinks).toBeGreaterThan(ROUTES.length + EVENT_TYPES.length);
+    expect(requested).toEqual([pathToFileURL(file).href]);
+    await page.click('nav a[href="#event-commerce.order.result_ready.v1"]');
+    expect(await page.evaluate('location.hash')).toBe('#event-commerce.order.result_ready.v1');
+    const onScreen = await page.$eval('[data-event-type="commerce.order.result_ready.v1"]', (e) => e.getBoundingClientRect().top);
+    expect(Math.abs(onScreen)).toBeLessThan(50);
+    await page.close();
+  });
+});
