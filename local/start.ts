@@ -14,8 +14,14 @@ const inMemory = process.argv.includes('--in-memory');
 const port = Number(process.env.PORT ?? 3000);
 mkdirSync(localDir, { recursive: true });
 
-const allowPrivate = process.env.WEBHOOK_ALLOW_PRIVATE_URLS === 'true';
-if (allowPrivate) console.warn('WARNING: WEBHOOK_ALLOW_PRIVATE_URLS=true: webhook URLs on private and loopback addresses are accepted (local use only).');
+// A partner's receiver during development is on this machine: the local runtime accepts
+// loopback and private webhook URLs unless told otherwise (a deployment never does).
+process.env.WEBHOOK_ALLOW_PRIVATE_URLS = process.env.WEBHOOK_ALLOW_PRIVATE_URLS === 'false' ? 'false' : 'true';
+if (process.env.WEBHOOK_ALLOW_PRIVATE_URLS === 'true') {
+  console.warn(
+    'WARNING: webhook URLs on private and loopback addresses are accepted (local use only; WEBHOOK_ALLOW_PRIVATE_URLS=false applies the deployed rules).',
+  );
+}
 
 const stack = await startLocalStack({
   ...(inMemory ? {} : { dataDir: localDir }),

@@ -1,0 +1,180 @@
+/**
+ * The sandbox CLI, in the spirit of `stripe listen` / `stripe trigger`, for the local runtime
+ * (credentials from its data directory) or any deployment (`--base-url`, `--key-id`, and the
+ * secret in COMMERCE_KEY_SECRET). It talks to the API through the partner client only.
+ *
+ *   npm run sandbox -- listen --forward-to http://127.0.0.1:4000/hooks [--rotate] [--for SECONDS]
+ *   npm run sandbox -- trigger <scenario> [--wait]
+ *   npm run sandbox -- scenarios
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { CommerceApiError, type CommerceClient, createCommerceClient } from '#client/index.ts';
+import { EVENT_TYPES } from '#shared/events/event-types.ts';
+import { localDataDir } from './data-dir.ts';
+
+/** The sandbox dialer decides by the customer phone number's last digit (README, "Sandbox scenarios"). */
+export const SANDBOX_SCENARIOS: Record<string, { digit?: string; shows: string }> = {
+  confirmed: { digit: '0', shows: 'answered, confirmed as ordered' },
+  unreachable: { digit: '1', shows: 'no_answer on every attempt: completed, unreachable' },
+  'no-answer-then-confirmed': { digit: '2', shows: 'no_answer, then answered and confirmed' },
+  declined: { digit: '3', shows: 'answered, declined (customer_declined)' },
+  upsell: { digit: '4', shows: "answered, the upsell rule's suggestion accepted: modified" },
+  'busy-then-confirmed': { digit: '5', shows: 'busy, then answered and confirmed' },
+  'writeback-failed': { digit: '8', shows: 'confirmed, then commerce.writeback.failed.v1' },
+  'invalid-number': { digit: '9', shows: 'invalid_number: completed, invalid_number' },
+  cancelled: { digit: '0', shows: 'an order due in the future, cancelled at once' },
+  'test-event': { shows: 'POST /webhook-subscription/test: one event with test: true' },
+};
+
+class UsageError extends Error {}
+
+function clientFrom(values: { 'base-url'?: string | undefined; 'key-id'?: string | undefined }): CommerceClient {
+  if (values['base-url'] || values['key-id']) {
+    const secret = process.env.COMMERCE_KEY_SECRET;
+    if (!values['base-url'] || !values['key-id'] || !secret)
+      throw new UsageError('--base-url and --key-id go together, with the secret in COMMERCE_KEY_SECRET');
+    return createCommerceClient({ baseUrl: values['base-url'], keyId: values['key-id'], secret });
+  }
+  const file = join(localDataDir(), 'credentials.json');
+  let credentials: { base_url: string; key_id: string; secret: string };
+  try {
+    credentials = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    throw new UsageError(`no local credentials at ${file}: start the local runtime first (npm start)`);
+  }
+  return createCommerceClient({ baseUrl: credentials.base_url, keyId: credentials.key_id, secret: credentials.secret });
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const now = () => new Date().toISOString().slice(11, 19);
+
+async function subscribe(client: CommerceClient, url: string, rotate: boolean): Promise<void> {
+  const subscription = await client.webhooks.putSubscription({ url, event_types: [...EVENT_TYPES], enabled: true });
+  const secret = subscription.secret ?? (rotate ? (await client.webhooks.rotateSecret({ previous_secret_expires_in: 0 })).secret : undefined);
+  console.log(`Forwarding every event type to ${url}`);
+  if (secret) console.log(`Webhook signing secret (shown once; give it to your receiver): ${secret}`);
+  else console.log('The subscription existed: its secret was shown when it was made (run with --rotate for a new one).');
+}
+
+/** Prints each delivery once per state it reaches: new, retried, delivered or dead-lettered. */
+async function listen(client: CommerceClient, url: string, rotate: boolean, forSeconds: number | undefined): Promise<void> {
+  await subscribe(client, url, rotate);
+  const seen = new Map<string, string>();
+  for await (const d of client.webhooks.deliveries()) seen.set(d.delivery_id, `${d.status}/${d.attempts}`);
+  console.log('Ready: waiting for deliveries (Ctrl-C to stop)');
+  const until = forSeconds === undefined ? Number.POSITIVE_INFINITY : Date.now() + forSeconds * 1000;
+  while (Date.now() < until) {
+    const page = await client.webhooks.deliveriesPage({ limit: 200 });
+    for (const d of [...page.data].reverse()) {
+      const state = `${d.status}/${d.attempts}`;
+      if (seen.get(d.delivery_id) === state) continue;
+      seen.set(d.delivery_id, state);
+      const last = d.last_attempt ? ` ${d.last_attempt.status_code ?? d.last_attempt.error ?? ''}`.trimEnd() : '';
+      console.log(`${now()}  ${d.event_type.padEnd(36)} ${d.event_id}  ${d.delivery_id}  ${d.status.padEnd(13)} attempt ${d.attempts}${last}`);
+    }
+    await sleep(500);
+  }
+}
+
+async function sandboxCatalog(client: CommerceClient): Promise<void> {
+  await client.products.upsertBatch({
+    products: [
+      {
+        external_product_id: 'sandbox-coffee',
+        title: 'Sandbox coffee beans',
+        category: 'coffee/beans',
+        source_version: '1',
+        variants: [
+          { external_variant_id: 'sandbox-beans-250g', price: '9.99', currency: 'EUR' },
+          { external_variant_id: 'sandbox-beans-1kg', price: '24.50', currency: 'EUR' },
+        ],
+      },
+    ],
+  });
+  await client.salesRules.put('sandbox-upsell-1kg', {
+    rule_type: 'upsell',
+    priority: 1,
+    applies_to: { external_variant_ids: ['sandbox-beans-250g'] },
+    action: { suggest_variant: 'sandbox-beans-1kg' },
+    source_version: '1',
+  });
+}
+
+async function trigger(client: CommerceClient, scenario: string, wait: boolean): Promise<void> {
+  const chosen = SANDBOX_SCENARIOS[scenario];
+  if (!chosen) throw new UsageError(`unknown scenario ${scenario}; one of: ${Object.keys(SANDBOX_SCENARIOS).join(', ')}`);
+  if (!chosen.digit) {
+    const test = await client.webhooks.test();
+    return console.log(`Test event ${test.event_id} queued as delivery ${test.delivery_id}`);
+  }
+  await sandboxCatalog(client);
+  const customer = `sandbox-customer-${chosen.digit}`;
+  await client.customers.put(customer, {
+    phone: `+49151000000${chosen.digit}`,
+    locale: 'de-DE',
+    consent: { status: 'granted', proof: { source: 'sandbox', reference: customer, collected_at: '2026-01-01T00:00:00Z' } },
+    source_version: String(Date.now()),
+  });
+  const id = `sandbox-${scenario}-${Date.now().toString(36)}`;
+  const later = scenario === 'cancelled' ? { contact_not_before: new Date(Date.now() + 7 * 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z') } : {};
+  const items = [{ external_variant_id: 'sandbox-beans-250g', quantity: 2, price: '9.99', currency: 'EUR' }];
+  const order = await client.orders.create({
+    order_kind: 'standard',
+    external_order_id: id,
+    external_customer_id: customer,
+    items,
+    contact_permission: { status: 'granted' },
+    source_version: '1',
+    ...later,
+  });
+  if (scenario === 'cancelled') await client.orders.cancel(id, { reason: 'other' });
+  console.log(`Order ${id} (${chosen.shows}), correlation ${order.correlation_id}`);
+  if (!wait) return;
+  for (let i = 0; i < 240; i++) {
+    const current = await client.orders.get(id);
+    if (['completed', 'cancelled', 'rejected'].includes(current.processing_state)) {
+      if (current.processing_state !== 'completed') return console.log(`Final: ${current.processing_state}`);
+      const result = await client.orders.result(id);
+      return console.log(`Final: completed, ${result.business_outcome}, total ${result.final_order_snapshot.total} ${result.final_order_snapshot.currency}`);
+    }
+    await sleep(500);
+  }
+  throw new Error(`order ${id} is not final after 2 minutes`);
+}
+
+async function main(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      'forward-to': { type: 'string' },
+      rotate: { type: 'boolean', default: false },
+      for: { type: 'string' },
+      wait: { type: 'boolean', default: false },
+      'base-url': { type: 'string' },
+      'key-id': { type: 'string' },
+    },
+  });
+  const [command, scenario] = positionals;
+  if (command === 'scenarios') {
+    for (const [name, s] of Object.entries(SANDBOX_SCENARIOS)) console.log(`${name.padEnd(26)} ${s.digit ? `phone …${s.digit}  ` : '           '}${s.shows}`);
+    return;
+  }
+  if (command === 'listen') {
+    if (!values['forward-to']) throw new UsageError('listen needs --forward-to URL');
+    const forSeconds = values.for === undefined ? undefined : Number(values.for);
+    if (forSeconds !== undefined && !(forSeconds > 0)) throw new UsageError('--for takes a number of seconds');
+    return listen(clientFrom(values), values['forward-to'], values.rotate!, forSeconds);
+  }
+  if (command === 'trigger' && scenario) return trigger(clientFrom(values), scenario, values.wait!);
+  throw new UsageError('usage: sandbox listen --forward-to URL [--rotate] [--for SECONDS] | sandbox trigger <scenario> [--wait] | sandbox scenarios');
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof UsageError || (error instanceof Error && error.name === 'TypeError' && 'code' in error)) console.error(error.message);
+  else if (error instanceof CommerceApiError) console.error(`${error.message} (request ${error.requestId ?? 'none'})`);
+  else console.error(error instanceof Error ? error.message : String(error));
+  process.exit(2);
+});

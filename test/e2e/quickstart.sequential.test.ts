@@ -1,0 +1,89 @@
+/**
+ * The README's quickstart, command by command as the README gives them (read from it, so
+ * the two cannot drift): `npm start`, `sandbox listen`, the verifying receiver, the first
+ * signed requests and their result, then a triggered scenario.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { repoRoot } from '../support/paths.ts';
+import { killRuntime, startRuntime, type Runtime } from '../support/runtime.ts';
+import { eventually } from '../support/eventually.ts';
+
+/** The shell commands of the README's quickstart, in order. */
+function quickstartCommands(): string[] {
+  const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Quickstart for partners'), readme.indexOf('### Sandbox scenarios'));
+  return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!.trim());
+}
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+
+const dataDir = mkdtempSync(join(tmpdir(), 'quickstart-'));
+const children: ChildProcess[] = [];
+let runtime: Runtime | undefined;
+
+/** A terminal: runs `command` in a shell from the repository root, collecting what it prints. */
+function terminal(command: string, env: Record<string, string>) {
+  const child = spawn('bash', ['-c', command], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  children.push(child);
+  const out = { text: '', child };
+  child.stdout!.on('data', (c: Buffer) => (out.text += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (out.text += c.toString()));
+  return out;
+}
+
+const until = async (read: () => string, pattern: RegExp, timeoutMs = 60_000) => {
+  const text = await eventually(read, (t) => pattern.test(t), { timeoutMs, everyMs: 200 });
+  if (!pattern.test(text)) throw new Error(`never printed ${pattern}:\n${text}`);
+  return text.match(pattern)!;
+};
+
+afterAll(async () => {
+  for (const child of children) if (child.exitCode === null && child.pid) process.kill(-child.pid, 'SIGKILL');
+  if (runtime) await killRuntime(runtime.child);
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('the README quickstart', () => {
+  it('gets from npm start to a verified webhook and a read result, with the README’s own commands', async () => {
+    const [start, listen, receive, firstOrder, trigger] = quickstartCommands();
+    expect(start).toBe('npm ci && npm start');
+    const apiPort = await freePort();
+    const hookPort = await freePort();
+    const env = { LOCAL_DATA_DIR: dataDir, PORT: String(apiPort) };
+    // `npm ci` has run already (this is its test run); the rest of step 1 as written.
+    runtime = await startRuntime({ ...env, PATH: process.env.PATH! }, { viaNpm: true });
+
+    const listening = terminal(listen!.replace('4000', String(hookPort)), env);
+    const [, secret] = await until(() => listening.text, /Webhook signing secret \(shown once; give it to your receiver\): (whsec_\S+)/);
+    await until(() => listening.text, /Ready: waiting for deliveries/);
+
+    expect(receive).toMatch(/^WEBHOOK_SECRET=whsec_… /);
+    const receiving = terminal(receive!.replace('whsec_…', secret!), { ...env, PORT: String(hookPort) });
+    await until(() => receiving.text, /receiving on/);
+
+    const ordering = terminal(firstOrder!, env);
+    const [, orderId] = await until(() => ordering.text, /result (qs-\S+): confirmed, total 19\.98 EUR/, 90_000);
+    await until(() => receiving.text, new RegExp(`verified commerce\\.order\\.result_ready\\.v1 evt_\\S+ order ${orderId}`));
+    for (const state of ['received', 'validated', 'scheduled', 'in_call', 'completed']) {
+      await until(() => receiving.text, new RegExp(`verified commerce\\.order\\.status_changed\\.v1 evt_\\S+ order ${orderId} → ${state}`));
+    }
+    expect(receiving.text).toContain(`verified commerce.call.attempt_completed.v1`);
+    expect(receiving.text).not.toContain('rejected');
+    await until(() => listening.text, /commerce\.order\.result_ready\.v1\s+evt_\S+\s+dlv_\S+\s+delivered\s+attempt 1 204/);
+
+    const triggering = terminal(trigger!, env);
+    await until(() => triggering.text, /Final: completed, confirmed/, 90_000);
+    await until(() => receiving.text, /verified commerce\.writeback\.failed\.v1 evt_\S+ order sandbox-writeback-failed-/);
+  }, 300_000);
+});
