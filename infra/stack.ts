@@ -2,7 +2,7 @@
  * The deployed system, as a list of named parts: the data store (one DynamoDB table and the
  * webhook queues), the partner API (API Gateway REST → one Lambda per route of the route
  * table), the workers (stream processor, catalog indexer, webhook sender, reconciler, call
- * scheduler) and the alarms for on-call.
+ * scheduler) and what on-call sees (alarms, their topic, the dashboard).
  *
  * The parts add their resources to the stack itself rather than nesting them in constructs of
  * their own: a nested construct changes every logical id below it, and CloudFormation would
@@ -14,8 +14,9 @@ import type * as apigw from 'aws-cdk-lib/aws-apigateway';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { BASE_PATH } from '#shared/api/routes.ts';
-import { Alarms } from './parts/alarms.ts';
+import { BASE_PATH, type Route } from '#shared/api/routes.ts';
+import { METRICS_NAMESPACE, SERVICE_NAME } from '#shared/observability/metric-names.ts';
+import { Monitoring } from './parts/monitoring.ts';
 import { DataStore } from './parts/data-store.ts';
 import { PartnerApi } from './parts/partner-api.ts';
 import { Workers } from './parts/workers.ts';
@@ -23,6 +24,8 @@ import { Workers } from './parts/workers.ts';
 export interface CommerceStackProps extends StackProps {
   /** Which call platform adapter the workers use; only the sandbox dialer exists so far. */
   callPlatform?: 'sandbox';
+  /** The routes to deploy; the route table unless a test passes another. */
+  routes?: readonly Route[];
 }
 
 export class CommerceInterfaceStack extends Stack {
@@ -42,13 +45,19 @@ export class CommerceInterfaceStack extends Stack {
       WEBHOOK_QUEUE_URL: data.webhookQueue.queueUrl,
       WEBHOOK_DLQ_URL: data.webhookDlq.queueUrl,
       CALL_PLATFORM: props.callPlatform ?? 'sandbox',
-      POWERTOOLS_SERVICE_NAME: 'commerce-interface',
+      POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+      POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
       NODE_OPTIONS: '--enable-source-maps',
     };
-    const partnerApi = new PartnerApi(this, data, environment);
+    const partnerApi = new PartnerApi(this, data, environment, props.routes);
     this.api = partnerApi.api;
     const workers = new Workers(this, data, environment);
-    const alarms = new Alarms(this, data, this.api, [...partnerApi.functions, ...workers.functions]);
+    const monitoring = new Monitoring(this, data, this.api, {
+      api: partnerApi.functions,
+      workers: workers.functions,
+      streamProcessor: workers.streamProcessor,
+      webhookSender: workers.sender,
+    });
 
     new CfnOutput(this, 'ApiBaseUrl', { value: `${this.api.url.replace(/\/$/, '')}${BASE_PATH}` });
     new CfnOutput(this, 'TableName', { value: data.table.tableName });
@@ -56,7 +65,7 @@ export class CommerceInterfaceStack extends Stack {
     new CfnOutput(this, 'WebhookDlqUrl', { value: data.webhookDlq.queueUrl });
     new CfnOutput(this, 'WebhookQueueArn', { value: data.webhookQueue.queueArn });
     new CfnOutput(this, 'WebhookDlqArn', { value: data.webhookDlq.queueArn });
-    new CfnOutput(this, 'AlarmTopicArn', { value: alarms.topic.topicArn });
+    new CfnOutput(this, 'AlarmTopicArn', { value: monitoring.topic.topicArn });
     new CfnOutput(this, 'ApiKeySecretsKeyArn', { value: data.keySecrets.keyArn });
 
     this.acknowledgeNagFindings();

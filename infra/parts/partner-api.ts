@@ -37,7 +37,10 @@ export class PartnerApi {
   readonly api: apigw.RestApi;
   readonly functions: lambda.IFunction[] = [];
 
-  constructor(scope: Construct, data: DataStore, environment: Record<string, string>) {
+  private readonly routes: readonly Route[];
+
+  constructor(scope: Construct, data: DataStore, environment: Record<string, string>, routes: readonly Route[] = ROUTES) {
+    this.routes = routes;
     this.api = new apigw.RestApi(scope, 'Api', {
       restApiName: 'commerce-interface-v1',
       description: 'Commerce Interface v1 (partner API)',
@@ -69,7 +72,7 @@ export class PartnerApi {
         templates: { 'application/json': gatewayProblemBody(problem, '$context.requestId', '$context.path') },
       });
     }
-    for (const route of ROUTES) this.functions.push(this.routeFunction(scope, route, data, environment));
+    for (const route of routes) this.functions.push(this.routeFunction(scope, route, data, environment));
     this.methodNotAllowed();
     this.firewall(scope);
   }
@@ -130,7 +133,7 @@ export class PartnerApi {
    */
   private methodNotAllowed(): void {
     const methodsByPath = new Map<string, string[]>();
-    for (const route of ROUTES) methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
+    for (const route of this.routes) methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
     for (const [path, allowed] of methodsByPath) {
       const problem = renderProblem(new MethodNotAllowedError(allowed), '$context.path', '$context.requestId');
       const integration = new apigw.MockIntegration({

@@ -32,6 +32,8 @@ const LIST_STREAMS_ON_ANY = {
 
 export class Workers {
   readonly functions: lambda.IFunction[] = [];
+  readonly streamProcessor: lambda.IFunction;
+  readonly sender: lambda.IFunction;
   private readonly scope: Construct;
   private readonly data: DataStore;
   private readonly environment: Record<string, string>;
@@ -40,8 +42,8 @@ export class Workers {
     this.scope = scope;
     this.data = data;
     this.environment = environment;
-    this.tableStreamReaders();
-    this.webhookSender();
+    this.streamProcessor = this.tableStreamReaders();
+    this.sender = this.webhookSender();
     this.scheduled();
   }
 
@@ -73,7 +75,7 @@ export class Workers {
     });
   }
 
-  private tableStreamReaders(): void {
+  private tableStreamReaders(): lambda.IFunction {
     const streamProcessor = this.worker(WORKERS.streamProcessor, FUNCTION_SETTINGS.workerTimeoutSeconds);
     Validations.of(streamProcessor).acknowledge(LIST_STREAMS_ON_ANY);
     this.data.table.grant(streamProcessor, ...ORDER_PROCESSING_TABLE_ACTIONS);
@@ -86,9 +88,10 @@ export class Workers {
     catalogIndexer.addEventSource(
       this.streamSource([lambda.FilterCriteria.filter({ dynamodb: { NewImage: { entity: { S: lambda.FilterRule.isEqual('product') } } } })]),
     );
+    return streamProcessor;
   }
 
-  private webhookSender(): void {
+  private webhookSender(): lambda.IFunction {
     const sender = this.worker(WORKERS.webhookSender, FUNCTION_SETTINGS.webhookSenderTimeoutSeconds);
     this.data.table.grant(sender, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem');
     this.data.webhookQueue.grantConsumeMessages(sender);
@@ -101,6 +104,7 @@ export class Workers {
         maxConcurrency: EVENT_SOURCES.webhookQueue.maxConcurrency,
       }),
     );
+    return sender;
   }
 
   private scheduled(): void {

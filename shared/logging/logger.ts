@@ -7,8 +7,9 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Logger } from '@aws-lambda-powertools/logger';
+import { SERVICE_NAME } from '../observability/metric-names.ts';
 
-const base = new Logger({ serviceName: 'commerce-interface' });
+const base = new Logger({ serviceName: SERVICE_NAME });
 const scope = new AsyncLocalStorage<Record<string, unknown>>();
 
 type Extra = Record<string, unknown>;

@@ -1,7 +1,10 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { repoRoot } from '../support/paths.ts';
 import { ROUTES } from '#functions/routes.ts';
 import { WORKERS } from '#functions/workers.ts';
 import { CommerceInterfaceStack } from '#infra/stack.ts';
@@ -93,6 +96,92 @@ describe('the CDK app', () => {
     expect(metrics).toContain('ApproximateNumberOfMessagesVisible');
     expect(metrics).toContain('5XXError');
     expect(metrics.filter((m) => m === 'Errors')).toHaveLength(ROUTES.length + Object.keys(WORKERS).length);
+  });
+
+  describe('on-call', () => {
+    const resources = () => template.toJSON().Resources as Record<string, { Type: string; Properties: any }>;
+    const alarms = () => Object.entries(resources()).filter(([, r]) => r.Type === 'AWS::CloudWatch::Alarm');
+    const runbook = readFileSync(join(repoRoot, 'docs', 'runbook.md'), 'utf8');
+    /** Each runbook section's alarm: its name, and the metric and threshold its **Alarm** line gives. */
+    const documented = [...runbook.matchAll(/^## (\w+)\n[^#]*?- \*\*Alarm\*\*: `[^`]+` `(\w+)`[^\n]*?[<>] (\d+)/gm)].map((m) => ({
+      name: m[1]!,
+      metric: m[2]!,
+      threshold: Number(m[3]),
+    }));
+
+    it('publishes to a topic encrypted with a customer-managed key that CloudWatch may use, on alarm and on OK', () => {
+      const topic = Object.values(template.findResources('AWS::SNS::Topic'))[0]!;
+      const keyId = topic.Properties.KmsMasterKeyId['Fn::GetAtt'][0] as string;
+      const key = resources()[keyId]!;
+      expect(key.Type).toBe('AWS::KMS::Key');
+      expect(key.Properties.EnableKeyRotation).toBe(true);
+      const forCloudWatch = (key.Properties.KeyPolicy.Statement as { Principal?: { Service?: string }; Action: string | string[] }[]).find(
+        (s) => s.Principal?.Service === 'cloudwatch.amazonaws.com',
+      );
+      expect([forCloudWatch?.Action].flat()).toEqual(expect.arrayContaining(['kms:Decrypt', 'kms:GenerateDataKey*']));
+      for (const [, alarm] of alarms()) {
+        expect(alarm.Properties.AlarmActions).toHaveLength(1);
+        expect(alarm.Properties.OKActions).toEqual(alarm.Properties.AlarmActions);
+        expect(alarm.Properties.AlarmDescription).toMatch(/Runbook: https:\/\/\S+docs\/runbook\.md#\w+/);
+      }
+    });
+
+    it('has every alarm the runbook names, with its metric and threshold, and a runbook section for every alarm', () => {
+      expect(documented.map((d) => d.name)).toEqual([
+        'Api5xx',
+        'ApiLatencyP99',
+        'LambdaThrottles',
+        'StreamIteratorAge',
+        'StreamFailureDepth',
+        'WebhookDlqDepth',
+        'WebhookQueueBacklog',
+        'DeliverySuccessRate',
+        'Errors',
+      ]);
+      const byName = new Map(alarms().map(([, a]) => [(a.Properties.AlarmName as string).replace(/^Test-/, ''), a.Properties]));
+      for (const d of documented.filter((x) => x.name !== 'Errors')) {
+        const alarm = byName.get(d.name);
+        expect(alarm, d.name).toBeDefined();
+        expect(alarm!.Threshold, d.name).toBe(d.threshold);
+        const metricNames = alarm!.MetricName
+          ? [alarm!.MetricName]
+          : (alarm!.Metrics as { MetricStat?: { Metric: { MetricName: string } } }[]).map((m) => m.MetricStat?.Metric.MetricName);
+        expect(metricNames, d.name).toContain(d.metric);
+      }
+      const sections = new Set(documented.map((d) => d.name));
+      for (const name of byName.keys()) expect(sections.has(name.startsWith('Errors') ? 'Errors' : name), `runbook section for ${name}`).toBe(true);
+    });
+
+    it('keeps every alarm id when a route is added to the route table', () => {
+      const extra = { ...ROUTES[0]!, operationId: 'aNewRoute', path: '/a-new-route' };
+      const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+      const withRoute = Template.fromStack(new CommerceInterfaceStack(app, 'Test', { routes: [extra, ...ROUTES] }));
+      const after = Object.keys(withRoute.findResources('AWS::CloudWatch::Alarm'));
+      const before = alarms().map(([id]) => id);
+      expect(after).toEqual(expect.arrayContaining(before));
+      expect(after).toHaveLength(before.length + 1);
+    });
+
+    it('has one dashboard with the API, functions, stream, queues, deliveries and business rows', () => {
+      const dashboards = Object.values(template.findResources('AWS::CloudWatch::Dashboard'));
+      expect(dashboards).toHaveLength(1);
+      const body = JSON.stringify(dashboards[0]!.Properties.DashboardBody);
+      for (const title of [
+        'API latency p99 per route',
+        'Function errors',
+        'Function throttles',
+        'Stream iterator age',
+        'Webhook queue and DLQ depth',
+        'Oldest message age',
+        'Delivery attempts by outcome',
+        'Delivery latency',
+        'Orders by final state',
+        'Call attempts by disposition',
+        'Worker concurrency',
+      ]) {
+        expect(body, title).toContain(title);
+      }
+    });
   });
 
   it("turns API Gateway's own errors into problem+json", () => {
