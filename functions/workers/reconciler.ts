@@ -1,4 +1,6 @@
 import { logger } from '#shared/logging/logger.ts';
+import { METRIC } from '#shared/observability/metric-names.ts';
+import { countMetric } from '#shared/observability/metrics.ts';
 import { reconcileOverdue } from '#shared/queue/outbox-queue.ts';
 import { replayOverdueStreamWork } from '#shared/stream/stream-work.ts';
 import { reactions } from './stream-processor.ts';
@@ -13,6 +15,7 @@ export const handler = async (): Promise<{ resent: number; replayed: number; fai
   const resent = await reconcileOverdue(now);
   const { replayed, failed } = await replayOverdueStreamWork(now, reactions);
   if (resent) logger.warn('re-enqueued overdue records', { resent });
+  countMetric(METRIC.reconcilerResends, {}, resent + replayed);
   if (replayed || failed) logger.warn('replayed overdue stream work', { replayed, failed });
   return { resent, replayed, failed };
 };

@@ -4,6 +4,7 @@ import { domainReactions } from '#shared/orders/reactions.ts';
 import { dispatchStream, type Reaction } from '#shared/stream/stream-dispatch.ts';
 import { streamWorkDone } from '#shared/stream/stream-work.ts';
 import { webhookFanOut } from '#shared/webhooks/fan-out.ts';
+import { businessMetrics } from '#shared/observability/business-metrics.ts';
 import { config } from '../composition-root.ts';
 import { sandboxStore } from '#shared/calls/writeback.ts';
 import { readProduct } from '#shared/catalog/product-store.ts';
@@ -27,11 +28,12 @@ const reactionPorts: ReactionPorts = {
 };
 
 /**
- * The reactions to table changes: the domain's, the webhook fan-out of outbox events, and
+ * The reactions to table changes: the domain's, the business metrics, the webhook fan-out of outbox events, and
  * last the note that an event's stream work is done (the reconciler replays it otherwise).
  */
 export const reactions: Reaction[] = [
   ...domainReactions(reactionPorts),
+  businessMetrics,
   webhookFanOut({ subscriptionCacheSeconds: config.authCacheSeconds, orderReference: (id) => fillPath(getOrder, { externalOrderId: id }) }),
   streamWorkDone,
 ];

@@ -1,8 +1,8 @@
-import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import { BatchProcessor, EventType, FullBatchFailureError, processPartialResponse } from '@aws-lambda-powertools/batch';
 import { ChangeMessageVisibilityCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { queueClient } from '#shared/storage/clients.ts';
-import { processDeliveryRecord, type SenderQueue, type SenderSettings } from '#shared/webhooks/sender.ts';
+import { processDeliveryRecord, RetryLater, type SenderQueue, type SenderSettings } from '#shared/webhooks/sender.ts';
 import { config } from '../composition-root.ts';
 
 const settings: SenderSettings = {
@@ -25,10 +25,16 @@ const queue: SenderQueue = {
 /**
  * Powertools' batch processing: each record on its own, its failures (retries included)
  * reported as batch item failures. A batch whose every record waits for a retry is normal
- * (an endpoint that is down), so it is not raised as a function error.
+ * (an endpoint that is down), so it is not a function error; a batch whose every record
+ * failed for another reason is, so Lambda's Errors metric (and its alarm) sees it. Single
+ * failures are counted as SenderFailures and logged with delivery id, tenant and error class.
  */
 const processor = new BatchProcessor(EventType.SQS);
 const recordHandler = (record: SQSRecord) => processDeliveryRecord(record, settings, queue);
 
-export const handler = (event: SQSEvent, context: Context) =>
-  processPartialResponse(event, recordHandler, processor, { context, throwOnFullBatchFailure: false });
+export const handler = async (event: SQSEvent, context: Context) => {
+  const response = await processPartialResponse(event, recordHandler, processor, { context, throwOnFullBatchFailure: false });
+  const failures = processor.errors.filter((error) => !(error instanceof RetryLater));
+  if (event.Records.length > 0 && failures.length === event.Records.length) throw new FullBatchFailureError(failures);
+  return response;
+};

@@ -124,6 +124,12 @@ export class Monitoring {
         comparison: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
         what: 'Fewer than half of all delivery attempts succeeded for 30 minutes, across all tenants: more than receivers being down.',
       },
+      {
+        id: 'WebhookSenderFailures',
+        metric: custom(METRIC.senderFailures, 'Sum'),
+        threshold: 0,
+        what: 'The webhook sender could not handle a delivery message (our failure, not a receiver answering badly); the message comes back.',
+      },
       ...[...fns.api, ...fns.workers].map((fn) => ({
         id: `Errors${fn.node.id}`,
         metric: fn.metricErrors({ period: fiveMinutes, statistic: 'Sum' }),

@@ -22,6 +22,8 @@ export const METRIC = {
   /** Attempts a delivery took when it succeeded. */
   attemptsPerDelivery: 'AttemptsPerDelivery',
   deadLettered: 'DeliveriesDeadLettered',
+  /** A delivery message the sender could not handle (not a receiver's failure: ours). */
+  senderFailures: 'SenderFailures',
   /** Messages the reconciler sent again (deliveries the queue had lost or overdue stream work). */
   reconcilerResends: 'ReconcilerResends',
   /** Event written → its delivery enqueued, in milliseconds. */

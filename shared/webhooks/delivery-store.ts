@@ -24,6 +24,8 @@ export interface StoredDelivery extends Delivery {
   payload: string;
   external_order_id: string | null;
   delivering_until?: string;
+  /** When its event was written: delivery latency counts from here. */
+  event_occurred_at?: string;
   /** Epoch seconds: when DynamoDB's TTL deletes the delivery. */
   expires_at?: number;
 }
@@ -47,7 +49,7 @@ function listAttributes(d: StoredDelivery) {
 export async function enqueueDelivery(
   tenant: string,
   deliveryId: string,
-  event: { event_id: string; event_type: string; external_order_id: string | null },
+  event: { event_id: string; event_type: string; external_order_id: string | null; occurred_at?: string; event_occurred_at?: string },
   payload: string,
   replayOf: string | null,
   now: Date,
@@ -59,6 +61,7 @@ export async function enqueueDelivery(
     event_id: event.event_id,
     event_type: event.event_type,
     external_order_id: event.external_order_id,
+    ...(event.occurred_at || event.event_occurred_at ? { event_occurred_at: event.occurred_at ?? event.event_occurred_at } : {}),
     status: 'queued',
     attempts: 0,
     created_at: now.toISOString(),

@@ -8,6 +8,8 @@ import { isPublicEvent } from '../events/event-types.ts';
 import type { EventRecord } from '../events/outbox.ts';
 import type { Reaction } from '../stream/stream-dispatch.ts';
 import { enqueueDelivery } from './delivery-store.ts';
+import { METRIC } from '../observability/metric-names.ts';
+import { millisecondsMetric } from '../observability/metrics.ts';
 import { deliveryIdFor, type OrderReference, payloadOf } from './payload.ts';
 import { readWebhookSubscription, type StoredSubscription } from './subscription-store.ts';
 
@@ -28,7 +30,9 @@ export function webhookFanOut(options: { subscriptionCacheSeconds: number; order
       if (change.eventName !== 'INSERT' || image?.entity !== 'event' || !isPublicEvent(String(image.event_type))) return;
       const event = image as unknown as EventRecord;
       if (!wants(await subscriptions.get(event.tenant), event) && !wants(await readWebhookSubscription(event.tenant), event)) return;
-      await enqueueDelivery(event.tenant, deliveryIdFor(event.event_id), event, payloadOf(event, options.orderReference), null, new Date());
+      const now = new Date();
+      await enqueueDelivery(event.tenant, deliveryIdFor(event.event_id), event, payloadOf(event, options.orderReference), null, now);
+      millisecondsMetric(METRIC.fanOutLag, now.getTime() - Date.parse(event.occurred_at));
     },
   };
 }

@@ -4,6 +4,8 @@
  */
 import { lookup } from 'node:dns/promises';
 import { logger } from '../logging/logger.ts';
+import { METRIC } from '../observability/metric-names.ts';
+import { countMetric, millisecondsMetric } from '../observability/metrics.ts';
 import { type AttemptOutcome, claimDelivery, recordDeliveryAttempt, type StoredDelivery } from './delivery-store.ts';
 import { postPinned } from './http-post.ts';
 import { signatureHeaders } from './signature.ts';
@@ -98,9 +100,19 @@ export async function handleDeliveryMessage(
     latency_ms: Math.round(outcome.latencyMs),
     status,
   });
+  countAttempt(status, claimed, now);
   if (status === 'delivered' || status === 'superseded') return { kind: 'done' };
   if (status === 'dead_lettered') return { kind: 'dead_letter' };
   return { kind: 'retry', inSeconds: retryInSeconds };
+}
+
+function countAttempt(status: string, delivery: { attempts: number; event_occurred_at?: string; created_at: string }, now: Date): void {
+  if (status === 'superseded') return;
+  countMetric(METRIC.deliveryAttempts, { outcome: status });
+  if (status === 'dead_lettered') countMetric(METRIC.deadLettered);
+  if (status !== 'delivered') return;
+  countMetric(METRIC.attemptsPerDelivery, {}, delivery.attempts + 1);
+  millisecondsMetric(METRIC.deliveryLatency, now.getTime() - Date.parse(delivery.event_occurred_at ?? delivery.created_at));
 }
 
 /** What the sender does with the queue: the DLQ send and the visibility change of a retry. */
@@ -135,6 +147,7 @@ export async function processDeliveryRecord(
   } catch (error) {
     const { tenant, delivery_id } = safeMessage(record.body);
     logger.error('webhook delivery message failed; it comes back', { tenant, delivery_id, error: (error as Error).name, reason: (error as Error).message });
+    countMetric(METRIC.senderFailures);
     throw error;
   }
   if (action.kind === 'retry') throw new RetryLater(`delivery retried in ${Math.round(action.inSeconds)} s`);

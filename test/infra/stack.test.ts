@@ -136,6 +136,7 @@ describe('the CDK app', () => {
         'WebhookDlqDepth',
         'WebhookQueueBacklog',
         'DeliverySuccessRate',
+        'WebhookSenderFailures',
         'Errors',
       ]);
       const byName = new Map(alarms().map(([, a]) => [(a.Properties.AlarmName as string).replace(/^Test-/, ''), a.Properties]));

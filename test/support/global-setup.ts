@@ -23,7 +23,8 @@ function captureJsonLogs(file: string): () => void {
   streams.forEach((stream, i) => {
     stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
       const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
-      if (!text.startsWith('{"level"')) return (originals[i] as (...args: unknown[]) => boolean)(chunk, ...rest);
+      // Log lines and embedded-metric-format lines (metrics) go to the file; anything else to the terminal.
+      if (!text.startsWith('{"level"') && !text.startsWith('{"_aws"')) return (originals[i] as (...args: unknown[]) => boolean)(chunk, ...rest);
       appendFileSync(file, text.endsWith('\n') ? text : `${text}\n`);
       return true;
     }) as typeof stream.write;

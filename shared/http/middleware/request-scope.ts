@@ -1,12 +1,14 @@
 /**
  * First in the chain: the request's HTTP state (headers, canonical path, raw body), its
  * request and correlation ids in every log line, `X-Request-Id` on every answer, and one
- * "request completed" line with the status.
+ * "request completed" line with the status, counted by route and status class.
  */
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { fillPath, type Route } from '../../api/routes.ts';
 import { appendLogKeys, logger } from '../../logging/logger.ts';
 import type { HttpMiddleware, HttpRequest } from './types.ts';
+import { METRIC, statusClass } from '../../observability/metric-names.ts';
+import { countMetric } from '../../observability/metrics.ts';
 
 const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -21,6 +23,7 @@ export function requestScope(route: Route): HttpMiddleware {
     const requestId = request.context.http?.requestId ?? request.context.awsRequestId;
     if (request.response) request.response.headers = { ...request.response.headers, 'X-Request-Id': requestId };
     logger.info('request completed', { status: request.response?.statusCode });
+    countMetric(METRIC.requests, { route: route.operationId, status_class: statusClass(request.response?.statusCode ?? 500) });
   };
   return {
     before: (request) => {
