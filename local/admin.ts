@@ -7,7 +7,10 @@
  *   npm run admin -- keys revoke --key-id K
  *   npm run admin -- tenants put --tenant T --config FILE
  *   npm run admin -- dlq list
- *   npm run admin -- dlq redrive
+ *   npm run admin -- dlq redrive [--tenant T] [--event-type E] [--since TIME] [--rate N]
+ *   npm run admin -- deliveries list [--tenant T] [--status S] [--event-type E] [--since TIME] [--limit N] [--json]
+ *   npm run admin -- deliveries show DELIVERY_ID --tenant T [--json]
+ *   npm run admin -- recover --tenant T --since TIME [--json]
  *   npm run admin -- stream-work list [--json]
  *   npm run admin -- stream-work replay
  */
@@ -17,6 +20,7 @@ import { parseArgs } from 'node:util';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { StartMessageMoveTaskCommand } from '@aws-sdk/client-sqs';
 import { localDataDir } from './data-dir.ts';
+import { DELIVERY_STATUSES, type DeliveryStatus } from '#shared/webhooks/webhook-schemas.ts';
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
@@ -28,12 +32,38 @@ const { positionals, values } = parseArgs({
     json: { type: 'boolean', default: false },
     stack: { type: 'string' },
     region: { type: 'string' },
+    status: { type: 'string' },
+    'event-type': { type: 'string' },
+    since: { type: 'string' },
+    limit: { type: 'string' },
+    rate: { type: 'string' },
   },
 });
 
 function fail(message: string): never {
   console.error(`admin: ${message}`);
   process.exit(2);
+}
+
+function positiveNumber(text: string, option: string): number {
+  const n = Number(text);
+  return Number.isFinite(n) && n > 0 ? n : fail(`${option} takes a positive number`);
+}
+
+function instant(text: string, option: string): Date {
+  const at = Date.parse(text);
+  return /^\d{4}-\d{2}-\d{2}T/.test(text) && !Number.isNaN(at) ? new Date(at) : fail(`${option} takes an RFC 3339 time, e.g. 2026-11-23T10:00:00Z`);
+}
+
+function deliveryFilter() {
+  const status = values.status;
+  if (status !== undefined && !(DELIVERY_STATUSES as readonly string[]).includes(status)) fail(`--status is one of ${DELIVERY_STATUSES.join(', ')}`);
+  return {
+    tenant: values.tenant,
+    status: status as DeliveryStatus | undefined,
+    eventType: values['event-type'],
+    since: values.since ? instant(values.since, '--since') : undefined,
+  };
 }
 
 interface Target {
@@ -72,7 +102,7 @@ const { queueClient } = await import('#shared/storage/clients.ts');
 const { moveDeadLetters, peekDeadLetters } = await import('#shared/queue/dead-letters.ts');
 
 const [area, action] = positionals;
-switch (`${area} ${action}`) {
+switch (area === 'recover' ? area : `${area} ${action}`) {
   case 'keys create': {
     const tenant = values.tenant ?? fail('--tenant is required');
     if (!TENANT_ID_PATTERN.test(tenant)) fail(`--tenant must match ${TENANT_ID_PATTERN}`);
@@ -112,14 +142,83 @@ switch (`${area} ${action}`) {
     break;
   }
   case 'dlq redrive': {
-    if (!target.local) {
+    const filtered = values.tenant || values['event-type'] || values.since;
+    const rate = values.rate === undefined ? undefined : positiveNumber(values.rate, '--rate');
+    if (!target.local && !filtered) {
       const { TaskHandle } = await queueClient().send(
-        new StartMessageMoveTaskCommand({ SourceArn: target.webhookDlqArn, DestinationArn: target.webhookQueueArn }),
+        new StartMessageMoveTaskCommand({
+          SourceArn: target.webhookDlqArn,
+          DestinationArn: target.webhookQueueArn,
+          ...(rate ? { MaxNumberOfMessagesPerSecond: rate } : {}),
+        }),
       );
-      console.log(`Started the move task ${TaskHandle}: every message goes back to the webhook queue.`);
+      console.log(`Started the move task ${TaskHandle}: every message goes back to the webhook queue${rate ? ` at ${rate}/s` : ''}.`);
       break;
     }
-    console.log(`Moved ${await moveDeadLetters()} message(s) back to the webhook queue.`);
+    const { readDelivery } = await import('#shared/webhooks/delivery-store.ts');
+    const since = values.since ? instant(values.since, '--since') : undefined;
+    const moved = await moveDeadLetters({
+      select: async (body) => {
+        if (values.tenant && body.tenant !== values.tenant) return false;
+        if (!values['event-type'] && !since) return true;
+        const d = body.tenant && body.delivery_id ? await readDelivery(body.tenant, body.delivery_id) : undefined;
+        return d !== undefined && (!values['event-type'] || d.event_type === values['event-type']) && (!since || Date.parse(d.created_at) >= since.getTime());
+      },
+      ...(rate ? { ratePerSecond: rate } : {}),
+      onProgress: (n) => n % 100 === 0 && console.log(`moved ${n}…`),
+    });
+    console.log(`Moved ${moved} message(s) back to the webhook queue; the others stay in the dead-letter queue.`);
+    break;
+  }
+  case 'deliveries list': {
+    const { findDeliveries } = await import('#shared/webhooks/delivery-ops.ts');
+    const limit = values.limit === undefined ? 100 : positiveNumber(values.limit, '--limit');
+    const found = [];
+    for await (const d of findDeliveries(deliveryFilter())) {
+      found.push(d);
+      if (found.length >= limit) break;
+    }
+    if (values.json) console.log(JSON.stringify(found));
+    else {
+      console.log(`${found.length} deliver${found.length === 1 ? 'y' : 'ies'}${found.length >= limit ? ` (the first ${limit}; --limit N for more)` : ''}`);
+      for (const d of found) {
+        const last = d.last_attempt ? `${d.last_attempt.status_code ?? d.last_attempt.error} at ${d.last_attempt.at}` : 'no attempt yet';
+        console.log(`${d.delivery_id}  tenant=${d.tenant}  ${d.event_type}  ${d.status}  attempts=${d.attempts}  created=${d.created_at}  last=${last}`);
+      }
+    }
+    break;
+  }
+  case 'deliveries show': {
+    const { deliveryWithAttempts } = await import('#shared/webhooks/delivery-ops.ts');
+    const id = positionals[2] ?? fail('deliveries show needs a delivery id');
+    const found = await deliveryWithAttempts(values.tenant ?? fail('--tenant is required'), id);
+    if (!found) fail(`no delivery ${id} for tenant ${values.tenant}`);
+    if (values.json) console.log(JSON.stringify(found));
+    else {
+      const d = found.delivery;
+      console.log(
+        `${d.delivery_id}  tenant=${d.tenant}  ${d.event_type}  event=${d.event_id}  ${d.status}  attempts=${d.attempts}  created=${d.created_at}${d.replay_of ? `  replay_of=${d.replay_of}` : ''}`,
+      );
+      for (const a of found.attempts) {
+        console.log(
+          `  #${a.attempt}  ${a.at}  ${a.status_code ?? a.error}  ${a.latency_ms} ms${a.response_excerpt ? `  response: ${JSON.stringify(a.response_excerpt)}` : ''}`,
+        );
+      }
+    }
+    break;
+  }
+  case 'recover': {
+    const { recoverDeliveries } = await import('#shared/webhooks/delivery-ops.ts');
+    const tenant = values.tenant ?? fail('--tenant is required');
+    const since = instant(values.since ?? fail('--since TIME is required (RFC 3339)'), '--since');
+    const recovered = await recoverDeliveries(tenant, since);
+    if (values.json) console.log(JSON.stringify(recovered));
+    else {
+      console.log(
+        `Re-sent ${recovered.length} dead-lettered deliver${recovered.length === 1 ? 'y' : 'ies'} of ${tenant} since ${since.toISOString()} (same event ids):`,
+      );
+      for (const r of recovered) console.log(`  ${r.original} → ${r.replay}`);
+    }
     break;
   }
   case 'stream-work list': {
@@ -143,6 +242,6 @@ switch (`${area} ${action}`) {
   }
   default:
     fail(
-      'usage: admin (keys create --tenant T --scopes a,b [--json] | keys revoke --key-id K | tenants put --tenant T --config FILE | dlq list | dlq redrive | stream-work list [--json] | stream-work replay) [--stack NAME --region R]',
+      'usage: admin (keys create --tenant T --scopes a,b [--json] | keys revoke --key-id K | tenants put --tenant T --config FILE | dlq list | dlq redrive [--tenant T] [--event-type E] [--since TIME] [--rate N] | deliveries list [--tenant T] [--status S] [--event-type E] [--since TIME] [--limit N] [--json] | deliveries show ID --tenant T [--json] | recover --tenant T --since TIME [--json] | stream-work list [--json] | stream-work replay) [--stack NAME --region R]',
     );
 }

@@ -34,27 +34,41 @@ export async function peekDeadLetters(): Promise<{ approximate: number; messages
   };
 }
 
+export interface MoveOptions {
+  /** Which messages go back (by their body: tenant and delivery id); the others stay. */
+  select?: (body: { tenant?: string; delivery_id?: string }) => boolean | Promise<boolean>;
+  /** At most this many messages per second. */
+  ratePerSecond?: number;
+  onProgress?: (moved: number) => void;
+}
+
 /**
  * Moves dead letters back to the webhook queue, each sent before it is deleted (a crash in
  * between duplicates a message, which the sender's per-delivery claim absorbs; it never
- * loses one). `select` limits the move to some messages; the others stay, briefly hidden.
+ * loses one). Messages not selected stay; the move ends when a receive brings only messages
+ * already looked at (or none).
  */
-export async function moveDeadLetters(select: (body: string) => boolean = () => true): Promise<number> {
+export async function moveDeadLetters(options: MoveOptions = {}): Promise<number> {
   const { deadLetter: webhookDlqUrl, webhook: webhookQueueUrl } = queueUrls();
+  const seen = new Set<string>();
   let moved = 0;
   for (;;) {
     const { Messages = [] } = await queueClient().send(new ReceiveMessageCommand({ QueueUrl: webhookDlqUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 5 }));
-    if (!Messages.length) return moved;
-    for (const m of Messages) {
-      if (!select(m.Body ?? '')) continue;
+    const fresh = Messages.filter((m) => !seen.has(m.MessageId ?? ''));
+    if (!fresh.length) return moved;
+    for (const m of fresh) {
+      seen.add(m.MessageId ?? '');
+      if (options.select && !(await options.select(parseBody(m.Body)))) continue;
       await queueClient().send(new SendMessageCommand({ QueueUrl: webhookQueueUrl, MessageBody: m.Body ?? '' }));
       await queueClient().send(new DeleteMessageCommand({ QueueUrl: webhookDlqUrl, ReceiptHandle: m.ReceiptHandle! }));
       moved++;
+      options.onProgress?.(moved);
+      if (options.ratePerSecond) await new Promise((resolve) => setTimeout(resolve, 1000 / options.ratePerSecond!));
     }
   }
 }
 
-function parseBody(body: string | undefined): Record<string, unknown> {
+function parseBody(body: string | undefined): { tenant?: string; delivery_id?: string } & Record<string, unknown> {
   try {
     return JSON.parse(body ?? '{}') as Record<string, unknown>;
   } catch {

@@ -129,6 +129,61 @@ describe('npm run admin', () => {
     }
   });
 
+  it('finds a dead-lettered delivery with deliveries list, shows its attempts, recovers it by time, and redrives by tenant only', async () => {
+    let healthy = false;
+    const receiver = await startReceiver(() => (healthy ? 'ok' : 'fail'));
+    try {
+      const key = await createKey('globex', 'webhooks:read,webhooks:write');
+      const other = await createKey('hooli', 'webhooks:read,webhooks:write');
+      for (const k of [key, other]) {
+        expect(
+          (await send(runtime.baseUrl, k, 'PUT', '/webhook-subscription', { url: receiver.url, event_types: ['commerce.order.status_changed.v1'] })).status,
+        ).toBe(201);
+      }
+      const since = new Date(Date.now() - 1000).toISOString();
+      const deliveryId = (await send(runtime.baseUrl, key, 'POST', '/webhook-subscription/test')).body.delivery_id as string;
+      const otherId = (await send(runtime.baseUrl, other, 'POST', '/webhook-subscription/test')).body.delivery_id as string;
+      const listed = await eventually(
+        () => admin('deliveries', 'list', '--status', 'dead_lettered', '--json'),
+        (res) => res.stdout.includes(deliveryId) && res.stdout.includes(otherId),
+        { timeoutMs: 60_000, everyMs: 500 },
+      );
+      const found = JSON.parse(listed.stdout) as { delivery_id: string; tenant: string; attempts: number; status: string }[];
+      expect(found.find((d) => d.delivery_id === deliveryId)).toMatchObject({ tenant: 'globex', attempts: 8, status: 'dead_lettered' });
+      expect(listed.stdout).not.toContain(receiver.url);
+
+      const shown = await admin('deliveries', 'show', deliveryId, '--tenant', 'globex');
+      expect(shown.code).toBe(0);
+      expect(shown.stdout.split('\n').filter((line) => /^ {2}#\d+ {2}\S+ {2}500 /.test(line))).toHaveLength(8);
+      expect(shown.stdout).not.toContain(receiver.url);
+
+      healthy = true;
+      const recovered = JSON.parse((await admin('recover', '--tenant', 'globex', '--since', since, '--json')).stdout) as { original: string; replay: string }[];
+      expect(recovered.map((r) => r.original)).toEqual([deliveryId]);
+      const replayed = await eventually(
+        () => admin('deliveries', 'list', '--tenant', 'globex', '--status', 'delivered', '--json'),
+        (res) => res.stdout.includes(recovered[0]!.replay),
+      );
+      expect(JSON.parse(replayed.stdout)[0]).toMatchObject({ delivery_id: recovered[0]!.replay, attempts: 1, replay_of: deliveryId });
+
+      // The DLQ holds both tenants' messages: a redrive for one tenant moves only that one's.
+      const redriven = await admin('dlq', 'redrive', '--tenant', 'hooli', '--rate', '50');
+      expect(redriven.stdout).toContain('Moved 1 message(s)');
+      const hooliDelivery = async () =>
+        (await send(runtime.baseUrl, other, 'GET', '/webhook-deliveries')).body.data.find((d: { delivery_id: string }) => d.delivery_id === otherId);
+      expect((await eventually(hooliDelivery, (d) => d?.status === 'delivered')).attempts).toBe(9);
+      // The other tenant's message stays (hidden for the few seconds the move looked at it).
+      const left = await eventually(
+        () => admin('dlq', 'list'),
+        (res) => res.stdout.includes(deliveryId),
+      );
+      expect(left.stdout).toContain(`delivery=${deliveryId}  tenant=globex`);
+      expect(left.stdout).not.toContain(otherId);
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it('explains what is missing instead of failing obscurely', async () => {
     const missing = await admin('keys', 'create', '--tenant', 'acme');
     expect(missing.code).toBe(2);

@@ -40,7 +40,7 @@ async function waitForDelivery(key: TestKey, id: string, status: string, timeout
 async function redrive(deliveryId: string): Promise<number> {
   let moved = 0;
   for (let round = 0; round < 20 && moved === 0; round++) {
-    moved = await moveDeadLetters((body) => body.includes(deliveryId));
+    moved = await moveDeadLetters({ select: (body) => body.delivery_id === deliveryId });
     if (!moved) await new Promise((r) => setTimeout(r, 250));
   }
   return moved;

@@ -1,0 +1,96 @@
+/**
+ * On-call's view of deliveries (the admin CLI's `deliveries` and `recover`): find them by
+ * tenant, status, event type and time, read one with its attempt log, and re-send a tenant's
+ * failed ones since a time, as Svix's recover does. Identifiers, states and masked excerpts
+ * only: never a payload.
+ */
+import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from '../storage/keys.ts';
+import { tableClient, tableName } from '../storage/clients.ts';
+import { listDeliveries } from './delivery-list.ts';
+import { replayDelivery } from './replay.ts';
+import type { Delivery, DeliveryStatus } from './webhook-schemas.ts';
+
+export interface DeliveryFilter {
+  /** Without one, every tenant's deliveries are scanned (a table scan: for on-call, not for load). */
+  tenant?: string | undefined;
+  status?: DeliveryStatus | undefined;
+  eventType?: string | undefined;
+  /** Deliveries created at or after this instant. */
+  since?: Date | undefined;
+}
+
+export type FoundDelivery = Delivery & { tenant: string };
+
+const matches = (d: Delivery, filter: DeliveryFilter) =>
+  (!filter.status || d.status === filter.status) &&
+  (!filter.eventType || d.event_type === filter.eventType) &&
+  (!filter.since || Date.parse(d.created_at) >= filter.since.getTime());
+
+/** The deliveries that match, newest first for one tenant (the partner's list), in table order across tenants. */
+export async function* findDeliveries(filter: DeliveryFilter): AsyncGenerator<FoundDelivery> {
+  if (filter.tenant) {
+    let cursor: string | undefined;
+    do {
+      const page = await listDeliveries(filter.tenant, filter.status, { limit: 200, cursor });
+      for (const view of page.data as Delivery[]) {
+        if (filter.since && Date.parse(view.created_at) < filter.since.getTime()) return;
+        if (matches(view, filter)) yield { ...view, tenant: filter.tenant };
+      }
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor);
+    return;
+  }
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await tableClient().send(
+      new ScanCommand({
+        TableName: tableName(),
+        FilterExpression: 'entity = :delivery',
+        ExpressionAttributeValues: { ':delivery': 'delivery' },
+        ProjectionExpression:
+          'tenant, delivery_id, event_id, event_type, #status, attempts, created_at, delivered_at, next_attempt_at, replay_of, last_attempt',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of (page.Items ?? []) as FoundDelivery[]) if (matches(item, filter)) yield item;
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+}
+
+export interface AttemptRecord {
+  attempt: number;
+  at: string;
+  status_code: number | null;
+  error: string | null;
+  latency_ms: number;
+  request_excerpt?: string;
+  response_excerpt?: string;
+}
+
+/** One delivery with its attempt log (excerpts are masked when written). */
+export async function deliveryWithAttempts(tenant: string, deliveryId: string): Promise<{ delivery: FoundDelivery; attempts: AttemptRecord[] } | undefined> {
+  const { pk } = keys.delivery(tenant, deliveryId);
+  const { Items = [] } = await tableClient().send(
+    new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } }),
+  );
+  const item = Items.find((i) => i.entity === 'delivery');
+  if (!item) return undefined;
+  const { payload: _payload, ...delivery } = item as FoundDelivery & { payload?: string };
+  const attempts = Items.filter((i) => i.entity === 'delivery_attempt').map(
+    ({ attempt, at, status_code, error, latency_ms, request_excerpt, response_excerpt }) =>
+      ({ attempt, at, status_code, error, latency_ms, request_excerpt, response_excerpt }) as AttemptRecord,
+  );
+  return { delivery, attempts: attempts.sort((a, b) => a.attempt - b.attempt) };
+}
+
+/** Re-sends every dead-lettered delivery of `tenant` created since `since`: each a new delivery (`replay_of`) with the same event id. */
+export async function recoverDeliveries(tenant: string, since: Date, now = new Date()): Promise<{ original: string; replay: string }[]> {
+  const recovered: { original: string; replay: string }[] = [];
+  for await (const d of findDeliveries({ tenant, status: 'dead_lettered', since })) {
+    const replay = await replayDelivery(tenant, d.delivery_id, now);
+    if (replay) recovered.push({ original: d.delivery_id, replay: replay.delivery_id });
+  }
+  return recovered;
+}
