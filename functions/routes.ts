@@ -254,6 +254,16 @@ export const ROUTES: readonly Route[] = [
     tag: 'Webhooks',
   }),
   route({
+    operationId: 'getWebhookDelivery',
+    method: 'GET',
+    path: '/webhook-deliveries/{deliveryId}',
+    scope: 'webhooks:read',
+    handler: 'functions/http/webhooks/get-delivery.ts',
+    tableActions: ['Query'],
+    summary: 'Read one delivery with its attempt log (an extension of the contract)',
+    tag: 'Webhooks',
+  }),
+  route({
     operationId: 'replayWebhookDelivery',
     method: 'POST',
     path: '/webhook-deliveries/{deliveryId}/replay',

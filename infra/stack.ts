@@ -65,6 +65,7 @@ export class CommerceInterfaceStack extends Stack {
     new CfnOutput(this, 'WebhookDlqUrl', { value: data.webhookDlq.queueUrl });
     new CfnOutput(this, 'WebhookQueueArn', { value: data.webhookQueue.queueArn });
     new CfnOutput(this, 'WebhookDlqArn', { value: data.webhookDlq.queueArn });
+    new CfnOutput(this, 'StreamFailureQueueUrl', { value: data.streamFailures.queueUrl });
     new CfnOutput(this, 'AlarmTopicArn', { value: monitoring.topic.topicArn });
     new CfnOutput(this, 'ApiKeySecretsKeyArn', { value: data.keySecrets.keyArn });
 

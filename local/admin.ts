@@ -11,6 +11,7 @@
  *   npm run admin -- deliveries list [--tenant T] [--status S] [--event-type E] [--since TIME] [--limit N] [--json]
  *   npm run admin -- deliveries show DELIVERY_ID --tenant T [--json]
  *   npm run admin -- recover --tenant T --since TIME [--json]
+ *   npm run admin -- stream-failures list [--json] | purge
  *   npm run admin -- stream-work list [--json]
  *   npm run admin -- stream-work replay
  */
@@ -68,6 +69,7 @@ function deliveryFilter() {
 
 interface Target {
   local: boolean;
+  streamFailureQueueUrl?: string;
   webhookQueueArn?: string;
   webhookDlqArn?: string;
 }
@@ -86,12 +88,18 @@ async function selectTarget(): Promise<Target> {
       KEY_SECRETS_KMS_KEY_ID: outputs.ApiKeySecretsKeyArn,
       ...(values.region ? { AWS_REGION: values.region } : {}),
     });
-    return { local: false, webhookQueueArn: outputs.WebhookQueueArn, webhookDlqArn: outputs.WebhookDlqArn };
+    return {
+      local: false,
+      webhookQueueArn: outputs.WebhookQueueArn,
+      webhookDlqArn: outputs.WebhookDlqArn,
+      streamFailureQueueUrl: outputs.StreamFailureQueueUrl,
+    };
   }
   const runtimeFile = join(localDataDir(), 'runtime.json');
   if (!existsSync(runtimeFile)) fail(`no running local stack (${runtimeFile} is missing): run \`npm start\` first, or pass --stack NAME`);
-  Object.assign(process.env, JSON.parse(readFileSync(runtimeFile, 'utf8')).env);
-  return { local: true };
+  const { env } = JSON.parse(readFileSync(runtimeFile, 'utf8'));
+  Object.assign(process.env, env);
+  return { local: true, streamFailureQueueUrl: env.STREAM_FAILURE_QUEUE_URL };
 }
 
 const target = await selectTarget();
@@ -221,6 +229,26 @@ switch (area === 'recover' ? area : `${area} ${action}`) {
     }
     break;
   }
+  case 'stream-failures list': {
+    const { peekStreamFailures } = await import('#shared/queue/stream-failures.ts');
+    const { approximate, failures } = await peekStreamFailures(target.streamFailureQueueUrl ?? fail('this stack has no stream failure queue output'));
+    if (values.json) console.log(JSON.stringify({ approximate, failures }));
+    else {
+      console.log(`${approximate} stream batch(es) given up after their retries (their work is replayed from stream-work entries; see stream-work list)`);
+      for (const f of failures) {
+        console.log(
+          `${f.failed_at}  ${f.consumer}  ${f.condition}  records ${f.start_sequence_number}…${f.end_sequence_number} (${f.batch_size}, first at ${f.first_record_at})`,
+        );
+      }
+    }
+    break;
+  }
+  case 'stream-failures purge': {
+    const { purgeStreamFailures } = await import('#shared/queue/stream-failures.ts');
+    await purgeStreamFailures(target.streamFailureQueueUrl ?? fail('this stack has no stream failure queue output'));
+    console.log('Purged the stream failure queue.');
+    break;
+  }
   case 'stream-work list': {
     const { pendingStreamWork } = await import('#shared/stream/stream-work.ts');
     const pending = await pendingStreamWork();
@@ -242,6 +270,6 @@ switch (area === 'recover' ? area : `${area} ${action}`) {
   }
   default:
     fail(
-      'usage: admin (keys create --tenant T --scopes a,b [--json] | keys revoke --key-id K | tenants put --tenant T --config FILE | dlq list | dlq redrive [--tenant T] [--event-type E] [--since TIME] [--rate N] | deliveries list [--tenant T] [--status S] [--event-type E] [--since TIME] [--limit N] [--json] | deliveries show ID --tenant T [--json] | recover --tenant T --since TIME [--json] | stream-work list [--json] | stream-work replay) [--stack NAME --region R]',
+      'usage: admin (keys create --tenant T --scopes a,b [--json] | keys revoke --key-id K | tenants put --tenant T --config FILE | dlq list | dlq redrive [--tenant T] [--event-type E] [--since TIME] [--rate N] | deliveries list [--tenant T] [--status S] [--event-type E] [--since TIME] [--limit N] [--json] | deliveries show ID --tenant T [--json] | recover --tenant T --since TIME [--json] | stream-failures list [--json] | stream-failures purge | stream-work list [--json] | stream-work replay) [--stack NAME --region R]',
     );
 }

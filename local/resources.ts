@@ -43,6 +43,8 @@ export interface LocalQueues {
   webhookQueueUrl: string;
   webhookDlqUrl: string;
   webhookDlqArn: string;
+  /** The table stream's on-failure destination, as on AWS: one message per skipped batch. */
+  streamFailureQueueUrl: string;
 }
 
 export async function ensureQueues(client: SQSClient, prefix: string): Promise<LocalQueues> {
@@ -66,5 +68,8 @@ export async function ensureQueues(client: SQSClient, prefix: string): Promise<L
       },
     }),
   );
-  return { webhookQueueUrl: webhookQueueUrl!, webhookDlqUrl: webhookDlqUrl!, webhookDlqArn };
+  const { QueueUrl: streamFailureQueueUrl } = await client.send(
+    new CreateQueueCommand({ QueueName: `${prefix}-stream-failures`, Attributes: { MessageRetentionPeriod: String(14 * 86_400) } }),
+  );
+  return { webhookQueueUrl: webhookQueueUrl!, webhookDlqUrl: webhookDlqUrl!, webhookDlqArn, streamFailureQueueUrl: streamFailureQueueUrl! };
 }

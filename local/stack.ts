@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Server } from 'node:http';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { SQSClient } from '@aws-sdk/client-sqs';
-import type { DynamoDBBatchResponse, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { startFauxqs } from 'fauxqs';
 import { BASE_PATH } from '#shared/api/routes.ts';
 import { WORKERS } from '#functions/workers.ts';
@@ -141,6 +141,7 @@ async function startResources(running: Running, options: LocalStackOptions, dyna
     SQS_ENDPOINT: sqsEndpoint,
     WEBHOOK_QUEUE_URL: queues.webhookQueueUrl,
     WEBHOOK_DLQ_URL: queues.webhookDlqUrl,
+    STREAM_FAILURE_QUEUE_URL: queues.streamFailureQueueUrl,
     POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
     ...options.env,
   };
@@ -162,7 +163,10 @@ async function startPollers(running: Running, options: LocalStackOptions, resour
         streamHandler(event, lambdaContext(worker.name, FUNCTION_SETTINGS.workerTimeoutSeconds)),
       ),
       onWarning: (message) => running.log(`${worker.name}: ${message}`),
-      onSkip: (records, error) => running.log(`${worker.name}: ${records.length ? 'skipped a record after retries' : 'retrying'}: ${String(error)}`),
+      onSkip: (records, error) => {
+        running.log(`${worker.name}: ${records.length ? 'skipped a record after retries' : 'retrying'}: ${String(error)}`);
+        if (records.length) void reportSkippedBatch(resources, worker.name, records).catch(() => undefined);
+      },
     });
     running.stopAll.unshift(streamPoller.stop);
     running.activity.push(streamPoller.lastActivityAt);
@@ -265,4 +269,26 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     await stopEverything();
     throw error;
   }
+}
+
+/** What Lambda sends to a stream event source's on-failure destination: where the skipped records are, never their content. */
+async function reportSkippedBatch(resources: Resources, consumer: string, records: DynamoDBRecord[]): Promise<void> {
+  const first = records[0]!.dynamodb!;
+  const last = records.at(-1)!.dynamodb!;
+  const body = {
+    requestContext: {
+      condition: 'RetryAttemptsExhausted',
+      functionArn: `local:${consumer}`,
+      approximateInvokeCount: EVENT_SOURCES.tableStream.retryAttempts + 1,
+    },
+    timestamp: new Date().toISOString(),
+    DDBStreamBatchInfo: {
+      startSequenceNumber: first.SequenceNumber,
+      endSequenceNumber: last.SequenceNumber,
+      approximateArrivalOfFirstRecord: new Date((first.ApproximateCreationDateTime ?? 0) * 1000).toISOString(),
+      batchSize: records.length,
+      streamArn: resources.streamArn,
+    },
+  };
+  await resources.sqsClient.send(new SendMessageCommand({ QueueUrl: resources.queues.streamFailureQueueUrl, MessageBody: JSON.stringify(body) }));
 }

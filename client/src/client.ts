@@ -114,6 +114,8 @@ function webhooks(api: Api, key: Key) {
     test: (o?: MutationOptions) => unwrap(api.POST('/webhook-subscription/test', { params: { header: key(o) } })),
     deliveries: (query: ListQuery<'listWebhookDeliveries'> = {}): List<'listWebhookDeliveries'> => walk((cursor) => page({ ...query, cursor })),
     deliveriesPage: page,
+    /** One delivery with its attempt log (an extension of the contract). */
+    getDelivery: (deliveryId: string) => unwrap(api.GET('/webhook-deliveries/{deliveryId}', { params: { path: { deliveryId } } })),
     replay: (deliveryId: string, o?: MutationOptions) =>
       unwrap(api.POST('/webhook-deliveries/{deliveryId}/replay', { params: { path: { deliveryId }, header: key(o) } })),
   };

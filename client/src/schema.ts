@@ -392,6 +392,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhook-deliveries/{deliveryId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one delivery with its attempt log (an extension of the contract)
+         * @description One delivery with the log of its attempts (time, status code or error class, latency, the start of the answer with long digit runs masked). An extension of the contract for receivers debugging their endpoint; the payload itself is never returned.
+         */
+        get: operations["getWebhookDelivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhook-deliveries/{deliveryId}/replay": {
         parameters: {
             query?: never;
@@ -1074,6 +1094,10 @@ export interface components {
             url: string;
             event_types: ("commerce.order.status_changed.v1" | "commerce.call.attempt_completed.v1" | "commerce.order.result_ready.v1" | "commerce.writeback.failed.v1")[];
             enabled: boolean;
+            /** @description Set when the service disabled the subscription: every delivery attempt failed for 5 days. A PUT with enabled: true enables it again. */
+            disabled_reason: "endpoint_failing" | null;
+            /** @description When the service disabled it */
+            disabled_at: string | null;
             health: components["schemas"]["WebhookHealth"];
             secret_last_rotated_at: string;
             previous_secret_expires_at: string | null;
@@ -1104,6 +1128,10 @@ export interface components {
             url: string;
             event_types: ("commerce.order.status_changed.v1" | "commerce.call.attempt_completed.v1" | "commerce.order.result_ready.v1" | "commerce.writeback.failed.v1")[];
             enabled: boolean;
+            /** @description Set when the service disabled the subscription: every delivery attempt failed for 5 days. A PUT with enabled: true enables it again. */
+            disabled_reason: "endpoint_failing" | null;
+            /** @description When the service disabled it */
+            disabled_at: string | null;
             health: components["schemas"]["WebhookHealth"];
             secret_last_rotated_at: string;
             previous_secret_expires_at: string | null;
@@ -1165,6 +1193,34 @@ export interface components {
                 error: string | null;
                 latency_ms: number;
             } | null;
+        };
+        WebhookDeliveryWithAttempts: {
+            delivery_id: string;
+            event_id: string;
+            event_type: string;
+            /** @enum {string} */
+            status: "queued" | "delivering" | "retrying" | "delivered" | "dead_lettered";
+            attempts: number;
+            created_at: string;
+            delivered_at: string | null;
+            next_attempt_at: string | null;
+            replay_of: string | null;
+            last_attempt: {
+                at: string;
+                status_code: number | null;
+                error: string | null;
+                latency_ms: number;
+            } | null;
+            attempt_log: {
+                attempt: number;
+                at: string;
+                status_code: number | null;
+                /** @description `timeout`, `connection_failed`, `http_<status>` or `url_refused: …` */
+                error: string | null;
+                latency_ms: number;
+                /** @description The receiver's answer, at most 1 KiB, with long digit runs masked */
+                response_excerpt: string;
+            }[];
         };
         WebhookReplayResult: {
             delivery_id: string;
@@ -5027,6 +5083,149 @@ export interface operations {
                         /** @description Null at the end of the list. */
                         next_cursor: string | null;
                     };
+                };
+            };
+            /** @description bad_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid_signature, expired_timestamp, replay_nonce */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient_scope */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description resource_not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method_not_allowed */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description validation_failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description tenant_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description gateway_timeout */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery and its attempts */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryWithAttempts"];
                 };
             };
             /** @description bad_request */

@@ -9,6 +9,7 @@ const settings: SenderSettings = {
   allowPrivateUrls: config.webhookAllowPrivateUrls,
   timeoutScale: config.webhookTimeoutScale,
   backoffScale: config.webhookBackoffScale,
+  disableAfterSeconds: config.webhookDisableAfterSeconds,
 };
 
 const queue: SenderQueue = {

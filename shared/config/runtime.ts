@@ -36,6 +36,13 @@ const RuntimeEnv = z.object({
   STREAM_RECOVERY_SECONDS: z.coerce.number().int().min(1).max(3600).default(300),
   /** How long a record waits for the handling of its queue message before the reconciler sends the message again: the queue's visibility timeout (360 s) and a margin. */
   QUEUE_REDELIVERY_GRACE_SECONDS: z.coerce.number().int().min(1).max(3600).default(420),
+  /** A subscription whose every delivery attempt failed for this long is disabled (Svix: 5 days). */
+  WEBHOOK_DISABLE_AFTER_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(90 * 86_400)
+    .default(5 * 86_400),
   /** The KMS HMAC key API key secrets are derived with (API functions and the admin CLI on AWS). */
   KEY_SECRETS_KMS_KEY_ID: z.string().optional(),
   /** Locally: the file holding the root key API key secrets are derived with. */
@@ -61,6 +68,7 @@ export type RuntimeConfig = {
   callStuckAfterSeconds: number | undefined;
   streamRecoverySeconds: number;
   queueRedeliveryGraceSeconds: number;
+  webhookDisableAfterSeconds: number;
   costMetering: boolean;
   keySecretsKmsKeyId: string | undefined;
   keySecretsRootFile: string | undefined;
@@ -85,6 +93,7 @@ export function parseRuntimeConfig(env: Record<string, string | undefined>): Run
     callStuckAfterSeconds: e.CALL_STUCK_AFTER_SECONDS,
     streamRecoverySeconds: e.STREAM_RECOVERY_SECONDS,
     queueRedeliveryGraceSeconds: e.QUEUE_REDELIVERY_GRACE_SECONDS,
+    webhookDisableAfterSeconds: e.WEBHOOK_DISABLE_AFTER_SECONDS,
     costMetering: e.COST_METERING,
     keySecretsKmsKeyId: e.KEY_SECRETS_KMS_KEY_ID,
     keySecretsRootFile: e.KEY_SECRETS_ROOT_FILE,

@@ -24,6 +24,8 @@ export const METRIC = {
   deadLettered: 'DeliveriesDeadLettered',
   /** A delivery message the sender could not handle (not a receiver's failure: ours). */
   senderFailures: 'SenderFailures',
+  /** Subscriptions the service disabled because every attempt failed for the disable period. */
+  endpointsDisabled: 'EndpointsDisabled',
   /** Messages the reconciler sent again (deliveries the queue had lost or overdue stream work). */
   reconcilerResends: 'ReconcilerResends',
   /** Event written → its delivery enqueued, in milliseconds. */

@@ -83,3 +83,5 @@ export const streamRecoverySeconds = () => runtimeConfig().streamRecoverySeconds
 
 /** How long a record waits for its queue message to be handled before the reconciler sends it again (QUEUE_REDELIVERY_GRACE_SECONDS). */
 export const queueRedeliveryGraceSeconds = () => runtimeConfig().queueRedeliveryGraceSeconds;
+/** How long every delivery attempt must have failed before a subscription is disabled (WEBHOOK_DISABLE_AFTER_SECONDS). */
+export const webhookDisableAfterSeconds = () => runtimeConfig().webhookDisableAfterSeconds;

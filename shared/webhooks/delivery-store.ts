@@ -45,7 +45,10 @@ function listAttributes(d: StoredDelivery) {
   return { ...keys.listEntry(d.tenant, 'DELIVERIES', d.delivery_id, `${d.created_at}#${d.delivery_id}`), list_view: deliveryView(d) };
 }
 
-/** Creates a queued delivery (idempotent by id) and sends its message. */
+/**
+ * Creates a queued delivery (idempotent by id) and sends its message; a parked one (its
+ * subscription disabled for failing) is created dead-lettered, with no attempt and no message.
+ */
 export async function enqueueDelivery(
   tenant: string,
   deliveryId: string,
@@ -53,6 +56,7 @@ export async function enqueueDelivery(
   payload: string,
   replayOf: string | null,
   now: Date,
+  options: { parked?: boolean } = {},
 ): Promise<boolean> {
   const delivery: StoredDelivery = {
     ...keys.delivery(tenant, deliveryId),
@@ -62,11 +66,11 @@ export async function enqueueDelivery(
     event_type: event.event_type,
     external_order_id: event.external_order_id,
     ...(event.occurred_at || event.event_occurred_at ? { event_occurred_at: event.occurred_at ?? event.event_occurred_at } : {}),
-    status: 'queued',
+    status: options.parked ? 'dead_lettered' : 'queued',
     attempts: 0,
     created_at: now.toISOString(),
     delivered_at: null,
-    next_attempt_at: now.toISOString(),
+    next_attempt_at: options.parked ? null : now.toISOString(),
     replay_of: replayOf,
     last_attempt: null,
     payload,
@@ -76,7 +80,7 @@ export async function enqueueDelivery(
     await tableClient().send(
       new PutCommand({
         TableName: tableName(),
-        Item: { entity: 'delivery', ...delivery, ...listAttributes(delivery), ...dueFor(delivery.pk, tenant, deliveryId, now) },
+        Item: { entity: 'delivery', ...delivery, ...listAttributes(delivery), ...(options.parked ? {} : dueFor(delivery.pk, tenant, deliveryId, now)) },
         ConditionExpression: 'attribute_not_exists(pk)',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
@@ -88,6 +92,7 @@ export async function enqueueDelivery(
     if (error.Item && unmarshall(error.Item).status === 'queued') await sendToWebhookQueue(messageFor(tenant, deliveryId)).catch(() => undefined);
     return false;
   }
+  if (options.parked) return true;
   // If this send is lost, the reconciler sends the message once the due time passes.
   await sendToWebhookQueue(messageFor(tenant, deliveryId)).catch(() => undefined);
   return true;
@@ -98,7 +103,7 @@ export async function readDelivery(tenant: string, id: string): Promise<StoredDe
   return Item ? deliveryFromItem(Item) : undefined;
 }
 
-export const deliveryView = (d: StoredDelivery): Delivery => ({
+export const deliveryView = (d: Delivery): Delivery => ({
   delivery_id: d.delivery_id,
   event_id: d.event_id,
   event_type: d.event_type,

@@ -13,8 +13,18 @@ import { millisecondsMetric } from '../observability/metrics.ts';
 import { deliveryIdFor, type OrderReference, payloadOf } from './payload.ts';
 import { readWebhookSubscription, type StoredSubscription } from './subscription-store.ts';
 
-const wants = (s: StoredSubscription | undefined, event: EventRecord) =>
-  s !== undefined && (event.test === true || (s.enabled && s.event_types.includes(event.event_type as never)));
+/**
+ * What becomes of an event: delivered; parked (kept as a dead-lettered delivery with no
+ * attempt, for `recover` once the partner enables the subscription again) while the service
+ * has disabled a failing endpoint; or nothing.
+ */
+function decide(s: StoredSubscription | undefined, event: EventRecord): 'deliver' | 'park' | 'skip' {
+  if (!s) return 'skip';
+  if (event.test === true) return 'deliver';
+  if (!s.event_types.includes(event.event_type as never)) return 'skip';
+  if (s.enabled) return 'deliver';
+  return s.disabled_reason === 'endpoint_failing' ? 'park' : 'skip';
+}
 
 export function webhookFanOut(options: { subscriptionCacheSeconds: number; orderReference: OrderReference }): Reaction {
   /**
@@ -29,9 +39,13 @@ export function webhookFanOut(options: { subscriptionCacheSeconds: number; order
       const image = change.newImage;
       if (change.eventName !== 'INSERT' || image?.entity !== 'event' || !isPublicEvent(String(image.event_type))) return;
       const event = image as unknown as EventRecord;
-      if (!wants(await subscriptions.get(event.tenant), event) && !wants(await readWebhookSubscription(event.tenant), event)) return;
+      const cached = decide(await subscriptions.get(event.tenant), event);
+      const decision = cached === 'deliver' ? cached : decide(await readWebhookSubscription(event.tenant), event);
+      if (decision === 'skip') return;
       const now = new Date();
-      await enqueueDelivery(event.tenant, deliveryIdFor(event.event_id), event, payloadOf(event, options.orderReference), null, now);
+      await enqueueDelivery(event.tenant, deliveryIdFor(event.event_id), event, payloadOf(event, options.orderReference), null, now, {
+        parked: decision === 'park',
+      });
       millisecondsMetric(METRIC.fanOutLag, now.getTime() - Date.parse(event.occurred_at));
     },
   };

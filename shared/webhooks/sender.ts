@@ -10,7 +10,7 @@ import { type AttemptOutcome, claimDelivery, recordDeliveryAttempt, type StoredD
 import { postPinned } from './http-post.ts';
 import { signatureHeaders } from './signature.ts';
 import { checkWebhookUrl, resolvePublicAddress, type Resolver } from './ssrf.ts';
-import { activeSecrets, readWebhookSubscription } from './subscription-store.ts';
+import { activeSecrets, noteEndpointAttempt, readWebhookSubscription, type StoredSubscription } from './subscription-store.ts';
 
 export const CONNECT_TIMEOUT_MS = 5_000;
 export const TOTAL_TIMEOUT_MS = 15_000;
@@ -22,6 +22,8 @@ export interface SenderSettings {
   /** Shrink the timeouts and the retry schedule, for tests. */
   timeoutScale: number;
   backoffScale: number;
+  /** How long every attempt must have failed before the subscription is disabled. */
+  disableAfterSeconds: number;
 }
 
 export const systemResolver: Resolver = (host) => lookup(host, { all: true, verbatim: true });
@@ -29,7 +31,12 @@ export const systemResolver: Resolver = (host) => lookup(host, { all: true, verb
 /** At most 1 KiB kept, with long digit runs (phone numbers, card-like numbers) masked. */
 export const excerpt = (text: string) => text.slice(0, EXCERPT_BYTES).replace(/\d{6,}/g, (d) => `${d.slice(0, 2)}${'*'.repeat(d.length - 2)}`);
 
-async function attempt(delivery: StoredDelivery, settings: SenderSettings, now: Date, resolve: Resolver): Promise<AttemptOutcome> {
+async function attempt(
+  delivery: StoredDelivery,
+  settings: SenderSettings,
+  now: Date,
+  resolve: Resolver,
+): Promise<AttemptOutcome & { subscription?: StoredSubscription }> {
   const started = performance.now();
   const failed = (error: string): AttemptOutcome => ({
     at: now,
@@ -51,6 +58,7 @@ async function attempt(delivery: StoredDelivery, settings: SenderSettings, now: 
     totalMs: TOTAL_TIMEOUT_MS * settings.timeoutScale,
   });
   return {
+    subscription,
     at: now,
     statusCode: result.statusCode,
     error: result.error ?? (result.statusCode !== null && (result.statusCode < 200 || result.statusCode >= 300) ? `http_${result.statusCode}` : null),
@@ -101,9 +109,17 @@ export async function handleDeliveryMessage(
     status,
   });
   countAttempt(status, claimed, now);
+  if (status !== 'superseded' && outcome.subscription) await followEndpoint(tenant, outcome.subscription, status === 'delivered', now, settings);
   if (status === 'delivered' || status === 'superseded') return { kind: 'done' };
   if (status === 'dead_lettered') return { kind: 'dead_letter' };
   return { kind: 'retry', inSeconds: retryInSeconds };
+}
+
+async function followEndpoint(tenant: string, subscription: StoredSubscription, delivered: boolean, now: Date, settings: SenderSettings): Promise<void> {
+  const change = await noteEndpointAttempt(tenant, subscription, delivered, now, settings.disableAfterSeconds);
+  if (change !== 'disabled') return;
+  logger.warn('webhook subscription disabled: every attempt failed', { tenant, failing_since: subscription.failing_since });
+  countMetric(METRIC.endpointsDisabled);
 }
 
 function countAttempt(status: string, delivery: { attempts: number; event_occurred_at?: string; created_at: string }, now: Date): void {

@@ -18,6 +18,11 @@ export interface StoredSubscription {
   secret_last_rotated_at: string;
   created_at: string;
   updated_at: string;
+  /** Since when every delivery attempt has failed (absent after a success). */
+  failing_since?: string;
+  /** Set when the service disabled the subscription itself; cleared by the partner's next PUT. */
+  disabled_reason?: 'endpoint_failing';
+  disabled_at?: string;
 }
 
 /** The typed reader of the subscription item. */
@@ -60,7 +65,8 @@ export async function putSubscription(
     new UpdateCommand({
       TableName: tableName(),
       Key: key,
-      UpdateExpression: 'SET #url = :url, event_types = :types, enabled = :enabled, updated_at = :at',
+      // The partner's PUT decides `enabled`: an automatic disabling ends with it.
+      UpdateExpression: 'SET #url = :url, event_types = :types, enabled = :enabled, updated_at = :at REMOVE failing_since, disabled_reason, disabled_at',
       ExpressionAttributeNames: { '#url': 'url' },
       ExpressionAttributeValues: { ':url': input.url, ':types': input.event_types, ':enabled': input.enabled, ':at': at },
       ReturnValues: 'ALL_NEW',
@@ -112,10 +118,57 @@ export function subscriptionView(s: StoredSubscription, health: WebhookHealth, n
     url: maskUrl(s.url),
     event_types: s.event_types,
     enabled: s.enabled,
+    disabled_reason: s.disabled_reason ?? null,
+    disabled_at: s.disabled_at ?? null,
     health,
     secret_last_rotated_at: s.secret_last_rotated_at,
     previous_secret_expires_at: overlap,
     created_at: s.created_at,
     updated_at: s.updated_at,
   };
+}
+
+export type EndpointChange = 'none' | 'failing' | 'recovered' | 'disabled';
+
+/**
+ * Follows the endpoint's health after an attempt, writing only when it changes: the first
+ * failure after a success starts `failing_since`, a success ends it, and a failure when every
+ * attempt has failed for `disableAfterSeconds` disables the subscription (as Svix does), with
+ * the reason and time the partner sees on GET /webhook-subscription.
+ */
+export async function noteEndpointAttempt(
+  tenant: string,
+  s: StoredSubscription,
+  succeeded: boolean,
+  now: Date,
+  disableAfterSeconds: number,
+): Promise<EndpointChange> {
+  const at = now.toISOString();
+  const update = async (expression: string, condition: string, values: Record<string, unknown>) => {
+    try {
+      await tableClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.webhookSubscription(tenant),
+          UpdateExpression: expression,
+          ConditionExpression: condition,
+          ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailed(error)) return false;
+      throw error;
+    }
+  };
+  if (succeeded) return s.failing_since && (await update('REMOVE failing_since', 'attribute_exists(failing_since)', {})) ? 'recovered' : 'none';
+  if (!s.failing_since)
+    return (await update('SET failing_since = :at', 'attribute_exists(pk) AND attribute_not_exists(failing_since)', { ':at': at })) ? 'failing' : 'none';
+  if (!s.enabled || now.getTime() - Date.parse(s.failing_since) < disableAfterSeconds * 1000) return 'none';
+  const disabled = await update(
+    'SET enabled = :false, disabled_reason = :reason, disabled_at = :at, updated_at = :at',
+    'enabled = :true AND failing_since = :since',
+    { ':false': false, ':true': true, ':reason': 'endpoint_failing', ':at': at, ':since': s.failing_since },
+  );
+  return disabled ? 'disabled' : 'none';
 }

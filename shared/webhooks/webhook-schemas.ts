@@ -32,6 +32,10 @@ export const SubscriptionSchema = z
     url: z.string().meta({ description: 'Masked: scheme, host and the last four characters of the path', example: 'https://hooks.example.com/…/a1b2' }),
     event_types: z.array(z.enum(EVENT_TYPES)),
     enabled: z.boolean(),
+    disabled_reason: z.enum(['endpoint_failing']).nullable().meta({
+      description: 'Set when the service disabled the subscription: every delivery attempt failed for 5 days. A PUT with enabled: true enables it again.',
+    }),
+    disabled_at: z.string().nullable().meta({ description: 'When the service disabled it' }),
     health: HealthSchema,
     secret_last_rotated_at: z.string(),
     previous_secret_expires_at: z.string().nullable(),
@@ -91,6 +95,21 @@ export const DeliverySchema = z
   })
   .meta({ id: 'WebhookDelivery' });
 export type Delivery = z.output<typeof DeliverySchema>;
+
+export const DeliveryIdParams = z.object({ deliveryId: z.string().regex(/^dlv_[A-Za-z0-9_-]{1,64}$/, 'must be a delivery id such as dlv_…') });
+
+export const DeliveryWithAttemptsSchema = DeliverySchema.extend({
+  attempt_log: z.array(
+    z.object({
+      attempt: z.number().int(),
+      at: z.string(),
+      status_code: z.number().int().nullable(),
+      error: z.string().nullable().meta({ description: '`timeout`, `connection_failed`, `http_<status>` or `url_refused: …`' }),
+      latency_ms: z.number().int(),
+      response_excerpt: z.string().meta({ description: "The receiver's answer, at most 1 KiB, with long digit runs masked" }),
+    }),
+  ),
+}).meta({ id: 'WebhookDeliveryWithAttempts' });
 
 export const DeliveryListQuery = z.strictObject({ status: z.enum(DELIVERY_STATUSES).optional() });
 

@@ -25,6 +25,8 @@ beforeAll(async () => {
     AUTH_CACHE_SECONDS: '1',
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
     WEBHOOK_BACKOFF_SCALE: '0.0001',
+    // Svix's 5 days, scaled: a subscription whose every attempt failed for 4 s is disabled.
+    WEBHOOK_DISABLE_AFTER_SECONDS: '4',
     WEBHOOK_TIMEOUT_SCALE: '0.1',
     POWERTOOLS_LOG_LEVEL: 'ERROR',
   });
@@ -179,6 +181,64 @@ describe('npm run admin', () => {
       );
       expect(left.stdout).toContain(`delivery=${deliveryId}  tenant=globex`);
       expect(left.stdout).not.toContain(otherId);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('disables an endpoint whose every attempt failed for the period, parks what follows, and recovers it after the partner enables it again', async () => {
+    let healthy = false;
+    const receiver = await startReceiver(() => (healthy ? 'ok' : 'fail'));
+    try {
+      const key = await createKey('umbrella', 'webhooks:read,webhooks:write,orders:write,orders:read');
+      const subscription = { url: receiver.url, event_types: ['commerce.order.status_changed.v1'], enabled: true };
+      expect((await send(runtime.baseUrl, key, 'PUT', '/webhook-subscription', subscription)).status).toBe(201);
+      const read = async () => (await send(runtime.baseUrl, key, 'GET', '/webhook-subscription')).body;
+      // Test events keep failing until the service gives the endpoint up.
+      const disabled = await eventually(
+        async () => {
+          await send(runtime.baseUrl, key, 'POST', '/webhook-subscription/test');
+          return read();
+        },
+        (s) => s.enabled === false,
+        { timeoutMs: 60_000, everyMs: 1000 },
+      );
+      expect(disabled).toMatchObject({ enabled: false, disabled_reason: 'endpoint_failing', disabled_at: expect.any(String) });
+
+      const since = new Date().toISOString();
+      const order = {
+        order_kind: 'standard',
+        external_order_id: 'parked-1',
+        external_customer_id: 'c-1',
+        items: [{ external_variant_id: 'v', quantity: 1, price: '1.00', currency: 'EUR' }],
+        contact_permission: { status: 'granted' },
+        source_version: '1',
+      };
+      expect((await send(runtime.baseUrl, key, 'POST', '/orders', order)).status).toBe(201);
+      const parked = await eventually(
+        async () =>
+          (await send(runtime.baseUrl, key, 'GET', '/webhook-deliveries')).body.data.filter(
+            (d: { attempts: number; status: string }) => d.status === 'dead_lettered' && d.attempts === 0,
+          ),
+        (ds) => ds.length > 0,
+      );
+      expect(parked[0]).toMatchObject({ event_type: 'commerce.order.status_changed.v1', status: 'dead_lettered', attempts: 0, last_attempt: null });
+      expect((await send(runtime.baseUrl, key, 'GET', `/webhook-deliveries/${parked[0].delivery_id}`)).body.attempt_log).toEqual([]);
+
+      healthy = true;
+      expect((await send(runtime.baseUrl, key, 'PUT', '/webhook-subscription', subscription)).status).toBe(200);
+      expect(await read()).toMatchObject({ enabled: true, disabled_reason: null, disabled_at: null });
+      const recovered = JSON.parse((await admin('recover', '--tenant', 'umbrella', '--since', since, '--json')).stdout) as {
+        original: string;
+        replay: string;
+      }[];
+      expect(recovered.map((r) => r.original)).toContain(parked[0].delivery_id);
+      const replay = recovered.find((r) => r.original === parked[0].delivery_id)!.replay;
+      const shown = await eventually(
+        async () => (await send(runtime.baseUrl, key, 'GET', `/webhook-deliveries/${replay}`)).body,
+        (d) => d.status === 'delivered',
+      );
+      expect(shown.attempt_log).toEqual([expect.objectContaining({ attempt: 1, status_code: 200, error: null })]);
     } finally {
       await receiver.close();
     }

@@ -5,6 +5,7 @@
  * (the call scheduler finds it by its due entry) and every one of its events still reaches
  * the receiver (the reconciler replays the event items whose fan-out never ran).
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +15,7 @@ import { send, type BenchKey } from '#bench/lib/client.ts';
 import { eventually } from '../support/eventually.ts';
 import { startReceiver } from '../support/receiver.ts';
 import { killRuntime, startRuntime } from '../support/runtime.ts';
+import { repoRoot } from '../support/paths.ts';
 
 describe('stream records skipped after their retries', () => {
   it('still bring an order in received to its final state and every one of its events to the receiver', { timeout: 300_000 }, async () => {
@@ -85,6 +87,15 @@ describe('stream records skipped after their retries', () => {
         (text) => text.includes('stream-processor: skipped a record after retries'),
         { timeoutMs: 60_000, everyMs: 500 },
       );
+      // On-call sees each skipped batch in the stream's on-failure queue, as on AWS, and purges it once the work is replayed.
+      const admin = (...args: string[]) =>
+        execFileSync('npm', ['run', '-s', 'admin', '--', ...args], { cwd: repoRoot, encoding: 'utf8', env: { ...process.env, LOCAL_DATA_DIR: dataDir } });
+      const listed = await eventually(
+        () => JSON.parse(admin('stream-failures', 'list', '--json')) as { failures: { consumer: string; condition: string; batch_size: number }[] },
+        (l) => l.failures.some((f) => f.consumer === 'stream-processor'),
+      );
+      expect(listed.failures.find((f) => f.consumer === 'stream-processor')).toMatchObject({ condition: 'RetryAttemptsExhausted', batch_size: 1 });
+      expect(admin('stream-failures', 'purge')).toContain('Purged');
     } finally {
       await killRuntime(runtime.child);
       await receiver.close();

@@ -20,7 +20,7 @@ beforeAll(async () => {
 });
 afterAll(() => receiver.close());
 
-const settings = { allowPrivateUrls: true, timeoutScale: 0.1, backoffScale: 1 };
+const settings = { allowPrivateUrls: true, timeoutScale: 0.1, backoffScale: 1, disableAfterSeconds: 5 * 86_400 };
 
 async function failingDelivery(attempts = 0) {
   const tenant = `t-${randomUUID().slice(0, 8)}`;
