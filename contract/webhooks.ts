@@ -9,7 +9,7 @@ import { EVENT_TYPES } from '#shared/events/event-types.ts';
 import { INLINE_PAYLOAD_MAX_BYTES } from '#shared/webhooks/payload.ts';
 import { RESPONSE_READ_LIMIT } from '#shared/webhooks/http-post.ts';
 import { BACKOFF_SECONDS, MAX_ATTEMPTS } from '#shared/webhooks/retry-schedule.ts';
-import { CONNECT_TIMEOUT_MS, TOTAL_TIMEOUT_MS } from '#shared/webhooks/sender.ts';
+import { CONNECT_TIMEOUT_MS, CORRELATION_HEADER, TOTAL_TIMEOUT_MS } from '#shared/webhooks/sender.ts';
 import { WEBHOOK_HEADERS } from '#shared/webhooks/signature.ts';
 
 type JsonSchema = Record<string, unknown>;
@@ -39,6 +39,12 @@ const deliveryHeaders = [
     required: true,
     description: 'Hex HMAC-SHA256(secret, timestamp + "." + event_id + "." + raw body)',
     schema: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+  },
+  {
+    name: CORRELATION_HEADER,
+    required: false,
+    description: "The event's correlation_id (the same for every event of one order), to join your logs with ours",
+    schema: { type: 'string' },
   },
   {
     name: WEBHOOK_HEADERS.previousSignature,

@@ -5516,6 +5516,8 @@ export interface operations {
                 "X-SVC-Webhook-Event-Id": string;
                 /** @description Hex HMAC-SHA256(secret, timestamp + "." + event_id + "." + raw body) */
                 "X-SVC-Webhook-Signature": string;
+                /** @description The event's correlation_id (the same for every event of one order), to join your logs with ours */
+                "X-SVC-Correlation-Id"?: string;
                 /** @description The same with the previous secret, during a rotation's overlap */
                 "X-SVC-Webhook-Signature-Previous"?: string;
             };
@@ -5554,6 +5556,8 @@ export interface operations {
                 "X-SVC-Webhook-Event-Id": string;
                 /** @description Hex HMAC-SHA256(secret, timestamp + "." + event_id + "." + raw body) */
                 "X-SVC-Webhook-Signature": string;
+                /** @description The event's correlation_id (the same for every event of one order), to join your logs with ours */
+                "X-SVC-Correlation-Id"?: string;
                 /** @description The same with the previous secret, during a rotation's overlap */
                 "X-SVC-Webhook-Signature-Previous"?: string;
             };
@@ -5592,6 +5596,8 @@ export interface operations {
                 "X-SVC-Webhook-Event-Id": string;
                 /** @description Hex HMAC-SHA256(secret, timestamp + "." + event_id + "." + raw body) */
                 "X-SVC-Webhook-Signature": string;
+                /** @description The event's correlation_id (the same for every event of one order), to join your logs with ours */
+                "X-SVC-Correlation-Id"?: string;
                 /** @description The same with the previous secret, during a rotation's overlap */
                 "X-SVC-Webhook-Signature-Previous"?: string;
             };
@@ -5630,6 +5636,8 @@ export interface operations {
                 "X-SVC-Webhook-Event-Id": string;
                 /** @description Hex HMAC-SHA256(secret, timestamp + "." + event_id + "." + raw body) */
                 "X-SVC-Webhook-Signature": string;
+                /** @description The event's correlation_id (the same for every event of one order), to join your logs with ours */
+                "X-SVC-Correlation-Id"?: string;
                 /** @description The same with the previous secret, during a rotation's overlap */
                 "X-SVC-Webhook-Signature-Previous"?: string;
             };

@@ -39,6 +39,8 @@ export class CommerceFunction extends NodejsFunction {
       ...(props.reservedConcurrency ? { reservedConcurrentExecutions: props.reservedConcurrency } : {}),
       logGroup: new logs.LogGroup(scope, `${id}Logs`, { retention: logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY }),
       loggingFormat: lambda.LoggingFormat.JSON,
+      // X-Ray: the API's trace continues into the function (the correlation id joins the asynchronous rest).
+      tracing: lambda.Tracing.ACTIVE,
       projectRoot: repoRoot,
       depsLockFilePath: join(repoRoot, 'package-lock.json'),
       bundling: {

@@ -52,6 +52,7 @@ export class PartnerApi {
         loggingLevel: apigw.MethodLoggingLevel.ERROR,
         dataTraceEnabled: false,
         metricsEnabled: true,
+        tracingEnabled: true,
         throttlingRateLimit: 1000,
         throttlingBurstLimit: 2000,
         accessLogDestination: new apigw.LogGroupLogDestination(

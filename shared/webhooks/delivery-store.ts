@@ -26,6 +26,8 @@ export interface StoredDelivery extends Delivery {
   delivering_until?: string;
   /** When its event was written: delivery latency counts from here. */
   event_occurred_at?: string;
+  /** Its event's correlation id: in the sender's log lines and the delivery's headers. */
+  correlation_id?: string;
   /** Epoch seconds: when DynamoDB's TTL deletes the delivery. */
   expires_at?: number;
 }
@@ -52,7 +54,7 @@ function listAttributes(d: StoredDelivery) {
 export async function enqueueDelivery(
   tenant: string,
   deliveryId: string,
-  event: { event_id: string; event_type: string; external_order_id: string | null; occurred_at?: string; event_occurred_at?: string },
+  event: { event_id: string; event_type: string; external_order_id: string | null; occurred_at?: string; event_occurred_at?: string; correlation_id?: string },
   payload: string,
   replayOf: string | null,
   now: Date,
@@ -66,6 +68,7 @@ export async function enqueueDelivery(
     event_type: event.event_type,
     external_order_id: event.external_order_id,
     ...(event.occurred_at || event.event_occurred_at ? { event_occurred_at: event.occurred_at ?? event.event_occurred_at } : {}),
+    ...(event.correlation_id ? { correlation_id: event.correlation_id } : {}),
     status: options.parked ? 'dead_lettered' : 'queued',
     attempts: 0,
     created_at: now.toISOString(),

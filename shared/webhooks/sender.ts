@@ -16,6 +16,9 @@ export const CONNECT_TIMEOUT_MS = 5_000;
 export const TOTAL_TIMEOUT_MS = 15_000;
 const EXCERPT_BYTES = 1024;
 
+/** The event's correlation id on every delivery, so a receiver's logs join ours. */
+export const CORRELATION_HEADER = 'X-SVC-Correlation-Id';
+
 export interface SenderSettings {
   /** Local receivers only: private and loopback addresses allowed. */
   allowPrivateUrls: boolean;
@@ -52,7 +55,10 @@ async function attempt(
   if (!checked.ok) return failed(`url_refused: ${checked.reason}`);
   const pinned = await resolvePublicAddress(checked.url, resolve, settings.allowPrivateUrls);
   if (!pinned.ok) return failed(`url_refused: ${pinned.reason}`);
-  const headers = signatureHeaders(activeSecrets(subscription, now), delivery.event_id, delivery.payload, now);
+  const headers = {
+    ...signatureHeaders(activeSecrets(subscription, now), delivery.event_id, delivery.payload, now),
+    ...(delivery.correlation_id ? { [CORRELATION_HEADER]: delivery.correlation_id } : {}),
+  };
   const result = await postPinned(checked.url, pinned, headers, delivery.payload, {
     connectMs: CONNECT_TIMEOUT_MS * settings.timeoutScale,
     totalMs: TOTAL_TIMEOUT_MS * settings.timeoutScale,
@@ -100,6 +106,7 @@ export async function handleDeliveryMessage(
   logger.info('webhook attempt', {
     tenant,
     delivery_id,
+    correlation_id: claimed.correlation_id,
     event_id: claimed.event_id,
     attempt: claimed.attempts + 1,
     status_code: outcome.statusCode,

@@ -227,6 +227,10 @@ describe('webhook delivery', () => {
         expect(cause.data.processing_state).toBe(e.data.previous_state);
       }
       for (const e of [...byId.values()].filter((x) => x.event_type !== 'commerce.order.status_changed.v1')) expect(e.causation_id).toBe(inCall?.event_id);
+      // Every delivery carries its event's correlation id as a header, so the receiver's logs join ours.
+      for (const r of receiver.received.filter((x) => JSON.parse(x.body).external_order_id === 'o-cause')) {
+        expect(r.headers['x-svc-correlation-id']).toBe(JSON.parse(r.body).correlation_id);
+      }
     } finally {
       await receiver.close();
     }

@@ -1,0 +1,52 @@
+/**
+ * The webhook sender's own failures (not a receiver's): each logged with delivery id, tenant
+ * and error class and counted; a batch where every message failed that way is a Lambda error,
+ * so the Errors metric and its alarm see it; a receiver-side retry never is.
+ */
+import { readFileSync } from 'node:fs';
+import type { Context, SQSEvent } from 'aws-lambda';
+import { describe, expect, inject, it } from 'vitest';
+import '../support/stack.ts';
+
+const { handler } = await import('#functions/workers/webhook-sender.ts');
+
+const record = (id: string, body: string) =>
+  ({
+    messageId: id,
+    receiptHandle: `rh-${id}`,
+    body,
+    attributes: {},
+    messageAttributes: {},
+    md5OfBody: '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: 'arn:aws:sqs:local:000000000000:q',
+    awsRegion: 'local',
+  }) as SQSEvent['Records'][number];
+const context = { functionName: 'webhook-sender', awsRequestId: 'req-sender', getRemainingTimeInMillis: () => 60_000 } as unknown as Context;
+// A delivery id of the wrong type: the sender fails on it (our failure), before any receiver is involved.
+const broken = (tenant: string) => JSON.stringify({ tenant, delivery_id: { not: 'an id' } });
+
+describe('the webhook sender', () => {
+  it('reports a failed message as a batch item failure, logged with delivery id, tenant and error class', async () => {
+    const response = await handler(
+      { Records: [record('m-1', broken('t-sender-a')), record('m-2', JSON.stringify({ tenant: 't-sender-a', delivery_id: 'dlv_gone' }))] },
+      context,
+    );
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'm-1' }]);
+    const lines = readFileSync(inject('logFile'), 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('t-sender-a') && l.includes('webhook delivery message failed'))
+      .map((l) => JSON.parse(l));
+    expect(lines).toContainEqual(expect.objectContaining({ level: 'ERROR', tenant: 't-sender-a', delivery_id: { not: 'an id' }, error: expect.any(String) }));
+    const metrics = readFileSync(inject('logFile'), 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('{"_aws"') && l.includes('"SenderFailures"'));
+    expect(metrics.length).toBeGreaterThan(0);
+  });
+
+  it('raises when every message of the batch failed so, which Lambda counts as an error', async () => {
+    await expect(handler({ Records: [record('m-3', broken('t-sender-b')), record('m-4', broken('t-sender-b'))] }, context)).rejects.toThrow(
+      /All records failed|FullBatchFailure/i,
+    );
+  });
+});
