@@ -3,7 +3,7 @@
  * (the table stream's two readers), the webhook sender on the queue, and the scheduled
  * reconciler and call scheduler.
  */
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -24,11 +24,6 @@ const ORDER_PROCESSING_TABLE_ACTIONS = [
   'dynamodb:BatchWriteItem',
   'dynamodb:TransactWriteItems',
 ];
-
-const LIST_STREAMS_ON_ANY = {
-  id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
-  reason: "dynamodb:ListStreams has no resource-level permissions; Lambda's DynamoDB event source requires it on *.",
-};
 
 export class Workers {
   readonly functions: lambda.IFunction[] = [];
@@ -77,13 +72,11 @@ export class Workers {
 
   private tableStreamReaders(): lambda.IFunction {
     const streamProcessor = this.worker(WORKERS.streamProcessor, FUNCTION_SETTINGS.workerTimeoutSeconds);
-    Validations.of(streamProcessor).acknowledge(LIST_STREAMS_ON_ANY);
     this.data.table.grant(streamProcessor, ...ORDER_PROCESSING_TABLE_ACTIONS);
     this.data.webhookQueue.grantSendMessages(streamProcessor);
     streamProcessor.addEventSource(this.streamSource());
     // The stream's second reader (DynamoDB Streams allows two per shard): only product items reach it.
     const catalogIndexer = this.worker(WORKERS.catalogIndexer, FUNCTION_SETTINGS.workerTimeoutSeconds);
-    Validations.of(catalogIndexer).acknowledge(LIST_STREAMS_ON_ANY);
     this.data.table.grant(catalogIndexer, 'dynamodb:BatchWriteItem');
     catalogIndexer.addEventSource(
       this.streamSource([lambda.FilterCriteria.filter({ dynamodb: { NewImage: { entity: { S: lambda.FilterRule.isEqual('product') } } } })]),
