@@ -46,7 +46,8 @@ console.log(JSON.stringify({
 describe('the client package', () => {
   it('packs, installs into an empty folder and, under the machine’s own Node, signs requests the service accepts', async () => {
     const npm = (args: string[], cwd: string) => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-    npm(['pack', '--pack-destination', work, '--silent'], join(repoRoot, 'client'));
+    // dist/ was built by `npm ci` (the root's prepare); rebuilding it here would race the tests that import it.
+    npm(['pack', '--pack-destination', work, '--silent', '--ignore-scripts'], join(repoRoot, 'client'));
     const tarball = readdirSync(work).find((f) => f.endsWith('.tgz'));
     expect(tarball).toBeDefined();
     const partner = join(work, 'partner');
