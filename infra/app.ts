@@ -5,6 +5,7 @@ import { CommerceInterfaceStack } from './stack.ts';
 const app = new App();
 new CommerceInterfaceStack(app, app.node.tryGetContext('stackName') ?? 'CommerceInterface', {
   callPlatform: app.node.tryGetContext('callPlatform') ?? 'sandbox',
+  traceAwsCalls: String(app.node.tryGetContext('traceAwsCalls') ?? 'false') === 'true',
   description: 'Commerce Interface v1: partner API, single-table store, signed webhooks',
 });
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

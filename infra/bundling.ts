@@ -20,3 +20,9 @@ export const BUNDLE_OPTIONS = {
  * Lambda runtime's own copy. Chosen by the cold-start benchmark's figures (README, performance).
  */
 export const SDK_EXTERNAL_MODULES: string[] = [];
+
+/**
+ * Left out of the bundle unless the stack traces AWS calls (`traceAwsCalls`): the composition
+ * root imports it dynamically, only then, so a bundle without it never reaches the import.
+ */
+export const TRACING_MODULES = ['@aws-lambda-powertools/tracer'];

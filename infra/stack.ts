@@ -24,6 +24,8 @@ import { Workers } from './parts/workers.ts';
 export interface CommerceStackProps extends StackProps {
   /** Which call platform adapter the workers use; only the sandbox dialer exists so far. */
   callPlatform?: 'sandbox';
+  /** X-Ray subsegments for every DynamoDB and SQS call (costs cold-start time; off by default). */
+  traceAwsCalls?: boolean;
   /** The routes to deploy; the route table unless a test passes another. */
   routes?: readonly Route[];
 }
@@ -48,6 +50,7 @@ export class CommerceInterfaceStack extends Stack {
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
       NODE_OPTIONS: '--enable-source-maps',
+      TRACE_AWS_CALLS: String(props.traceAwsCalls ?? false),
     };
     const partnerApi = new PartnerApi(this, data, environment, props.routes);
     this.api = partnerApi.api;

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { ROUTES } from '#functions/routes.ts';
 import { WORKERS } from '#functions/workers.ts';
-import { BUNDLE_OPTIONS } from '#infra/bundling.ts';
+import { BUNDLE_OPTIONS, TRACING_MODULES } from '#infra/bundling.ts';
 import { figure, type Figure } from '../lib/figures.ts';
 import { median, progress } from '../lib/measure.ts';
 
@@ -42,7 +42,8 @@ async function bundle(entry: string, outfile: string, sdk: 'bundled' | 'runtime'
     mainFields: [...BUNDLE_OPTIONS.mainFields],
     banner: { js: BUNDLE_OPTIONS.banner },
     alias: { ...BUNDLE_OPTIONS.alias },
-    external: sdk === 'runtime' ? ['@aws-sdk/*', '@smithy/*'] : [],
+    // As deployed by default: the tracer only when the stack traces AWS calls.
+    external: [...(sdk === 'runtime' ? ['@aws-sdk/*', '@smithy/*'] : []), ...TRACING_MODULES],
     logLevel: 'silent',
   });
   return statSync(outfile).size / 1024;

@@ -9,7 +9,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { BUNDLE_OPTIONS, SDK_EXTERNAL_MODULES } from '../bundling.ts';
+import { BUNDLE_OPTIONS, SDK_EXTERNAL_MODULES, TRACING_MODULES } from '../bundling.ts';
 
 export const repoRoot = join(import.meta.dirname, '..', '..');
 
@@ -49,7 +49,7 @@ export class CommerceFunction extends NodejsFunction {
         format: OutputFormat.ESM,
         target: BUNDLE_OPTIONS.target,
         mainFields: [...BUNDLE_OPTIONS.mainFields],
-        externalModules: SDK_EXTERNAL_MODULES,
+        externalModules: [...SDK_EXTERNAL_MODULES, ...(props.environment.TRACE_AWS_CALLS === 'true' ? [] : TRACING_MODULES)],
         banner: BUNDLE_OPTIONS.banner,
         esbuildArgs: Object.fromEntries(Object.entries(BUNDLE_OPTIONS.alias).map(([from, to]) => [`--alias:${from}`, to])),
         forceDockerBundling: false,

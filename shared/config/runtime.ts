@@ -37,6 +37,8 @@ const RuntimeEnv = z.object({
   /** How long a record waits for the handling of its queue message before the reconciler sends the message again: the queue's visibility timeout (360 s) and a margin. */
   QUEUE_REDELIVERY_GRACE_SECONDS: z.coerce.number().int().min(1).max(3600).default(420),
   /** A subscription whose every delivery attempt failed for this long is disabled (Svix: 5 days). */
+  /** Deployed with `-c traceAwsCalls=true`: X-Ray subsegments for DynamoDB and SQS calls. */
+  TRACE_AWS_CALLS: flag,
   WEBHOOK_DISABLE_AFTER_SECONDS: z.coerce
     .number()
     .int()
@@ -69,6 +71,7 @@ export type RuntimeConfig = {
   streamRecoverySeconds: number;
   queueRedeliveryGraceSeconds: number;
   webhookDisableAfterSeconds: number;
+  traceAwsCalls: boolean;
   costMetering: boolean;
   keySecretsKmsKeyId: string | undefined;
   keySecretsRootFile: string | undefined;
@@ -94,6 +97,7 @@ export function parseRuntimeConfig(env: Record<string, string | undefined>): Run
     streamRecoverySeconds: e.STREAM_RECOVERY_SECONDS,
     queueRedeliveryGraceSeconds: e.QUEUE_REDELIVERY_GRACE_SECONDS,
     webhookDisableAfterSeconds: e.WEBHOOK_DISABLE_AFTER_SECONDS,
+    traceAwsCalls: e.TRACE_AWS_CALLS,
     costMetering: e.COST_METERING,
     keySecretsKmsKeyId: e.KEY_SECRETS_KMS_KEY_ID,
     keySecretsRootFile: e.KEY_SECRETS_ROOT_FILE,

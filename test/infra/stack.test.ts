@@ -163,6 +163,19 @@ describe('the CDK app', () => {
       expect(after).toHaveLength(before.length + 1);
     });
 
+    it('traces API → function always, and every DynamoDB and SQS call only when deployed with traceAwsCalls', () => {
+      template.hasResourceProperties('AWS::ApiGateway::Stage', { TracingEnabled: true });
+      for (const fn of Object.values(template.findResources('AWS::Lambda::Function', { Properties: { Runtime: 'nodejs22.x' } }))) {
+        expect(fn.Properties.TracingConfig).toEqual({ Mode: 'Active' });
+        expect(fn.Properties.Environment.Variables.TRACE_AWS_CALLS).toBe('false');
+      }
+      const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+      const traced = Template.fromStack(new CommerceInterfaceStack(app, 'Traced', { traceAwsCalls: true }));
+      for (const fn of Object.values(traced.findResources('AWS::Lambda::Function', { Properties: { Runtime: 'nodejs22.x' } }))) {
+        expect(fn.Properties.Environment.Variables.TRACE_AWS_CALLS).toBe('true');
+      }
+    });
+
     it('has one dashboard with the API, functions, stream, queues, deliveries and business rows', () => {
       const dashboards = Object.values(template.findResources('AWS::CloudWatch::Dashboard'));
       expect(dashboards).toHaveLength(1);
