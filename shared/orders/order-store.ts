@@ -24,6 +24,7 @@ import {
   statusEvent,
 } from './order.ts';
 import type { OrderState } from './state-machine.ts';
+import { isTransactionConflict } from '../storage/transient.ts';
 
 function listAttributes(o: StoredOrder) {
   return {
@@ -77,7 +78,8 @@ async function transact(order: StoredOrder, expectedRevision: number | 'new', no
       }),
     );
   } catch (error) {
-    if (conditionFailedAt(error, 0)) throw new RevisionConflict(`order ${order.external_order_id} changed`);
+    // Another transaction on the order at the same moment is a change too: read again and decide again.
+    if (conditionFailedAt(error, 0) || isTransactionConflict(error)) throw new RevisionConflict(`order ${order.external_order_id} changed`);
     throw error;
   }
 }
