@@ -263,7 +263,8 @@ switch (area === 'recover' ? area : `${area} ${action}`) {
     // What a skipped stream batch left undone (also listed in the stream's on-failure queue on AWS), replayed now instead of when due.
     const { replayOverdueStreamWork } = await import('#shared/stream/stream-work.ts');
     const { reactions } = await import('#functions/workers/stream-processor.ts');
-    const { replayed, failed } = await replayOverdueStreamWork(new Date(), reactions, new Date('9999-12-31T00:00:00Z'));
+    const { EVERYTHING_DUE } = await import('#shared/storage/due-index.ts');
+    const { replayed, failed } = await replayOverdueStreamWork(new Date(), reactions, EVERYTHING_DUE);
     console.log(`Replayed ${replayed} item(s) through the stream processor's reactions; ${failed} failed and come due again.`);
     if (failed) process.exitCode = 1;
     break;

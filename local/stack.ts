@@ -194,8 +194,9 @@ async function startSchedules(running: Running, options: LocalStackOptions) {
   // that waits for a queue message gets it again now (consumers are idempotent per record).
   if (options.dataDir) {
     const { reconcileOverdue, sendToWebhookQueue } = await import('#shared/queue/outbox-queue.ts');
+    const { EVERYTHING_DUE } = await import('#shared/storage/due-index.ts');
     // Every record waiting for a message, whenever due; their next due time counts from now.
-    const resent = await reconcileOverdue(new Date(), sendToWebhookQueue, new Date('9999-12-31T00:00:00Z'));
+    const resent = await reconcileOverdue(new Date(), sendToWebhookQueue, EVERYTHING_DUE);
     if (resent) running.log(`re-sent ${resent} queue message(s) lost with the previous run`);
   }
   const reconciler = await loadHandler<unknown, unknown>(WORKERS.reconciler.handler);

@@ -11,7 +11,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { logger } from '../logging/logger.ts';
 import { streamRecoverySeconds, tableClient, tableName } from '../storage/clients.ts';
 import { succeededUnlessConditionFailed } from '../storage/conditional.ts';
-import { dueItems, postponeDue } from '../storage/due-index.ts';
+import { dueItems, EVERYTHING_DUE, postponeDue } from '../storage/due-index.ts';
 import { keys, tenantOfKey } from '../storage/keys.ts';
 import type { Reaction } from './stream-dispatch.ts';
 
@@ -76,8 +76,7 @@ export async function replayOverdueStreamWork(now: Date, reactions: readonly Rea
 /** Every item whose stream work is not done yet, identifiers and times only (never its content). */
 export async function pendingStreamWork(now = new Date()) {
   const pending: { entity: string; type: string; tenant: string; due_at: string; overdue: boolean }[] = [];
-  const everything = new Date('9999-12-31T00:00:00Z');
-  for await (const item of dueItems(keys.streamDueShard, everything, 'pk, entity, event_type, kind, gsi2sk')) {
+  for await (const item of dueItems(keys.streamDueShard, EVERYTHING_DUE, 'pk, entity, event_type, kind, gsi2sk')) {
     const due = String(item.gsi2sk);
     pending.push({
       entity: String(item.entity),

@@ -3,6 +3,7 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import '../support/stack.ts';
 import { dueAttributes, type QueueMessage, reconcileOverdue } from '#shared/queue/outbox-queue.ts';
+import { EVERYTHING_DUE } from '#shared/storage/due-index.ts';
 import { queueRedeliveryGraceSeconds, tableClient, tableName } from '#shared/storage/clients.ts';
 
 describe('the reconciler: nothing lives only in a queue', () => {
@@ -41,7 +42,7 @@ describe('the reconciler: nothing lives only in a queue', () => {
       new PutCommand({ TableName: tableName(), Item: { pk, sk: 'DELIVERY', ...dueAttributes(pk, new Date(now.getTime() + 60_000), { body: pk }) } }),
     );
     const sent: QueueMessage[] = [];
-    await reconcileOverdue(now, async (m) => void sent.push(m), new Date('9999-12-31T00:00:00Z'));
+    await reconcileOverdue(now, async (m) => void sent.push(m), EVERYTHING_DUE);
     expect(sent.filter((m) => m.body === pk)).toHaveLength(1);
     const { Item } = await tableClient().send(new GetCommand({ TableName: tableName(), Key: { pk, sk: 'DELIVERY' } }));
     expect(Date.parse(Item!.gsi2sk)).toBe(now.getTime() + queueRedeliveryGraceSeconds() * 1000);

@@ -9,7 +9,11 @@ import { problemResponse } from '#shared/http/middleware/problem-json.ts';
 import { isTransactionConflict, isTransientAwsError } from '#shared/storage/transient.ts';
 
 const cancelled = (...codes: string[]) =>
-  Object.assign(new Error('Transaction cancelled'), { name: 'TransactionCanceledException', CancellationReasons: codes.map((Code) => ({ Code })), $metadata: { httpStatusCode: 400 } });
+  Object.assign(new Error('Transaction cancelled'), {
+    name: 'TransactionCanceledException',
+    CancellationReasons: codes.map((Code) => ({ Code })),
+    $metadata: { httpStatusCode: 400 },
+  });
 
 describe('busy answers', () => {
   it('tells a transaction refused because another held its items from one whose condition failed', () => {
