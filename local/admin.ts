@@ -19,7 +19,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import { StartMessageMoveTaskCommand } from '@aws-sdk/client-sqs';
+import { ListMessageMoveTasksCommand, StartMessageMoveTaskCommand } from '@aws-sdk/client-sqs';
 import { localDataDir } from './data-dir.ts';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '#shared/webhooks/webhook-schemas.ts';
 
@@ -161,6 +161,17 @@ switch (area === 'recover' ? area : `${area} ${action}`) {
         }),
       );
       console.log(`Started the move task ${TaskHandle}: every message goes back to the webhook queue${rate ? ` at ${rate}/s` : ''}.`);
+      // Progress until the task ends (Ctrl-C stops watching, not the task).
+      for (;;) {
+        await new Promise((resolve) => setTimeout(resolve, 5000));
+        const { Results = [] } = await queueClient().send(new ListMessageMoveTasksCommand({ SourceArn: target.webhookDlqArn, MaxResults: 1 }));
+        const task = Results.find((t) => t.TaskHandle === TaskHandle) ?? Results[0];
+        console.log(`${task?.Status ?? 'UNKNOWN'}: moved ${task?.ApproximateNumberOfMessagesMoved ?? 0} of ${task?.ApproximateNumberOfMessagesToMove ?? '?'}`);
+        if (task?.Status !== 'RUNNING') {
+          if (task?.FailureReason) fail(`the move task failed: ${task.FailureReason}`);
+          break;
+        }
+      }
       break;
     }
     const { readDelivery } = await import('#shared/webhooks/delivery-store.ts');
