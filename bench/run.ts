@@ -21,6 +21,7 @@ const SUITES: Record<string, { needsStack: boolean; load: () => Promise<{ run: (
     webhooks: { needsStack: true, load: () => import('./suites/webhooks.ts') },
     load: { needsStack: true, load: () => import('./suites/load.ts') },
     cost: { needsStack: true, load: () => import('./suites/cost.ts') },
+    model: { needsStack: false, load: () => import('./suites/model.ts') },
   };
 
 const resultsFile = fileURLToPath(new URL('./results/latest.json', import.meta.url));

@@ -1,0 +1,199 @@
+/**
+ * `model`: 10,000 tenants at their peak, no servers. Tenant order rates follow a Zipf law
+ * (the largest at 200 orders/s), catalogs likewise (the largest importing 1,000 products/s),
+ * and every order makes the writes the pipeline makes, each on the partition the real key
+ * builders (`shared/storage/keys.ts`) give it. Reported: the hottest partition's writes and
+ * reads per second against DynamoDB's per-partition limits, the table's partitions (so the
+ * stream's shards and the stream processor's concurrency), SQS throughput, and the day's
+ * cost at list prices with a REST API and, beside it, an HTTP API.
+ *
+ * The per-order write plan is an estimate of item sizes (stated below); its total is compared
+ * with the write units per order the `orders` suite measured, when bench/results holds it.
+ */
+import { readFileSync } from 'node:fs';
+import { keys, LIST_SHARDS } from '#shared/storage/keys.ts';
+import { figure, type Figure } from '../lib/figures.ts';
+import { PRICES } from '../lib/prices.ts';
+
+const TENANTS = 10_000;
+const ZIPF_EXPONENT = 1.1;
+const TOP_ORDERS_PER_SECOND = 200;
+const TOP_PRODUCTS_PER_SECOND = 1_000;
+/** A day holds this many peak-seconds of traffic (peak three times the day's average). */
+const DAY_PEAK_SECONDS = 86_400 / 3;
+const API_REQUESTS_PER_ORDER = 4; // POST /orders, then on average three reads (order, result, calls)
+const EVENTS_PER_ORDER = 7; // five status changes, the call attempt, the result
+const FIRST_DELIVERY_FAILS = 0.1; // webhook retries: one delivery in ten needs a second attempt
+const PARTITION_WCU = 1_000;
+const PARTITION_RCU = 3_000;
+
+/** One kind of write an order makes: how many, how many units each, and the partition it lands on. */
+interface Write {
+  what: string;
+  count: number;
+  units: number;
+  partition: (tenant: string, order: string, delivery: string) => string;
+  /** Tenant-scoped partitions share load only within a tenant; global ones across all tenants. */
+  scope: 'order' | 'tenant' | 'global';
+}
+
+/** Item sizes: order ~1.5 KB (2 WCU), event ~0.6 KB (1), delivery with its payload ~1.5 KB (2), index entries as their item. */
+const ORDER_PLAN: Write[] = [
+  { what: 'order item (5 state changes)', count: 5, units: 2, partition: (t, o) => keys.order(t, o).pk, scope: 'order' },
+  { what: 'orders list index (gsi1)', count: 5, units: 2, partition: (t, o) => keys.listEntry(t, 'ORDERS', o, '').gsi1pk, scope: 'tenant' },
+  {
+    what: 'order due index (gsi2), while due and its removal',
+    count: 5,
+    units: 2,
+    partition: (t, o) => keys.orderDue(keys.order(t, o).pk, '').gsi2pk,
+    scope: 'global',
+  },
+  { what: 'events', count: EVENTS_PER_ORDER, units: 1, partition: (t, o) => keys.order(t, o).pk, scope: 'order' },
+  {
+    what: 'stream-work index (gsi2), put and removal',
+    count: 2 * EVENTS_PER_ORDER,
+    units: 1,
+    partition: (t, o) => keys.streamDue(keys.order(t, o).pk, '').gsi2pk,
+    scope: 'global',
+  },
+  {
+    what: 'deliveries: put, claim, record, attempt',
+    count: EVENTS_PER_ORDER * (4 + 3 * FIRST_DELIVERY_FAILS),
+    units: 2,
+    partition: (t, _o, d) => keys.delivery(t, d).pk,
+    scope: 'order',
+  },
+  {
+    what: 'deliveries list index (gsi1)',
+    count: EVENTS_PER_ORDER * (2 + FIRST_DELIVERY_FAILS),
+    units: 2,
+    partition: (t, _o, d) => keys.listEntry(t, 'DELIVERIES', d, '').gsi1pk,
+    scope: 'tenant',
+  },
+  {
+    what: 'delivery due index (gsi2)',
+    count: EVENTS_PER_ORDER * (2 + FIRST_DELIVERY_FAILS),
+    units: 2,
+    partition: (t, _o, d) => keys.due(keys.delivery(t, d).pk, '').gsi2pk,
+    scope: 'global',
+  },
+  { what: 'request rate window', count: API_REQUESTS_PER_ORDER, units: 1, partition: (t) => keys.rateWindow(t, 'key', 0).pk, scope: 'tenant' },
+  { what: 'nonces and idempotency records', count: API_REQUESTS_PER_ORDER + 2, units: 1, partition: (t, o) => keys.nonce(t, 'key', o).pk, scope: 'order' },
+];
+const READ_UNITS_PER_ORDER = 10;
+/** Share of requests that read a list page, and the units a page reads from each list shard. */
+const LIST_SHARE = 0.1;
+const LIST_PAGE_RCU_PER_SHARD = 1;
+
+const zipf = (rank: number) => rank ** -ZIPF_EXPONENT;
+
+function measuredWriteUnitsPerOrder(): number | undefined {
+  try {
+    const results = JSON.parse(readFileSync(new URL('../results/latest.json', import.meta.url), 'utf8')) as { figures: Figure[] };
+    return results.figures.find((f) => f.suite === 'orders' && f.name === 'write units per order')?.value;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Peak write units per second on each partition kind: the top tenant's share for tenant-scoped ones, every tenant's for global ones. */
+function hottestPartitions(totalOrdersPerSecond: number) {
+  return ORDER_PLAN.map((w) => {
+    // How many partitions of this kind share the load (the real builders, over many sample ids).
+    const partitions = new Set(Array.from({ length: 4_000 }, (_, i) => w.partition('top', `o-${i}`, `dlv_${i}`))).size;
+    const ordersPerSecond = w.scope === 'global' ? totalOrdersPerSecond : TOP_ORDERS_PER_SECOND;
+    // An order's own partition takes its writes over its lifetime (a minute at least).
+    const perPartition = w.scope === 'order' ? (w.count * w.units) / 60 : (ordersPerSecond * w.count * w.units) / partitions;
+    return { what: w.what, partitions: w.scope === 'order' ? 'one per order' : String(partitions), wcuPerSecond: perPartition };
+  }).sort((a, b) => b.wcuPerSecond - a.wcuPerSecond);
+}
+
+interface Peak {
+  totalOrdersPerSecond: number;
+  totalProductsPerSecond: number;
+  writeUnitsPerOrder: number;
+  hottest: ReturnType<typeof hottestPartitions>;
+}
+
+function peakOf(): Peak {
+  const weights = Array.from({ length: TENANTS }, (_, i) => zipf(i + 1));
+  const totalOrdersPerSecond = weights.reduce((sum, w) => sum + w * TOP_ORDERS_PER_SECOND, 0);
+  const totalProductsPerSecond = weights.reduce((sum, w) => sum + w * TOP_PRODUCTS_PER_SECOND, 0);
+  const writeUnitsPerOrder = ORDER_PLAN.reduce((sum, w) => sum + w.count * w.units, 0);
+  // The largest catalog import: product item (~2 KB, 2 WCU) and its list entry, over the product list's shards.
+  const catalog = {
+    what: 'products list index during the largest import',
+    partitions: String(LIST_SHARDS),
+    wcuPerSecond: (TOP_PRODUCTS_PER_SECOND * 2 * 2) / LIST_SHARDS,
+  };
+  const hottest = [...hottestPartitions(totalOrdersPerSecond), catalog].sort((a, b) => b.wcuPerSecond - a.wcuPerSecond);
+  return { totalOrdersPerSecond, totalProductsPerSecond, writeUnitsPerOrder, hottest };
+}
+
+function dayCost(peak: Peak) {
+  const dayOrders = peak.totalOrdersPerSecond * DAY_PEAK_SECONDS;
+  const requests = dayOrders * API_REQUESTS_PER_ORDER;
+  const dynamo =
+    (dayOrders * peak.writeUnitsPerOrder * PRICES.dynamoWritePerMillionUnits + dayOrders * READ_UNITS_PER_ORDER * PRICES.dynamoReadPerMillionUnits) / 1e6;
+  // Every request and twice every event (stream processor, sender) is an invocation of ~50 ms at 512 MB.
+  const lambda = ((requests + dayOrders * EVENTS_PER_ORDER * 2) * (PRICES.lambdaRequestsPerMillion + 0.05 * 0.5 * PRICES.lambdaArmGbSecond * 1e6)) / 1e6;
+  const sqs = (sqsRequestsPerSecond(peak) * DAY_PEAK_SECONDS * PRICES.sqsPerMillionRequests) / 1e6;
+  return {
+    rest: (requests * PRICES.apiGatewayRestPerMillion) / 1e6 + dynamo + lambda + sqs,
+    http: (requests * PRICES.apiGatewayHttpPerMillion) / 1e6 + dynamo + lambda + sqs,
+  };
+}
+
+// Send, receive and delete per delivery attempt (a retry changes visibility instead of sending again).
+const sqsRequestsPerSecond = (peak: Peak) => peak.totalOrdersPerSecond * EVENTS_PER_ORDER * (1 + FIRST_DELIVERY_FAILS) * 3;
+
+export async function run(): Promise<Figure[]> {
+  const peak = peakOf();
+  const top = peak.hottest[0]!;
+  const peakWcu = peak.totalOrdersPerSecond * peak.writeUnitsPerOrder + peak.totalProductsPerSecond * 4;
+  const peakRcu = peak.totalOrdersPerSecond * READ_UNITS_PER_ORDER;
+  const cost = dayCost(peak);
+  const measured = measuredWriteUnitsPerOrder();
+  const pipelineOnly = ORDER_PLAN.filter((w) => !w.what.startsWith('deliver') && !w.what.startsWith('request') && !w.what.startsWith('nonces')).reduce(
+    (sum, w) => sum + w.count * w.units,
+    0,
+  );
+  return [
+    figure({
+      suite: 'model',
+      name: `hottest partition at peak, writes (${top.what})`,
+      value: top.wcuPerSecond,
+      unit: 'WCU/s',
+      floor: { value: PARTITION_WCU, label: "DynamoDB's per-partition limit" },
+      target: { ratio: 0.5, direction: 'at_most' },
+      note: peak.hottest.map((h) => `${h.what}: ${h.wcuPerSecond.toFixed(0)} WCU/s (${h.partitions})`).join('; '),
+    }),
+    figure({
+      suite: 'model',
+      name: "hottest partition at peak, reads (a list shard of the largest tenant's orders)",
+      value: TOP_ORDERS_PER_SECOND * API_REQUESTS_PER_ORDER * LIST_SHARE * LIST_PAGE_RCU_PER_SHARD,
+      unit: 'RCU/s',
+      floor: { value: PARTITION_RCU, label: "DynamoDB's per-partition limit" },
+      target: { ratio: 0.5, direction: 'at_most' },
+    }),
+    figure({ suite: 'model', name: 'orders per second at peak, all tenants', value: peak.totalOrdersPerSecond, unit: 'orders/s' }),
+    figure({
+      suite: 'model',
+      name: 'table partitions at peak (so stream shards, and stream processor concurrency at one batch per shard)',
+      value: Math.ceil(Math.max(peakWcu / PARTITION_WCU, peakRcu / PARTITION_RCU)),
+      unit: 'partitions',
+      note: `${Math.round(peakWcu)} WCU/s and ${Math.round(peakRcu)} RCU/s at peak`,
+    }),
+    figure({ suite: 'model', name: 'SQS requests per second at peak', value: sqsRequestsPerSecond(peak), unit: 'requests/s' }),
+    figure({
+      suite: 'model',
+      name: 'write units per order in the model, order pipeline without webhooks and request records',
+      value: pipelineOnly,
+      unit: 'WCU',
+      ...(measured ? { floor: { value: measured, label: 'measured by the orders suite' } } : {}),
+    }),
+    figure({ suite: 'model', name: 'write units per order in the model, everything', value: peak.writeUnitsPerOrder, unit: 'WCU' }),
+    figure({ suite: 'model', name: 'cost of one day, REST API', value: cost.rest, unit: 'USD/day' }),
+    figure({ suite: 'model', name: 'cost of one day, HTTP API', value: cost.http, unit: 'USD/day' }),
+  ];
+}
