@@ -26,6 +26,8 @@ export interface CommerceStackProps extends StackProps {
   callPlatform?: 'sandbox';
   /** X-Ray subsegments for every DynamoDB and SQS call (costs cold-start time; off by default). */
   traceAwsCalls?: boolean;
+  /** The runbook's URL as published, for the alarms' links (`-c runbookUrl=…`); its repository path otherwise. */
+  runbookUrl?: string;
   /** The routes to deploy; the route table unless a test passes another. */
   routes?: readonly Route[];
 }
@@ -55,12 +57,18 @@ export class CommerceInterfaceStack extends Stack {
     const partnerApi = new PartnerApi(this, data, environment, props.routes);
     this.api = partnerApi.api;
     const workers = new Workers(this, data, environment);
-    const monitoring = new Monitoring(this, data, this.api, {
-      api: partnerApi.functions,
-      workers: workers.functions,
-      streamProcessor: workers.streamProcessor,
-      webhookSender: workers.sender,
-    });
+    const monitoring = new Monitoring(
+      this,
+      data,
+      this.api,
+      {
+        api: partnerApi.functions,
+        workers: workers.functions,
+        streamProcessor: workers.streamProcessor,
+        webhookSender: workers.sender,
+      },
+      props.runbookUrl,
+    );
 
     new CfnOutput(this, 'ApiBaseUrl', { value: `${this.api.url.replace(/\/$/, '')}${BASE_PATH}` });
     new CfnOutput(this, 'TableName', { value: data.table.tableName });

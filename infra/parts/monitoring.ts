@@ -16,7 +16,8 @@ import { EVENT_SOURCES, FUNCTION_SETTINGS } from '#shared/storage/definition.ts'
 import { METRIC, METRICS_NAMESPACE, SERVICE_NAME } from '#shared/observability/metric-names.ts';
 import type { DataStore } from './data-store.ts';
 
-export const RUNBOOK_URL = 'https://github.com/commerce-interface/commerce-interface/blob/main/docs/runbook.md';
+/** Where alarms link to: the runbook as this repository is published (`-c runbookUrl=…`), else its path in the repository. */
+export const DEFAULT_RUNBOOK = 'docs/runbook.md';
 
 export interface MonitoredFunctions {
   api: readonly lambda.IFunction[];
@@ -52,8 +53,11 @@ export class Monitoring {
   readonly dashboard: cloudwatch.Dashboard;
   private readonly scope: Construct;
 
-  constructor(scope: Construct, data: DataStore, api: apigw.RestApi, functions: MonitoredFunctions) {
+  private readonly runbook: string;
+
+  constructor(scope: Construct, data: DataStore, api: apigw.RestApi, functions: MonitoredFunctions, runbook = DEFAULT_RUNBOOK) {
     this.scope = scope;
+    this.runbook = runbook;
     const key = new kms.Key(scope, 'AlarmTopicKey', {
       description: 'Encrypts the alarm topic; CloudWatch may use it to publish alarms',
       enableKeyRotation: true,
@@ -148,7 +152,7 @@ export class Monitoring {
       comparisonOperator: spec.comparison ?? cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
       evaluationPeriods: spec.evaluationPeriods ?? 1,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      alarmDescription: `${spec.what} Runbook: ${RUNBOOK_URL}#${anchor}`,
+      alarmDescription: `${spec.what} Runbook: ${this.runbook}#${anchor}`,
     });
     alarm.addAlarmAction(new cwActions.SnsAction(this.topic));
     alarm.addOkAction(new cwActions.SnsAction(this.topic));
@@ -163,7 +167,7 @@ export class Monitoring {
     const dashboard = new cloudwatch.Dashboard(this.scope, 'Dashboard', { dashboardName: `${stackName}-operations` });
     dashboard.addWidgets(
       new cloudwatch.TextWidget({
-        markdown: `# Commerce Interface v1\nAlarms publish to the alarm topic; each has a section in the [runbook](${RUNBOOK_URL}). Worker concurrency (reserved and capped): ${reserved}; webhook queue source at most ${EVENT_SOURCES.webhookQueue.maxConcurrency} at once.`,
+        markdown: `# Commerce Interface v1\nAlarms publish to the alarm topic; each has a section in the [runbook](${this.runbook}). Worker concurrency (reserved and capped): ${reserved}; webhook queue source at most ${EVENT_SOURCES.webhookQueue.maxConcurrency} at once.`,
         width: 24,
         height: 2,
       }),

@@ -122,7 +122,7 @@ describe('the CDK app', () => {
       for (const [, alarm] of alarms()) {
         expect(alarm.Properties.AlarmActions).toHaveLength(1);
         expect(alarm.Properties.OKActions).toEqual(alarm.Properties.AlarmActions);
-        expect(alarm.Properties.AlarmDescription).toMatch(/Runbook: https:\/\/\S+docs\/runbook\.md#\w+/);
+        expect(alarm.Properties.AlarmDescription).toMatch(/Runbook: docs\/runbook\.md#\w+$/);
       }
     });
 
@@ -174,6 +174,13 @@ describe('the CDK app', () => {
       for (const fn of Object.values(traced.findResources('AWS::Lambda::Function', { Properties: { Runtime: 'nodejs22.x' } }))) {
         expect(fn.Properties.Environment.Variables.TRACE_AWS_CALLS).toBe('true');
       }
+    });
+
+    it('links the runbook where it is published, when the stack is given its URL', () => {
+      const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+      const linked = Template.fromStack(new CommerceInterfaceStack(app, 'Linked', { runbookUrl: 'https://wiki.example.com/commerce/runbook' }));
+      const descriptions = Object.values(linked.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties.AlarmDescription as string);
+      expect(descriptions.every((d) => /Runbook: https:\/\/wiki\.example\.com\/commerce\/runbook#\w+$/.test(d))).toBe(true);
     });
 
     it('has one dashboard with the API, functions, stream, queues, deliveries and business rows', () => {
