@@ -23,17 +23,19 @@ const GATEWAY_MAX_BYTES = 10 * 1024 * 1024;
 type LambdaHandler<E, R> = (event: E, context: Context) => Promise<R>;
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
-const modules = new Map<string, Promise<{ handler: LambdaHandler<unknown, unknown> }>>();
+const modules = new Map<string, Promise<Record<string, unknown>>>();
 
-/** Imports a handler module named in the route or worker table (cached like a warm Lambda). */
-export function loadHandler<E, R>(modulePath: string): Promise<LambdaHandler<E, R>> {
+/** Imports a handler module named in the route or worker table, once (cached like a warm Lambda). */
+export function loadModule(modulePath: string): Promise<Record<string, unknown>> {
   let mod = modules.get(modulePath);
   if (!mod) {
     mod = import(pathToFileURL(join(repoRoot, modulePath)).href);
     modules.set(modulePath, mod);
   }
-  return mod.then((m) => m.handler as LambdaHandler<E, R>);
+  return mod;
 }
+
+export const loadHandler = <E, R>(modulePath: string): Promise<LambdaHandler<E, R>> => loadModule(modulePath).then((m) => m.handler as LambdaHandler<E, R>);
 
 export function lambdaContext(functionName: string, timeoutSeconds: number): Context {
   const deadline = Date.now() + timeoutSeconds * 1000;

@@ -17,7 +17,8 @@ import { WORKERS } from '#functions/workers.ts';
 import { EVENT_SOURCES, FUNCTION_SETTINGS } from '#shared/storage/definition.ts';
 import { freePort, spawnDynamoDbLocal, stopProcess } from './processes.ts';
 import { ensureQueues, ensureTable } from './resources.ts';
-import { lambdaContext, loadHandler, startGateway } from './gateway.ts';
+import { lambdaContext, loadHandler, loadModule, startGateway } from './gateway.ts';
+import type { Reaction } from '#shared/stream/stream-dispatch.ts';
 import { startQueuePoller } from './queue-poller.ts';
 import { startStreamPoller } from './stream-poller.ts';
 import { writeFileAtomic } from './durable-file.ts';
@@ -198,6 +199,12 @@ async function startSchedules(running: Running, options: LocalStackOptions) {
     // Every record waiting for a message, whenever due; their next due time counts from now.
     const resent = await reconcileOverdue(new Date(), sendToWebhookQueue, EVERYTHING_DUE);
     if (resent) running.log(`re-sent ${resent} queue message(s) lost with the previous run`);
+    // Stream records the killed run had not handled may be gone with it: do their pending work
+    // now rather than when the reconciler finds it overdue (the reactions are idempotent).
+    const { replayOverdueStreamWork } = await import('#shared/stream/stream-work.ts');
+    const { reactions } = (await loadModule(WORKERS.streamProcessor.handler)) as { reactions: Reaction[] };
+    const { replayed } = await replayOverdueStreamWork(new Date(), reactions, EVERYTHING_DUE);
+    if (replayed) running.log(`replayed the stream work of ${replayed} item(s) pending from the previous run`);
   }
   const reconciler = await loadHandler<unknown, unknown>(WORKERS.reconciler.handler);
   const reconcileTimer = setInterval(

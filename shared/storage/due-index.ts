@@ -4,12 +4,13 @@ import { tableClient, tableName } from './clients.ts';
 import { isConditionFailed } from './conditional.ts';
 import { DUE_SHARDS } from './keys.ts';
 
+/** A due time after every real one: "everything due, whenever" (a replay now, a listing of all pending work). */
+export const EVERYTHING_DUE = new Date('9999-12-31T00:00:00Z');
+
 /**
  * Items due by `now`, shard by shard and page by page.
  * @param partitionOf the index partition of a shard, e.g. keys.dueShard or keys.orderDueShard
  */
-/** A due time after every real one: "everything due, whenever" (a replay now, a listing of all pending work). */
-export const EVERYTHING_DUE = new Date('9999-12-31T00:00:00Z');
 
 export async function* dueItems<T extends Record<string, unknown>>(partitionOf: (shard: number) => string, now: Date, projection?: string): AsyncGenerator<T> {
   for (let shard = 0; shard < DUE_SHARDS; shard++) {

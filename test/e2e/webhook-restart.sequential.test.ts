@@ -24,6 +24,11 @@ describe('a restart in the middle of deliveries', () => {
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
       WEBHOOK_BACKOFF_SCALE: '0.001',
       WEBHOOK_TIMEOUT_SCALE: '0.2',
+      // The reconciler's recovery (a message lost or a record left overdue) within this test's
+      // two minutes instead of the deployed 7 minutes; the restart itself re-sends and replays at once.
+      LOCAL_RECONCILE_EVERY_SECONDS: '2',
+      QUEUE_REDELIVERY_GRACE_SECONDS: '20',
+      STREAM_RECOVERY_SECONDS: '20',
       POWERTOOLS_LOG_LEVEL: 'ERROR',
     };
     let runtime = await startRuntime(env);
