@@ -54,7 +54,7 @@ function listAttributes(d: StoredDelivery) {
 export async function enqueueDelivery(
   tenant: string,
   deliveryId: string,
-  event: { event_id: string; event_type: string; external_order_id: string | null; occurred_at?: string; event_occurred_at?: string; correlation_id?: string },
+  event: Pick<StoredDelivery, 'event_id' | 'event_type' | 'external_order_id' | 'event_occurred_at' | 'correlation_id'>,
   payload: string,
   replayOf: string | null,
   now: Date,
@@ -67,7 +67,7 @@ export async function enqueueDelivery(
     event_id: event.event_id,
     event_type: event.event_type,
     external_order_id: event.external_order_id,
-    ...(event.occurred_at || event.event_occurred_at ? { event_occurred_at: event.occurred_at ?? event.event_occurred_at } : {}),
+    ...(event.event_occurred_at ? { event_occurred_at: event.event_occurred_at } : {}),
     ...(event.correlation_id ? { correlation_id: event.correlation_id } : {}),
     status: options.parked ? 'dead_lettered' : 'queued',
     attempts: 0,

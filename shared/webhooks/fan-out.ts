@@ -43,7 +43,8 @@ export function webhookFanOut(options: { subscriptionCacheSeconds: number; order
       const decision = cached === 'deliver' ? cached : decide(await readWebhookSubscription(event.tenant), event);
       if (decision === 'skip') return;
       const now = new Date();
-      await enqueueDelivery(event.tenant, deliveryIdFor(event.event_id), event, payloadOf(event, options.orderReference), null, now, {
+      const source = { ...event, event_occurred_at: event.occurred_at };
+      await enqueueDelivery(event.tenant, deliveryIdFor(event.event_id), source, payloadOf(event, options.orderReference), null, now, {
         parked: decision === 'park',
       });
       millisecondsMetric(METRIC.fanOutLag, now.getTime() - Date.parse(event.occurred_at));
