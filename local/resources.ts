@@ -2,9 +2,39 @@
  * Creates the table and the queues on the local emulators from the same definitions the
  * CDK app deploys (shared/storage/definition.ts).
  */
-import { CreateTableCommand, DescribeTableCommand, type DynamoDBClient, ResourceInUseException, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  type DynamoDBClient,
+  ResourceInUseException,
+  UpdateTableCommand,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { QUEUE_DEFINITIONS, TABLE_DEFINITION } from '#shared/storage/definition.ts';
+
+const indexSpecification = (i: (typeof TABLE_DEFINITION.globalIndexes)[number]) => ({
+  IndexName: i.indexName,
+  KeySchema: [
+    { AttributeName: i.partitionKey, KeyType: 'HASH' as const },
+    { AttributeName: i.sortKey, KeyType: 'RANGE' as const },
+  ],
+  Projection:
+    i.projectedAttributes === 'all' ? { ProjectionType: 'ALL' as const } : { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: [...i.projectedAttributes] },
+});
+
+/** A data folder from an older version keeps working: an index added since is created on it (one per update, as on AWS). */
+async function addMissingIndexes(client: DynamoDBClient, tableName: string, present: Set<string | undefined>) {
+  for (const index of TABLE_DEFINITION.globalIndexes.filter((i) => !present.has(i.indexName))) {
+    await client.send(
+      new UpdateTableCommand({
+        TableName: tableName,
+        AttributeDefinitions: [index.partitionKey, index.sortKey].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+        GlobalSecondaryIndexUpdates: [{ Create: indexSpecification(index) }],
+      }),
+    );
+  }
+}
 
 export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<string> {
   const t = TABLE_DEFINITION;
@@ -19,14 +49,7 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
           { AttributeName: t.partitionKey, KeyType: 'HASH' },
           { AttributeName: t.sortKey, KeyType: 'RANGE' },
         ],
-        GlobalSecondaryIndexes: t.globalIndexes.map((i) => ({
-          IndexName: i.indexName,
-          KeySchema: [
-            { AttributeName: i.partitionKey, KeyType: 'HASH' },
-            { AttributeName: i.sortKey, KeyType: 'RANGE' },
-          ],
-          Projection: i.projectedAttributes === 'all' ? { ProjectionType: 'ALL' } : { ProjectionType: 'INCLUDE', NonKeyAttributes: [...i.projectedAttributes] },
-        })),
+        GlobalSecondaryIndexes: t.globalIndexes.map(indexSpecification),
         StreamSpecification: { StreamEnabled: true, StreamViewType: t.streamView },
       }),
     );
@@ -36,6 +59,7 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
   }
   const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
   if (!Table?.LatestStreamArn) throw new Error(`Table ${tableName} has no stream`);
+  await addMissingIndexes(client, tableName, new Set((Table.GlobalSecondaryIndexes ?? []).map((i) => i.IndexName)));
   return Table.LatestStreamArn;
 }
 

@@ -11,7 +11,15 @@ import { versionedWrite } from '../storage/versioned-write.ts';
 import { versionAttributes } from '../versioning/version-attributes.ts';
 import { mapWithConcurrency } from '../async/concurrency.ts';
 import { MAX_PRODUCTS_PER_BATCH, ProductInputSchema, type Product, type ProductInput } from './product-schemas.ts';
-import { productAttributes, productFilter, productFromItem, productView, type ProductFilters, type StoredProduct } from './products.ts';
+import {
+  archivedProductIndexes,
+  productAttributes,
+  productFromItem,
+  productListSources,
+  productView,
+  type ProductFilters,
+  type StoredProduct,
+} from './products.ts';
 import { PayloadTooLargeError } from '../errors.ts';
 
 /** Conditional writes in flight per batch: enough to finish 500 products well inside 10 s. */
@@ -102,14 +110,18 @@ export async function getProduct(tenant: string, id: string): Promise<Product> {
  * orders using its variants.
  */
 export async function archiveProduct(tenant: string, id: string, now: Date): Promise<Product> {
-  const item = await archiveItem<StoredProduct>(keys.product(tenant, id), now, jobItem('requalify-product-orders', tenant, id, now));
+  const item = await archiveItem<StoredProduct>(
+    keys.product(tenant, id),
+    now,
+    archivedProductIndexes(tenant, id),
+    jobItem('requalify-product-orders', tenant, id, now),
+  );
   if (!item) throw new NotFoundError(`No product ${id}.`);
   return productView(item);
 }
 
 export function listProducts(tenant: string, filters: ProductFilters, page: { limit: number; cursor?: string | undefined }) {
   return paginate({ tenant, list: 'products', filters: { ...filters } }, page, {
-    shards: keys.listShards(tenant, 'PRODUCTS'),
-    filter: productFilter(filters),
+    sources: productListSources(tenant, filters),
   });
 }

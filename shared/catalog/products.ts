@@ -1,7 +1,8 @@
 /** Products as stored and as shown: pure mappings between the two, and the list filters. */
 import type { Condition } from '../storage/versioned-write.ts';
 import { keys } from '../storage/keys.ts';
-import type { Product, ProductInput } from './product-schemas.ts';
+import { type ListSource, sourcesOf } from '../storage/pagination.ts';
+import { PRODUCT_STATUSES, type Product, type ProductInput } from './product-schemas.ts';
 
 export interface StoredProduct extends Record<string, unknown> {
   external_product_id: string;
@@ -51,7 +52,8 @@ export function productAttributes(tenant: string, input: ProductInput, now: Date
     entity: 'product',
     ...rest,
     variants_json: JSON.stringify(variants),
-    ...keys.listEntry(tenant, 'PRODUCTS', input.external_product_id, input.external_product_id),
+    ...keys.listEntry(tenant, 'PRODUCTS', input.external_product_id, input.external_product_id, [input.status]),
+    ...keys.facetEntry(tenant, 'PRODUCTS', input.external_product_id, input.external_product_id, [input.availability, input.status]),
     list_view: summaryOf(product),
     search_text: `${input.external_product_id}\n${input.title}`.toLowerCase(),
   };
@@ -78,10 +80,35 @@ export interface ProductFilters {
   include_archived: boolean;
 }
 
-/** The list filters of contract-decisions section 5 as one DynamoDB filter expression. */
-export function productFilter(f: ProductFilters): Condition | undefined {
+/** Where an archived product's index entries go: the archived partition of the list, and out of the availability index. */
+export const archivedProductIndexes = (tenant: string, id: string) => ({
+  set: { gsi1pk: keys.listEntry(tenant, 'PRODUCTS', id, id, ['archived']).gsi1pk },
+  remove: ['gsi3pk', 'gsi3sk'],
+});
+
+/**
+ * The partitions a product list page reads for the filters of contract-decisions section 5:
+ * status and availability are partitions of their own (an unarchived product is in its
+ * status's partition of gsi1 and its availability's and status's partition of gsi3), so they
+ * cost nothing to filter; `q` and `category` are filters on what those partitions hold.
+ */
+export function productListSources(tenant: string, f: ProductFilters): ListSource[] {
+  const statuses = f.status ? [f.status] : f.include_archived ? PRODUCT_STATUSES : PRODUCT_STATUSES.filter((s) => s !== 'archived');
+  const text = textFilter(f, undefined);
+  if (f.availability === undefined) return statuses.flatMap((status) => sourcesOf('gsi1', keys.listShards(tenant, 'PRODUCTS', [status]), text));
+  const availability = f.availability;
+  return statuses.flatMap((status) =>
+    status === 'archived'
+      ? // Archived products leave the availability index: the rare archived-and-available list filters the archived partition.
+        sourcesOf('gsi1', keys.listShards(tenant, 'PRODUCTS', [status]), textFilter(f, availability))
+      : sourcesOf('gsi3', keys.facetShards(tenant, 'PRODUCTS', [availability, status]), text),
+  );
+}
+
+/** `q` and `category` (and, where no partition serves it, availability) as one filter expression. */
+function textFilter(f: ProductFilters, availability: string | undefined): Condition | undefined {
   const clauses: string[] = [];
-  const names: Record<string, string> = { '#view': 'list_view' };
+  const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   if (f.q !== undefined) {
     clauses.push('contains(search_text, :q)');
@@ -89,26 +116,16 @@ export function productFilter(f: ProductFilters): Condition | undefined {
   }
   if (f.category !== undefined) {
     const category = f.category.replace(/\/+$/, '');
-    names['#category'] = 'category';
+    Object.assign(names, { '#view': 'list_view', '#category': 'category' });
     clauses.push('(#view.#category = :category OR begins_with(#view.#category, :categoryPrefix))');
     values[':category'] = category;
     values[':categoryPrefix'] = `${category}/`;
   }
-  if (f.status !== undefined || !f.include_archived) names['#status'] = 'status';
-  if (f.status !== undefined) {
-    clauses.push('#view.#status = :status');
-    values[':status'] = f.status;
-  } else if (!f.include_archived) {
-    clauses.push('#view.#status <> :archived');
-    values[':archived'] = 'archived';
-  }
-  if (f.availability !== undefined) {
-    names['#availability'] = 'availability';
+  if (availability !== undefined) {
+    Object.assign(names, { '#view': 'list_view', '#availability': 'availability' });
     clauses.push('#view.#availability = :availability');
-    values[':availability'] = f.availability;
+    values[':availability'] = availability;
   }
   if (clauses.length === 0) return undefined;
-  const expression = clauses.join(' AND ');
-  const used = Object.fromEntries(Object.entries(names).filter(([name]) => expression.includes(name)));
-  return { ConditionExpression: expression, ExpressionAttributeNames: used, ExpressionAttributeValues: values };
+  return { ConditionExpression: clauses.join(' AND '), ExpressionAttributeNames: names, ExpressionAttributeValues: values };
 }

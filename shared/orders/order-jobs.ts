@@ -14,11 +14,19 @@ import { streamDueAttributes } from '../stream/stream-work.ts';
 
 export type JobKind = 'requalify-product-orders' | 'scrub-customer-orders';
 
-/** Where a job's walk over the order list is: a list shard, and the index key to continue after. */
+/** Where a job's walk is: the index of the partition it reads (`shard`), and the key to continue after. */
 export interface ListPosition {
   shard: number;
   after?: Record<string, unknown>;
 }
+
+/**
+ * Which orders a reaction job walks: the active orders using any of an archived product's
+ * variants (the active states' partitions only: a tenant's finished orders are never read), or
+ * every order of an erased customer (its links). Either way the walk reads the orders concerned,
+ * not the tenant's order book.
+ */
+export type OrderWalk = { kind: 'active-using'; variants: readonly string[] } | { kind: 'of-customer'; customer: string };
 
 export interface StoredJob {
   pk: string;

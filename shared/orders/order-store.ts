@@ -3,15 +3,14 @@
  * its `revision`, in one transaction with the items its change produces (status event,
  * attempts, result). The order's history is its status events, read back page by page.
  */
-import { GetCommand, QueryCommand, type QueryCommandOutput, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, type QueryCommandInput, type QueryCommandOutput, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { NotFoundError, RevisionConflict } from '../errors.ts';
 import { streamRecoverySeconds, tableClient, tableName } from '../storage/clients.ts';
 import { conditionFailedAt, succeededUnlessConditionFailed } from '../storage/conditional.ts';
 import { keys } from '../storage/keys.ts';
-import { paginate } from '../storage/pagination.ts';
+import { paginate, sourcesOf } from '../storage/pagination.ts';
 import { withStreamDue } from '../stream/stream-work.ts';
-import type { ListPosition } from './order-jobs.ts';
-import type { Condition } from '../storage/versioned-write.ts';
+import type { ListPosition, OrderWalk } from './order-jobs.ts';
 import {
   applyOrderChange,
   dueOf,
@@ -23,12 +22,16 @@ import {
   type StoredOrder,
   statusEvent,
 } from './order.ts';
-import type { OrderState } from './state-machine.ts';
+import { ACTIVE_STATES, ORDER_STATES, type OrderState } from './state-machine.ts';
 import { isTransactionConflict } from '../storage/transient.ts';
+
+/** Orders in a state, and orders changed since a time, sort by their last change. */
+const changeKey = (o: Pick<StoredOrder, 'updated_at' | 'external_order_id'>) => `${o.updated_at}#${o.external_order_id}`;
 
 function listAttributes(o: StoredOrder) {
   return {
     ...keys.listEntry(o.tenant, 'ORDERS', o.external_order_id, o.external_order_id),
+    ...keys.facetEntry(o.tenant, 'ORDERS', o.external_order_id, changeKey(o), [o.processing_state]),
     list_view: {
       external_order_id: o.external_order_id,
       order_kind: o.order_kind,
@@ -58,6 +61,13 @@ export function orderItem(order: StoredOrder, now: Date) {
   return { entity: 'order', ...order, ...listAttributes(order), ...(due ? keys.orderDue(order.pk, due.toISOString()) : {}) };
 }
 
+/** The order's link from its customer (an order's customer never changes): written once, with the order. */
+export const customerLink = (o: StoredOrder) => ({
+  ...keys.customerOrder(o.tenant, o.external_customer_id, o.external_order_id),
+  entity: 'customer_order',
+  external_order_id: o.external_order_id,
+});
+
 async function transact(order: StoredOrder, expectedRevision: number | 'new', now: Date, extra: readonly object[]): Promise<void> {
   const item = orderItem(order, now);
   const condition =
@@ -74,6 +84,7 @@ async function transact(order: StoredOrder, expectedRevision: number | 'new', no
         TransactItems: [
           { Put: { TableName: tableName(), Item: item, ...condition } },
           ...extra.map((Item) => ({ Put: { TableName: tableName(), Item: withStreamDue(Item, now), ConditionExpression: 'attribute_not_exists(pk)' } })),
+          ...(expectedRevision === 'new' ? [{ Put: { TableName: tableName(), Item: customerLink(order) } }] : []),
         ],
       }),
     );
@@ -162,62 +173,80 @@ export async function orderHistory(orderPk: string, options: { after?: string; l
   return { entries, ...(page.last ? { last: page.last } : {}) };
 }
 
+/**
+ * A page of the tenant's orders: unfiltered in order of id; by state and/or changed since a
+ * time in order of last change, read from the state's partitions (all states' for
+ * `updated_since` alone) from that time on, so no filter reads an order it does not return.
+ */
 export async function listOrders(
   tenant: string,
   filters: { processing_state?: OrderState | undefined; updated_since?: string | undefined },
   page: { limit: number; cursor?: string | undefined },
 ) {
-  const clauses: string[] = [];
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  if (filters.processing_state) {
-    clauses.push('#view.processing_state = :state');
-    values[':state'] = filters.processing_state;
-  }
-  if (filters.updated_since) {
-    clauses.push('#view.updated_at >= :since');
-    values[':since'] = new Date(filters.updated_since).toISOString();
-  }
-  if (clauses.length) names['#view'] = 'list_view';
-  return paginate({ tenant, list: 'orders', filters: { ...filters } }, page, {
-    shards: keys.listShards(tenant, 'ORDERS'),
-    ...(clauses.length ? { filter: { ConditionExpression: clauses.join(' AND '), ExpressionAttributeNames: names, ExpressionAttributeValues: values } } : {}),
+  const scope = { tenant, list: 'orders', filters: { ...filters } };
+  if (!filters.processing_state && !filters.updated_since) return paginate(scope, page, { sources: sourcesOf('gsi1', keys.listShards(tenant, 'ORDERS')) });
+  const states = filters.processing_state ? [filters.processing_state] : ORDER_STATES;
+  return paginate(scope, page, {
+    sources: states.flatMap((state) => sourcesOf('gsi3', keys.facetShards(tenant, 'ORDERS', [state]))),
+    ...(filters.updated_since ? { from: new Date(filters.updated_since).toISOString() } : {}),
   });
 }
 
+interface WalkQuery {
+  partitions: string[];
+  query(partition: string): Partial<QueryCommandInput>;
+  idOf(item: Record<string, unknown>): string;
+}
+
+function walkQuery(tenant: string, walk: OrderWalk): WalkQuery {
+  if (walk.kind === 'of-customer') {
+    const link = keys.customerOrder(tenant, walk.customer, '');
+    return {
+      partitions: [link.pk],
+      query: (pk) => ({
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :orders)',
+        ExpressionAttributeValues: { ':pk': pk, ':orders': link.sk },
+        ProjectionExpression: 'external_order_id',
+      }),
+      idOf: (item) => String(item.external_order_id),
+    };
+  }
+  const values = Object.fromEntries(walk.variants.map((v, i) => [`:v${i}`, v]));
+  return {
+    partitions: ACTIVE_STATES.flatMap((state) => keys.facetShards(tenant, 'ORDERS', [state])),
+    query: (gsi3pk) => ({
+      IndexName: 'gsi3',
+      KeyConditionExpression: 'gsi3pk = :gpk',
+      FilterExpression: walk.variants.map((_, i) => `contains(match_keys, :v${i})`).join(' OR '),
+      ExpressionAttributeValues: { ':gpk': gsi3pk, ...values },
+      ProjectionExpression: 'list_view.external_order_id',
+    }),
+    idOf: (item) => String((item.list_view as { external_order_id: string }).external_order_id),
+  };
+}
+
 /**
- * One bounded page of the ids of the tenant's orders whose list view matches `filter`: at
- * most `limit` list entries are read (DynamoDB applies the limit before the filter), shard
- * after shard, so a page costs the same on any tenant and a small tenant takes one page.
- * `next` is null once every shard has been walked.
+ * One bounded page of the ids of the orders a walk visits: at most `limit` entries are read
+ * (DynamoDB applies the limit before the filter), partition after partition. `next` is null
+ * once every partition has been walked.
  */
-export async function orderIdsPage(
-  tenant: string,
-  filter: Condition,
-  from: ListPosition,
-  limit: number,
-): Promise<{ ids: string[]; next: ListPosition | null }> {
-  const shards = keys.listShards(tenant, 'ORDERS');
+export async function orderIdsPage(tenant: string, walk: OrderWalk, from: ListPosition, limit: number): Promise<{ ids: string[]; next: ListPosition | null }> {
+  const { partitions, query, idOf } = walkQuery(tenant, walk);
   const ids: string[] = [];
   let position: ListPosition | null = from;
   for (let budget = limit; position && budget > 0; ) {
     const { Items, LastEvaluatedKey, ScannedCount }: QueryCommandOutput = await tableClient().send(
       new QueryCommand({
         TableName: tableName(),
-        IndexName: 'gsi1',
-        KeyConditionExpression: '#gpk = :gpk',
-        FilterExpression: filter.ConditionExpression,
-        ExpressionAttributeNames: { '#gpk': 'gsi1pk', ...filter.ExpressionAttributeNames },
-        ExpressionAttributeValues: { ':gpk': shards[position.shard], ...filter.ExpressionAttributeValues },
-        ProjectionExpression: 'list_view.external_order_id',
+        ...query(partitions[position.shard]!),
         Limit: budget,
         ...(position.after ? { ExclusiveStartKey: position.after } : {}),
-      }),
+      } as QueryCommandInput),
     );
-    ids.push(...(Items ?? []).map((i) => String((i.list_view as { external_order_id: string }).external_order_id)));
+    ids.push(...(Items ?? []).map(idOf));
     budget -= Math.max(1, ScannedCount ?? 0);
     if (LastEvaluatedKey) position = { shard: position.shard, after: LastEvaluatedKey };
-    else position = position.shard + 1 < shards.length ? { shard: position.shard + 1 } : null;
+    else position = position.shard + 1 < partitions.length ? { shard: position.shard + 1 } : null;
   }
   return { ids, next: position };
 }

@@ -79,7 +79,7 @@ export interface OrderRepository {
 
 /** The order of a stored item (or stream image): its index and list attributes left out. */
 export const orderFromItem = (item: Record<string, unknown>): StoredOrder => {
-  const { entity: _e, list_view: _v, match_keys: _m, gsi1pk: _g1, gsi1sk: _g2, gsi2pk: _d1, gsi2sk: _d2, history, ...order } = item;
+  const { entity: _e, list_view: _v, match_keys: _m, gsi1pk: _g1, gsi1sk: _g2, gsi2pk: _d1, gsi2sk: _d2, gsi3pk: _f1, gsi3sk: _f2, history, ...order } = item;
   // Orders written before the history moved out kept it inline; their newest entry names the status revision.
   const legacy = history as { revision: number }[] | undefined;
   return { ...order, status_revision: order.status_revision ?? legacy?.at(-1)?.revision ?? 1 } as unknown as StoredOrder;

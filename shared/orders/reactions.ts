@@ -11,10 +11,9 @@ import { type EventRecord, eventItem } from '../events/outbox.ts';
 import { mapWithConcurrency } from '../async/concurrency.ts';
 import { keys } from '../storage/keys.ts';
 import { retryOnRevisionConflict } from '../storage/revision-retry.ts';
-import type { Condition } from '../storage/versioned-write.ts';
 import type { Reaction, StreamChange } from '../stream/stream-dispatch.ts';
 import { erasedCustomerFields, lastStatusEventId, orderFromItem, rejectionFields, type StoredOrder } from './order.ts';
-import type { ListPosition, StoredJob } from './order-jobs.ts';
+import type { ListPosition, OrderWalk, StoredJob } from './order-jobs.ts';
 import type { OrderResult } from './order-schemas.ts';
 import { type OrderProcessing, orderProcessing, type ProcessingPorts } from './processing.ts';
 import { ACTIVE_STATES } from './state-machine.ts';
@@ -22,8 +21,8 @@ import { ACTIVE_STATES } from './state-machine.ts';
 export interface ReactionPorts {
   processing: OrderProcessing;
   products: { read(tenant: string, id: string): Promise<StoredProduct | undefined> };
-  /** One bounded page of the ids of the tenant's orders whose list view matches `filter`. */
-  orderIdsPage(tenant: string, filter: Condition, position: ListPosition, limit: number): Promise<{ ids: string[]; next: ListPosition | null }>;
+  /** One bounded page of the ids of the orders a walk visits. */
+  orderIdsPage(tenant: string, walk: OrderWalk, position: ListPosition, limit: number): Promise<{ ids: string[]; next: ListPosition | null }>;
   jobs: { advance(job: StoredJob, next: ListPosition | null, page: { orders: number; ms: number }, now: Date): Promise<void> };
   store: StoreWriteBack;
   /** Writes an event item unless it exists (its key makes it once per cause). */
@@ -40,12 +39,6 @@ const withOrder = (ports: ReactionPorts, tenant: string, id: string, change: (or
     const order = await ports.processing.ports.orders.read(tenant, id);
     if (order) await change(order);
   });
-
-const activeStateFilter = (extra: string, names: Record<string, string>, values: Record<string, unknown>): Condition => ({
-  ConditionExpression: `#view.#state IN (${ACTIVE_STATES.map((_, i) => `:s${i}`).join(', ')}) AND (${extra})`,
-  ExpressionAttributeNames: { '#view': 'list_view', '#state': 'processing_state', ...names },
-  ExpressionAttributeValues: { ...Object.fromEntries(ACTIVE_STATES.map((s, i) => [`:s${i}`, s])), ...values },
-});
 
 async function requalifyActive(ports: ReactionPorts, order: StoredOrder, now: Date) {
   if (!ACTIVE_STATES.includes(order.processing_state)) return;
@@ -94,27 +87,18 @@ export const JOB_PAGE_SIZE = 200;
 const JOB_ORDER_CONCURRENCY = 8;
 
 /** What a job does: which orders it visits, and what it does to each (none: nothing left to do). */
-async function jobWork(ports: ReactionPorts, job: StoredJob): Promise<{ filter: Condition; apply(order: StoredOrder): Promise<void> } | undefined> {
+async function jobWork(ports: ReactionPorts, job: StoredJob): Promise<{ walk: OrderWalk; apply(order: StoredOrder): Promise<void> } | undefined> {
   if (job.kind === 'requalify-product-orders') {
     const product = await ports.products.read(job.tenant, job.subject);
     if (!product) return undefined;
     const variants = (JSON.parse(product.variants_json) as { external_variant_id: string }[]).map((v) => v.external_variant_id);
-    const filter = activeStateFilter(
-      variants.map((_, i) => `contains(match_keys, :v${i})`).join(' OR '),
-      {},
-      Object.fromEntries(variants.map((v, i) => [`:v${i}`, v])),
-    );
+    if (variants.length === 0) return undefined;
     // One page's orders share their customers, variants and rules: each is read once per page.
     const pageProcessing = orderProcessing(readOncePerPage(ports.processing.ports));
-    return { filter, apply: (order) => requalifyActive({ ...ports, processing: pageProcessing }, order, new Date()) };
+    return { walk: { kind: 'active-using', variants }, apply: (order) => requalifyActive({ ...ports, processing: pageProcessing }, order, new Date()) };
   }
   if (job.pages === 0) await ports.processing.ports.callPlatform.erase({ tenant: job.tenant, external_customer_id: job.subject });
-  const filter: Condition = {
-    ConditionExpression: '#view.external_customer_id = :customer',
-    ExpressionAttributeNames: { '#view': 'list_view' },
-    ExpressionAttributeValues: { ':customer': job.subject },
-  };
-  return { filter, apply: (order) => scrubErasedCustomer(ports, order) };
+  return { walk: { kind: 'of-customer', customer: job.subject }, apply: (order) => scrubErasedCustomer(ports, order) };
 }
 
 /** After an erasure: the contact permission reference leaves the order, and an active one is rejected. */
@@ -141,7 +125,7 @@ const orderJobReaction = (ports: ReactionPorts): Reaction => ({
     const started = performance.now();
     const work = await jobWork(ports, job);
     if (!work) return ports.jobs.advance(job, null, { orders: 0, ms: performance.now() - started }, new Date());
-    const page = await ports.orderIdsPage(job.tenant, work.filter, job.position, JOB_PAGE_SIZE);
+    const page = await ports.orderIdsPage(job.tenant, work.walk, job.position, JOB_PAGE_SIZE);
     await mapWithConcurrency(page.ids, JOB_ORDER_CONCURRENCY, (id) => withOrder(ports, job.tenant, id, work.apply));
     await ports.jobs.advance(job, page.next, { orders: page.ids.length, ms: performance.now() - started }, new Date());
   },

@@ -3,7 +3,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { NotFoundError } from '../errors.ts';
 import { tableClient, tableName } from '../storage/clients.ts';
 import { keys } from '../storage/keys.ts';
-import { paginate } from '../storage/pagination.ts';
+import { paginate, sourcesOf } from '../storage/pagination.ts';
 import { archiveItem } from '../storage/tombstone.ts';
 import { versionedWrite } from '../storage/versioned-write.ts';
 import { versionAttributes } from '../versioning/version-attributes.ts';
@@ -26,7 +26,8 @@ function ruleAttributes(tenant: string, id: string, input: RuleInput, now: Date)
     applies_to: input.applies_to,
     action: input.action,
     updated_at: updatedAt,
-    ...keys.listEntry(tenant, 'RULES', id, id),
+    ...keys.listEntry(tenant, 'RULES', id, id, ['active']),
+    ...keys.facetEntry(tenant, 'RULES', id, id, [String(input.enabled)]),
     // The whole rule is small (at most 100 conditions), so the list index holds all of it:
     // qualification reads a tenant's rules from the index alone.
     list_view: {
@@ -75,20 +76,19 @@ export async function getRule(tenant: string, id: string): Promise<SalesRule> {
 
 /** Archives a rule (a tombstone that no longer applies); archiving it again returns it unchanged. */
 export async function archiveRule(tenant: string, id: string, now: Date): Promise<SalesRule> {
-  const item = await archiveItem<StoredRule>(keys.salesRule(tenant, id), now);
+  const indexes = { set: { gsi1pk: keys.listEntry(tenant, 'RULES', id, id, ['archived']).gsi1pk }, remove: ['gsi3pk', 'gsi3sk'] };
+  const item = await archiveItem<StoredRule>(keys.salesRule(tenant, id), now, indexes);
   if (!item) throw new NotFoundError(`No sales rule ${id}.`);
   return ruleView(item);
 }
 
-/** Active (unarchived) rules in order of id, optionally only enabled or disabled ones. */
+/** Active (unarchived) rules in order of id, optionally only enabled or disabled ones: each a partition of its own. */
 function rulePage(tenant: string, enabled: boolean | undefined, page: { limit: number; cursor?: string | undefined }) {
   return paginate({ tenant, list: 'sales-rules', filters: { enabled } }, page, {
-    shards: keys.listShards(tenant, 'RULES'),
-    filter: {
-      ConditionExpression: `#view.#status = :active${enabled === undefined ? '' : ' AND #view.enabled = :enabled'}`,
-      ExpressionAttributeNames: { '#view': 'list_view', '#status': 'status' },
-      ExpressionAttributeValues: { ':active': 'active', ...(enabled === undefined ? {} : { ':enabled': enabled }) },
-    },
+    sources:
+      enabled === undefined
+        ? sourcesOf('gsi1', keys.listShards(tenant, 'RULES', ['active']))
+        : sourcesOf('gsi3', keys.facetShards(tenant, 'RULES', [String(enabled)])),
   });
 }
 

@@ -19,6 +19,12 @@ export const TABLE_DEFINITION = {
     { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk', projectedAttributes: ['list_view', 'search_text', 'match_keys'] },
     /** Sparse "due work" index: records whose queue message must exist by `gsi2sk`. */
     { indexName: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk', projectedAttributes: 'all' },
+    /**
+     * Sparse facet index: each list's entries again, partitioned by the value of one filter
+     * (an order's state, a delivery's status, a product's availability, a rule's enabled), so
+     * a filtered page reads only what it shows. Added last: CloudFormation adds one index per update.
+     */
+    { indexName: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk', projectedAttributes: ['list_view', 'search_text', 'match_keys'] },
   ],
 } as const;
 

@@ -72,67 +72,115 @@ export async function decodeCursor(scope: CursorScope, cursor: string | undefine
   return position;
 }
 
+/** The indexes lists are read from: gsi1 holds each list, gsi3 the same entries by filter value (keys.ts). */
+export type ListIndex = 'gsi1' | 'gsi3';
+const INDEX_KEYS: Readonly<Record<ListIndex, { pk: string; sk: string }>> = { gsi1: { pk: 'gsi1pk', sk: 'gsi1sk' }, gsi3: { pk: 'gsi3pk', sk: 'gsi3sk' } };
+
+/** One index partition a list page reads, with the filter its entries must also match (if any). */
+export interface ListSource {
+  index: ListIndex;
+  partition: string;
+  filter?: Condition | undefined;
+}
+
+/** The sources of `partitions` of one index, all with the same filter. */
+export const sourcesOf = (index: ListIndex, partitions: readonly string[], filter?: Condition): ListSource[] =>
+  partitions.map((partition) => ({ index, partition, ...(filter ? { filter } : {}) }));
+
+/**
+ * Entries a page may read from filtered sources, whatever it finds: a filter no index serves
+ * (free text) costs a bounded amount per page, and a page may come back short (even empty)
+ * with a cursor to continue.
+ */
+export const FILTERED_ENTRIES_PER_PAGE = 1_000;
+
 export interface ListRequest {
-  /** The list's index partitions (keys.listShards). */
-  shards: readonly string[];
+  /** Partitions whose entries all sort by one key domain (ids, or times then ids): merged into one order. */
+  sources: readonly ListSource[];
   limit: number;
-  /** The sort key of the last item of the previous page. */
+  /** The sort key of the last item of the previous page (or where the previous page's reading stopped). */
   after: string | undefined;
+  /** Entries sorting before this are not part of the list (`updated_since` on a `{updated_at}#{id}` key). */
+  from?: string | undefined;
   descending?: boolean;
-  filter?: Condition;
+  /** Entries a page may read from filtered sources (FILTERED_ENTRIES_PER_PAGE unless given). */
+  readBudget?: number;
 }
 
 interface ListEntry {
-  gsi1sk: string;
+  sk: string;
   list_view: Record<string, unknown>;
 }
 
+interface SourceRead {
+  entries: ListEntry[];
+  /** Where reading stopped while more was left: the page is complete only up to here. */
+  stoppedAt: string | undefined;
+}
+
 /**
- * One page of a sharded list: each shard yields its first `limit` matches after the
- * position, and the merge of them in sort-key order gives the page. Every item sorts by a
- * unique key, so each item appears exactly once across pages.
+ * One page of a list merged from several partitions (shards, filter values): each yields its
+ * first matches after the position, and the merge in sort-key order gives the page, but only
+ * up to where the source that read least far stopped. Every item sorts by a unique key, so
+ * each item appears exactly once across pages.
  */
 export async function listPage(request: ListRequest): Promise<{ views: Record<string, unknown>[]; last: string | undefined }> {
   const { limit, descending = false } = request;
-  const shards = await Promise.all(request.shards.map((shard) => queryShard(shard, request)));
-  const merged = shards.flatMap((s) => s.entries).sort((a, b) => (a.gsi1sk === b.gsi1sk ? 0 : a.gsi1sk < b.gsi1sk !== descending ? -1 : 1));
-  const page = merged.slice(0, limit);
-  const more = merged.length > limit || shards.some((s) => s.more);
-  return { views: page.map((e) => e.list_view), last: more && page.length > 0 ? page.at(-1)!.gsi1sk : undefined };
+  const budget = Math.max(limit + 1, Math.ceil((request.readBudget ?? FILTERED_ENTRIES_PER_PAGE) / request.sources.length));
+  const reads = await Promise.all(request.sources.map((source) => readSource(source, request, budget)));
+  const before = (a: string, b: string) => (descending ? a > b : a < b);
+  const frontier = reads.reduce<string | undefined>(
+    (edge, r) => (r.stoppedAt !== undefined && (edge === undefined || before(r.stoppedAt, edge)) ? r.stoppedAt : edge),
+    undefined,
+  );
+  const complete = reads
+    .flatMap((r) => r.entries)
+    .filter((e) => frontier === undefined || !before(frontier, e.sk))
+    .sort((a, b) => (a.sk === b.sk ? 0 : before(a.sk, b.sk) ? -1 : 1));
+  const page = complete.slice(0, limit);
+  const last = complete.length > limit ? page.at(-1)!.sk : frontier;
+  return { views: page.map((e) => e.list_view), last };
 }
 
-async function queryShard(shard: string, { limit, after, descending = false, filter }: ListRequest) {
+async function readSource(source: ListSource, { limit, after, from, descending = false }: ListRequest, budget: number): Promise<SourceRead> {
+  const { pk, sk } = INDEX_KEYS[source.index];
+  const { filter } = source;
   const entries: ListEntry[] = [];
   let startKey: Record<string, unknown> | undefined;
+  let scanned = 0;
+  let lastScanned: string | undefined;
+  const bound = after !== undefined ? `#gsk ${descending ? '<' : '>'} :after` : from !== undefined ? `#gsk ${descending ? '<=' : '>='} :from` : undefined;
   do {
-    const { Items, LastEvaluatedKey } = await tableClient().send(
+    const { Items, LastEvaluatedKey, ScannedCount } = await tableClient().send(
       new QueryCommand({
         TableName: tableName(),
-        IndexName: 'gsi1',
-        KeyConditionExpression: after === undefined ? '#gpk = :gpk' : `#gpk = :gpk AND #gsk ${descending ? '<' : '>'} :after`,
+        IndexName: source.index,
+        KeyConditionExpression: bound ? `#gpk = :gpk AND ${bound}` : '#gpk = :gpk',
         ScanIndexForward: !descending,
-        // Without a filter, one more than a page tells whether more exist; with one, read ahead.
-        Limit: filter ? Math.max(25, 2 * limit) : limit + 1,
+        // Without a filter, one more than a page tells whether more exist; with one, read ahead within the budget.
+        Limit: filter ? Math.min(budget - scanned, Math.max(25, 2 * limit)) : limit + 1,
         ExclusiveStartKey: startKey,
         ProjectionExpression: '#gsk, list_view',
         ...(filter ? { FilterExpression: filter.ConditionExpression } : {}),
-        ExpressionAttributeNames: { '#gpk': 'gsi1pk', '#gsk': 'gsi1sk', ...filter?.ExpressionAttributeNames },
+        ExpressionAttributeNames: { '#gpk': pk, '#gsk': sk, ...filter?.ExpressionAttributeNames },
         ExpressionAttributeValues: {
-          ':gpk': shard,
-          ...(after === undefined ? {} : { ':after': after }),
+          ':gpk': source.partition,
+          ...(after !== undefined ? { ':after': after } : from !== undefined ? { ':from': from } : {}),
           ...filter?.ExpressionAttributeValues,
         },
       }),
     );
-    entries.push(...((Items ?? []) as ListEntry[]));
+    entries.push(...(Items ?? []).map((item) => ({ sk: String(item[sk]), list_view: item.list_view as Record<string, unknown> })));
+    scanned += ScannedCount ?? 0;
     startKey = LastEvaluatedKey;
-  } while (entries.length <= limit && startKey);
-  return { entries: entries.slice(0, limit + 1), more: entries.length > limit || startKey !== undefined };
+    if (LastEvaluatedKey) lastScanned = String(LastEvaluatedKey[sk]);
+  } while (entries.length <= limit && startKey && scanned < budget);
+  return { entries, stoppedAt: startKey ? lastScanned : undefined };
 }
 
 /**
  * Lists a page and encodes its cursor: what every list handler calls.
- * @example const page = await paginate({ tenant, list: 'listProducts', filters }, query, { shards, filter });
+ * @example const page = await paginate({ tenant, list: 'products', filters }, query, { sources: sourcesOf('gsi1', keys.listShards(tenant, 'PRODUCTS')) });
  */
 export async function paginate(
   scope: CursorScope,

@@ -4,12 +4,20 @@ import { tableClient, tableName } from './clients.ts';
 import type { ItemKey } from './keys.ts';
 import { cancelledItem, conditionFailedAt } from './conditional.ts';
 
+/** How archiving moves an item in the list indexes: to the archived partition, and out of the filter partitions. */
+export interface IndexMove {
+  set: Record<string, string>;
+  remove: readonly string[];
+}
+
 /**
  * Marks the item archived (also in its list view) and returns it, writing `consequence` (the
  * work the archive starts) in the same transaction; an archived item is returned as it is,
  * starting nothing again, and a missing one as undefined.
  */
-export async function archiveItem<T>(key: ItemKey, now: Date, consequence?: object): Promise<T | undefined> {
+export async function archiveItem<T>(key: ItemKey, now: Date, indexes: IndexMove, consequence?: object): Promise<T | undefined> {
+  const moves = Object.keys(indexes.set).map((_, i) => `#ix${i} = :ix${i}`);
+  const removes = indexes.remove.length ? ` REMOVE ${indexes.remove.join(', ')}` : '';
   try {
     await tableClient().send(
       new TransactWriteCommand({
@@ -18,10 +26,14 @@ export async function archiveItem<T>(key: ItemKey, now: Date, consequence?: obje
             Update: {
               TableName: tableName(),
               Key: key,
-              UpdateExpression: 'SET #status = :archived, archived_at = :at, updated_at = :at, list_view.#status = :archived, list_view.updated_at = :at',
+              UpdateExpression: `SET ${['#status = :archived, archived_at = :at, updated_at = :at, list_view.#status = :archived, list_view.updated_at = :at', ...moves].join(', ')}${removes}`,
               ConditionExpression: 'attribute_exists(pk) AND #status <> :archived',
-              ExpressionAttributeNames: { '#status': 'status' },
-              ExpressionAttributeValues: { ':archived': 'archived', ':at': now.toISOString() },
+              ExpressionAttributeNames: { '#status': 'status', ...Object.fromEntries(Object.keys(indexes.set).map((name, i) => [`#ix${i}`, name])) },
+              ExpressionAttributeValues: {
+                ':archived': 'archived',
+                ':at': now.toISOString(),
+                ...Object.fromEntries(Object.values(indexes.set).map((value, i) => [`:ix${i}`, value])),
+              },
               ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
             },
           },

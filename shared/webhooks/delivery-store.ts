@@ -44,8 +44,16 @@ const dueFor = (pk: string, tenant: string, deliveryId: string, handleBy: Date) 
 });
 
 function listAttributes(d: StoredDelivery) {
-  return { ...keys.listEntry(d.tenant, 'DELIVERIES', d.delivery_id, `${d.created_at}#${d.delivery_id}`), list_view: deliveryView(d) };
+  const newestFirst = `${d.created_at}#${d.delivery_id}`;
+  return {
+    ...keys.listEntry(d.tenant, 'DELIVERIES', d.delivery_id, newestFirst),
+    ...keys.facetEntry(d.tenant, 'DELIVERIES', d.delivery_id, newestFirst, [d.status]),
+    list_view: deliveryView(d),
+  };
 }
+
+/** The status partition a claimed delivery moves to (its sort key stays). */
+const deliveringPartition = (tenant: string, id: string) => keys.facetEntry(tenant, 'DELIVERIES', id, '', ['delivering']).gsi3pk;
 
 /**
  * Creates a queued delivery (idempotent by id) and sends its message; a parked one (its
@@ -149,7 +157,7 @@ export async function claimDelivery(tenant: string, id: string, now: Date, lease
         TableName: tableName(),
         Key: keys.delivery(tenant, id),
         // A new claim ends the previous holder's right to repeat its record write.
-        UpdateExpression: 'SET #status = :delivering, delivering_until = :until, list_view.#status = :delivering REMOVE recorded_lease',
+        UpdateExpression: 'SET #status = :delivering, delivering_until = :until, list_view.#status = :delivering, gsi3pk = :facet REMOVE recorded_lease',
         ConditionExpression:
           'attribute_exists(pk) AND #status <> :delivered AND (attribute_not_exists(delivering_until) OR delivering_until < :now) ' +
           'AND (#status <> :retrying OR next_attempt_at <= :now) AND (#status <> :dead OR :redrive = :yes)',
@@ -163,6 +171,7 @@ export async function claimDelivery(tenant: string, id: string, now: Date, lease
           ':yes': true,
           ':now': now.toISOString(),
           ':until': lease,
+          ':facet': deliveringPartition(tenant, id),
         },
         ReturnValues: 'ALL_OLD',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',

@@ -229,8 +229,14 @@ describe('orders', () => {
     ]) {
       expect(await waitForOrder(key, id!, isFinalOrder)).toMatchObject({ processing_state: 'rejected', state_reason: reason });
     }
-    const rejected = await call(key, 'GET', '/orders', { query: { processing_state: 'rejected' } });
-    expect(rejected.body.data.map((o: { external_order_id: string }) => o.external_order_id)).toEqual(['no-consent', 'no-customer', 'no-variant']);
+    // A state filter lists in order of last change, then id.
+    const rejected = (await call(key, 'GET', '/orders', { query: { processing_state: 'rejected' } })).body.data as {
+      external_order_id: string;
+      updated_at: string;
+    }[];
+    const byChange = [...rejected].sort((a, b) => a.updated_at.localeCompare(b.updated_at) || a.external_order_id.localeCompare(b.external_order_id));
+    expect(rejected.map((o) => o.external_order_id)).toEqual(byChange.map((o) => o.external_order_id));
+    expect(rejected.map((o) => o.external_order_id).sort()).toEqual(['no-consent', 'no-customer', 'no-variant']);
   });
 
   it('anonymizing a customer erases the contact permission reference from their orders, rejects active ones and later ones', async () => {

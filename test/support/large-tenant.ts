@@ -3,7 +3,7 @@ import { BatchWriteCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynam
 import { mapWithConcurrency } from '#shared/async/concurrency.ts';
 import type { StoredJob } from '#shared/orders/order-jobs.ts';
 import type { StoredOrder } from '#shared/orders/order.ts';
-import { orderItem } from '#shared/orders/order-store.ts';
+import { customerLink, orderItem } from '#shared/orders/order-store.ts';
 import { tableClient, tableName } from '#shared/storage/clients.ts';
 import { keys } from '#shared/storage/keys.ts';
 import { versionAttributes } from '#shared/versioning/version-attributes.ts';
@@ -38,13 +38,14 @@ function scheduledOrder(tenant: string, id: string, customer: string, variant: s
   };
 }
 
-/** `count` scheduled orders of `customer` for `variant`, each keeping a contact permission reference. */
+/** `count` scheduled orders of `customer` for `variant` (with their links from the customer), each keeping a contact permission reference. */
 export async function seedOrders(tenant: string, customer: string, variant: string, count: number, contactAt: string): Promise<void> {
   const now = new Date();
-  const batches = Array.from({ length: Math.ceil(count / 25) }, (_, b) =>
-    Array.from({ length: Math.min(25, count - b * 25) }, (_, i) =>
-      orderItem(scheduledOrder(tenant, `o-${b * 25 + i}`, customer, variant, contactAt, now), now),
-    ),
+  const batches = Array.from({ length: Math.ceil(count / 12) }, (_, b) =>
+    Array.from({ length: Math.min(12, count - b * 12) }, (_, i) => {
+      const order = scheduledOrder(tenant, `o-${b * 12 + i}`, customer, variant, contactAt, now);
+      return [orderItem(order, now), customerLink(order)];
+    }).flat(),
   );
   await mapWithConcurrency(batches, 4, async (items) => {
     let pending: Record<string, unknown>[] = items.map((Item) => ({ PutRequest: { Item } }));
