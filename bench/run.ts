@@ -22,6 +22,7 @@ const SUITES: Record<string, { needsStack: boolean; load: () => Promise<{ run: (
     load: { needsStack: true, load: () => import('./suites/load.ts') },
     cost: { needsStack: true, load: () => import('./suites/cost.ts') },
     model: { needsStack: false, load: () => import('./suites/model.ts') },
+    scale: { needsStack: false, load: () => import('./suites/scale.ts') },
   };
 
 const resultsFile = fileURLToPath(new URL('./results/latest.json', import.meta.url));

@@ -58,7 +58,7 @@ export interface LocalStack {
   stop(): Promise<void>;
 }
 
-async function waitForDynamo(endpoint: string, failed: () => boolean): Promise<void> {
+export async function waitForDynamo(endpoint: string, failed: () => boolean): Promise<void> {
   const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
   const deadline = Date.now() + 60_000;
   try {

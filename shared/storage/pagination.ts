@@ -112,70 +112,81 @@ interface ListEntry {
   list_view: Record<string, unknown>;
 }
 
+/** A partition being read: what it gave so far, and where to go on. */
 interface SourceRead {
+  source: ListSource;
   entries: ListEntry[];
-  /** Where reading stopped while more was left: the page is complete only up to here. */
-  stoppedAt: string | undefined;
+  startKey: Record<string, unknown> | undefined;
+  /** The sort key of the last entry read (matching or not): the partition is known up to here. */
+  readTo: string | undefined;
+  scanned: number;
+  /** Nothing more to read: the partition is exhausted, or a filtered one spent its budget. */
+  done: boolean;
 }
 
+/** Rounds of reading a page may take before it returns what is complete (a short page, with a cursor). */
+const MAX_ROUNDS = 6;
+
 /**
- * One page of a list merged from several partitions (shards, filter values): each yields its
- * first matches after the position, and the merge in sort-key order gives the page, but only
- * up to where the source that read least far stopped. Every item sorts by a unique key, so
- * each item appears exactly once across pages.
+ * One page of a list merged from several partitions (shards, filter values). Each partition is
+ * read a few entries at a time, about its share of the page, and only the partitions that hold
+ * the merge back read more: a page reads about what it shows, not a page from every partition,
+ * on a tenant of any size. The merge is complete up to where the partition that read least far
+ * stopped; the page ends there at the latest. Every item sorts by a unique key, so each item
+ * appears exactly once across pages.
  */
 export async function listPage(request: ListRequest): Promise<{ views: Record<string, unknown>[]; last: string | undefined }> {
   const { limit, descending = false } = request;
-  const budget = Math.max(limit + 1, Math.ceil((request.readBudget ?? FILTERED_ENTRIES_PER_PAGE) / request.sources.length));
-  const reads = await Promise.all(request.sources.map((source) => readSource(source, request, budget)));
   const before = (a: string, b: string) => (descending ? a > b : a < b);
-  const frontier = reads.reduce<string | undefined>(
-    (edge, r) => (r.stoppedAt !== undefined && (edge === undefined || before(r.stoppedAt, edge)) ? r.stoppedAt : edge),
-    undefined,
-  );
-  const complete = reads
-    .flatMap((r) => r.entries)
-    .filter((e) => frontier === undefined || !before(frontier, e.sk))
-    .sort((a, b) => (a.sk === b.sk ? 0 : before(a.sk, b.sk) ? -1 : 1));
-  const page = complete.slice(0, limit);
-  const last = complete.length > limit ? page.at(-1)!.sk : frontier;
-  return { views: page.map((e) => e.list_view), last };
+  const budget = Math.max(limit + 1, Math.ceil((request.readBudget ?? FILTERED_ENTRIES_PER_PAGE) / request.sources.length));
+  const chunk = Math.ceil((1.5 * limit) / request.sources.length) + 2;
+  const reads: SourceRead[] = request.sources.map((source) => ({ source, entries: [], startKey: undefined, readTo: undefined, scanned: 0, done: false }));
+  let laggards = reads;
+  for (let round = 1; ; round++) {
+    await Promise.all(laggards.map((read) => readMore(read, request, chunk, budget)));
+    const open = reads.filter((r) => !r.done || r.startKey !== undefined);
+    const frontier = open.reduce<string | undefined>((edge, r) => (r.readTo !== undefined && (edge === undefined || before(r.readTo, edge)) ? r.readTo : edge), undefined);
+    const complete = reads
+      .flatMap((r) => r.entries)
+      .filter((e) => frontier === undefined || !before(frontier, e.sk))
+      .sort((a, b) => (a.sk === b.sk ? 0 : before(a.sk, b.sk) ? -1 : 1));
+    laggards = open.filter((r) => !r.done && r.readTo === frontier);
+    if (complete.length > limit || laggards.length === 0 || round === MAX_ROUNDS) {
+      const page = complete.slice(0, limit);
+      return { views: page.map((e) => e.list_view), last: complete.length > limit ? page.at(-1)!.sk : frontier };
+    }
+  }
 }
 
-async function readSource(source: ListSource, { limit, after, from, descending = false }: ListRequest, budget: number): Promise<SourceRead> {
+async function readMore(read: SourceRead, { after, from, descending = false }: ListRequest, chunk: number, budget: number): Promise<void> {
+  const { source } = read;
   const { pk, sk } = INDEX_KEYS[source.index];
   const { filter } = source;
-  const entries: ListEntry[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  let scanned = 0;
-  let lastScanned: string | undefined;
   const bound = after !== undefined ? `#gsk ${descending ? '<' : '>'} :after` : from !== undefined ? `#gsk ${descending ? '<=' : '>='} :from` : undefined;
-  do {
-    const { Items, LastEvaluatedKey, ScannedCount } = await tableClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: source.index,
-        KeyConditionExpression: bound ? `#gpk = :gpk AND ${bound}` : '#gpk = :gpk',
-        ScanIndexForward: !descending,
-        // Without a filter, one more than a page tells whether more exist; with one, read ahead within the budget.
-        Limit: filter ? Math.min(budget - scanned, Math.max(25, 2 * limit)) : limit + 1,
-        ExclusiveStartKey: startKey,
-        ProjectionExpression: '#gsk, list_view',
-        ...(filter ? { FilterExpression: filter.ConditionExpression } : {}),
-        ExpressionAttributeNames: { '#gpk': pk, '#gsk': sk, ...filter?.ExpressionAttributeNames },
-        ExpressionAttributeValues: {
-          ':gpk': source.partition,
-          ...(after !== undefined ? { ':after': after } : from !== undefined ? { ':from': from } : {}),
-          ...filter?.ExpressionAttributeValues,
-        },
-      }),
-    );
-    entries.push(...(Items ?? []).map((item) => ({ sk: String(item[sk]), list_view: item.list_view as Record<string, unknown> })));
-    scanned += ScannedCount ?? 0;
-    startKey = LastEvaluatedKey;
-    if (LastEvaluatedKey) lastScanned = String(LastEvaluatedKey[sk]);
-  } while (entries.length <= limit && startKey && scanned < budget);
-  return { entries, stoppedAt: startKey ? lastScanned : undefined };
+  const { Items, LastEvaluatedKey, ScannedCount } = await tableClient().send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: source.index,
+      KeyConditionExpression: bound ? `#gpk = :gpk AND ${bound}` : '#gpk = :gpk',
+      ScanIndexForward: !descending,
+      // A filtered partition reads further per round (some entries do not match), within its budget.
+      Limit: filter ? Math.min(budget - read.scanned, 4 * chunk) : chunk,
+      ExclusiveStartKey: read.startKey,
+      ProjectionExpression: '#gsk, list_view',
+      ...(filter ? { FilterExpression: filter.ConditionExpression } : {}),
+      ExpressionAttributeNames: { '#gpk': pk, '#gsk': sk, ...filter?.ExpressionAttributeNames },
+      ExpressionAttributeValues: {
+        ':gpk': source.partition,
+        ...(after !== undefined ? { ':after': after } : from !== undefined ? { ':from': from } : {}),
+        ...filter?.ExpressionAttributeValues,
+      },
+    }),
+  );
+  read.entries.push(...(Items ?? []).map((item) => ({ sk: String(item[sk]), list_view: item.list_view as Record<string, unknown> })));
+  read.scanned += ScannedCount ?? 0;
+  read.startKey = LastEvaluatedKey;
+  if (LastEvaluatedKey) read.readTo = String(LastEvaluatedKey[sk]);
+  read.done = LastEvaluatedKey === undefined || (filter !== undefined && read.scanned >= budget);
 }
 
 /**

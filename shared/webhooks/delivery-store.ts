@@ -43,7 +43,8 @@ const dueFor = (pk: string, tenant: string, deliveryId: string, handleBy: Date) 
   queue_message: messageFor(tenant, deliveryId),
 });
 
-function listAttributes(d: StoredDelivery) {
+/** The list and status-index entries of a delivery, as every write of it carries them. */
+export function deliveryListAttributes(d: StoredDelivery) {
   const newestFirst = `${d.created_at}#${d.delivery_id}`;
   return {
     ...keys.listEntry(d.tenant, 'DELIVERIES', d.delivery_id, newestFirst),
@@ -91,7 +92,7 @@ export async function enqueueDelivery(
     await tableClient().send(
       new PutCommand({
         TableName: tableName(),
-        Item: { entity: 'delivery', ...delivery, ...listAttributes(delivery), ...(options.parked ? {} : dueFor(delivery.pk, tenant, deliveryId, now)) },
+        Item: { entity: 'delivery', ...delivery, ...deliveryListAttributes(delivery), ...(options.parked ? {} : dueFor(delivery.pk, tenant, deliveryId, now)) },
         ConditionExpression: 'attribute_not_exists(pk)',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
@@ -235,7 +236,7 @@ export async function recordDeliveryAttempt(
           entity: 'delivery',
           ...rest,
           recorded_lease: lease,
-          ...listAttributes(next),
+          ...deliveryListAttributes(next),
           ...(nextAttemptAt ? dueFor(next.pk, next.tenant, next.delivery_id, nextAttemptAt) : {}),
         },
         ConditionExpression: 'delivering_until = :lease OR recorded_lease = :lease',
