@@ -1,7 +1,7 @@
 /** Writes bench/REPORT.md from the figures: one table per suite, with floor, ratio and target. */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { barChart, lineChart } from './charts.ts';
+import { barChart, growthChart, lineChart } from './charts.ts';
 import type { Figure } from './lib/figures.ts';
 
 /** Why a suite's target can be missed on this machine; the README's performance section says more. */
@@ -68,7 +68,7 @@ function writeCharts(figures: Figure[], series: Record<string, number[]>) {
       ),
     });
   }
-  const latencies = figures.filter((f) => f.unit === 'ms' && /p50|p99/.test(f.name));
+  const latencies = figures.filter((f) => f.unit === 'ms' && /p50|p99/.test(f.name) && f.suite !== 'scale');
   if (latencies.length) {
     charts.push({
       title: 'Latency percentiles',
@@ -92,7 +92,35 @@ function writeCharts(figures: Figure[], series: Record<string, number[]>) {
       ),
     });
   }
-  for (const [name, points] of Object.entries(series)) {
+  const partitions = figures.filter((f) => f.suite === 'model' && f.name.startsWith('partition at peak'));
+  if (partitions.length) {
+    charts.push({
+      title: 'Model: busiest partitions at peak',
+      file: 'model-partitions.svg',
+      svg: barChart(
+        'Busiest partitions of each kind at peak (10,000 tenants); target: at most half the limit',
+        'write units per second',
+        partitions.map((f) => ({ label: f.name.replace('partition at peak: ', '').slice(0, 52), value: f.value, floor: f.floor! / 2 })),
+      ),
+    });
+  }
+  const sizes = series['growth sizes'];
+  for (const [prefix, unit, file] of sizes
+    ? ([
+        ['growth p99 ms: ', 'p99 ms', 'scale-p99.svg'],
+        ['growth RCU: ', 'read units per page', 'scale-rcu.svg'],
+      ] as const)
+    : []) {
+    const rows = Object.entries(series)
+      .filter(([name]) => name.startsWith(prefix))
+      .map(([name, values]) => ({ label: name.slice(prefix.length), values }));
+    charts.push({
+      title: `Scale: ${unit} by tenant size`,
+      file,
+      svg: growthChart(`List pages and reaction walks: ${unit} by tenant size`, unit, sizes!, rows),
+    });
+  }
+  for (const [name, points] of Object.entries(series).filter(([name]) => !name.startsWith('growth '))) {
     charts.push({ title: name, file: `${name.replace(/\W+/g, '-')}.svg`, svg: lineChart(name, 'requests per second', points) });
   }
   for (const c of charts) writeFileSync(fileURLToPath(new URL(`./results/${c.file}`, import.meta.url)), c.svg);

@@ -18,7 +18,7 @@ function listRequests(tenant: string, now: Date, limit: number): Record<string, 
   const orders = (filters: Parameters<typeof listOrders>[1]) => () => listOrders(tenant, filters, { limit });
   const lastHour = new Date(now.getTime() - HOUR_MS).toISOString();
   return {
-    'products': product({ include_archived: false }),
+    products: product({ include_archived: false }),
     'products status=inactive': product({ status: 'inactive', include_archived: false }),
     'products status=archived': product({ status: 'archived', include_archived: false }),
     'products include_archived': product({ include_archived: true }),
@@ -26,7 +26,7 @@ function listRequests(tenant: string, now: Date, limit: number): Record<string, 
     'products availability=discontinued&status=inactive': product({ availability: 'discontinued', status: 'inactive', include_archived: false }),
     'products category=food': product({ category: 'food', include_archived: false }),
     [`products q=${RARE_WORD} (bounded read)`]: product({ q: RARE_WORD, include_archived: false }),
-    'orders': orders({}),
+    orders: orders({}),
     'orders processing_state=scheduled': orders({ processing_state: 'scheduled' }),
     'orders processing_state=completed': orders({ processing_state: 'completed' }),
     'orders updated_since=1h ago': orders({ updated_since: lastHour }),
@@ -79,7 +79,9 @@ export async function measureSize(size: number, samples: number, limit: number):
   for (const [request, run] of Object.entries(requests)) {
     const figures = await sample(run, request.startsWith('reaction') ? Math.ceil(samples / 4) : samples);
     out.push({ size, request, ...figures });
-    process.stderr.write(`  ${size} ${request}: p50 ${figures.p50_ms.toFixed(1)} ms, p99 ${figures.p99_ms.toFixed(1)} ms, ${figures.read_units.toFixed(1)} RCU, ${figures.returned} returned\n`);
+    process.stderr.write(
+      `  ${size} ${request}: p50 ${figures.p50_ms.toFixed(1)} ms, p99 ${figures.p99_ms.toFixed(1)} ms, ${figures.read_units.toFixed(1)} RCU, ${figures.returned} returned\n`,
+    );
   }
   return out;
 }

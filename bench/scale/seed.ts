@@ -41,7 +41,11 @@ function productItem(tenant: string, i: number, now: Date) {
     source_version: '1',
     variants: [{ external_variant_id: `v-${i}`, price: '9.99', currency: 'EUR' }],
   } as ProductInput;
-  const item: Record<string, unknown> = { ...keys.product(tenant, input.external_product_id), ...productAttributes(tenant, input, now), created_at: now.toISOString() };
+  const item: Record<string, unknown> = {
+    ...keys.product(tenant, input.external_product_id),
+    ...productAttributes(tenant, input, now),
+    created_at: now.toISOString(),
+  };
   if (i % 50 !== 7) return item;
   // 2 % archived, moved in the indexes as an archive moves them.
   const moved = archivedProductIndexes(tenant, input.external_product_id);

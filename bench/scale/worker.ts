@@ -9,7 +9,7 @@ import { freePort, spawnDynamoDbLocal, stopProcess } from '#local/processes.ts';
 import { ensureTable } from '#local/resources.ts';
 import { LOCAL_REGION, LOCAL_TABLE, waitForDynamo } from '#local/stack.ts';
 
-export const SIZES: readonly number[] = process.env.SCALE_SIZES ? process.env.SCALE_SIZES.split(",").map(Number) : [1_000, 10_000, 50_000];
+export const SIZES: readonly number[] = process.env.SCALE_SIZES ? process.env.SCALE_SIZES.split(',').map(Number) : [1_000, 10_000, 50_000];
 const SAMPLES = Number(process.env.SCALE_SAMPLES ?? 40);
 const PAGE = 50;
 

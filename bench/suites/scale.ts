@@ -1,9 +1,10 @@
 /**
  * `scale`: the same list requests and reaction walks on tenants of 1,000, 10,000 and 50,000
  * products, orders and deliveries (seeded straight into an in-memory DynamoDB Local of the
- * suite's own, bench/scale/). Figures: each request's p99 latency and read units per page at
- * 50,000, against the same at 1,000 (the floor): the target is at most 1.2×, a page whose
- * cost does not grow with the tenant.
+ * suite's own, bench/scale/). Figures: each request's p99 latency and read units per item it
+ * returns at 50,000, against the same at 1,000 (the floor): the target is at most 1.2×, a
+ * page whose cost does not grow with the tenant. Read units per page, and the p50, are in
+ * each figure's note and in the charts.
  */
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -12,7 +13,8 @@ import { figure, type Figure } from '../lib/figures.ts';
 
 const TARGET = { ratio: 1.2, direction: 'at_most' as const };
 /** Below this, a difference is the machine's noise (a timer tick, one 0.5-unit read), not growth. */
-const NOISE = { ms: 5, units: 0.5 };
+const NOISE = { ms: 5, unitsPerItem: 0.5 / 50 };
+const perItem = (m: Measured) => m.read_units / Math.max(1, m.returned);
 
 export async function run(): Promise<{ figures: Figure[]; series: Record<string, number[]> }> {
   const worker = fileURLToPath(new URL('../scale/worker.ts', import.meta.url));
@@ -42,12 +44,14 @@ export async function run(): Promise<{ figures: Figure[]; series: Record<string,
         target: TARGET,
         note,
       }),
+      // Per item returned: on the small tenant some filters match fewer items than a page holds
+      // (3 discontinued inactive products exist at all), so its page is cheaper for being short.
       figure({
         suite: 'scale',
-        name: `${request}: read units at ${largest.toLocaleString('en')} items`,
-        value: large.read_units,
+        name: `${request}: read units per item returned at ${largest.toLocaleString('en')} items`,
+        value: perItem(large),
         unit: 'RCU',
-        floor: { value: Math.max(small.read_units, NOISE.units), label: `read units at ${smallest.toLocaleString('en')} items` },
+        floor: { value: Math.max(perItem(small), NOISE.unitsPerItem), label: `the same at ${smallest.toLocaleString('en')} items` },
         target: TARGET,
       }),
     );

@@ -29,7 +29,7 @@
  * | products by q / category              | a bounded scan of the partitions above, pages may be short | gsi1/gsi3 |
  * | rules (unarchived / archived)         | gsi1pk = T#{tenant}#RULES#{status}#{shard}, gsi1sk = {id} | gsi1 |
  * | rules enabled or disabled             | gsi3pk = T#{tenant}#RULES#EN#{enabled}#{shard} (unarchived only) | gsi3 |
- * | deliveries, newest first              | gsi1pk = T#{tenant}#DELIVERIES#{shard}, gsi1sk = {created_at}#{id} | gsi1 (8 shards merged) |
+ * | deliveries, newest first              | gsi1pk = T#{tenant}#DELIVERIES#{shard}, gsi1sk = {created_at}#{id} | gsi1 (16 shards merged) |
  * | deliveries in a status                | gsi3pk = T#{tenant}#DELIVERIES#ST#{status}#{shard}, same sort key | gsi3 |
  * | server-side key material              | pk = SYSTEM, sk = {name}                        | table |
  * | overdue queue work                    | gsi2pk = DUE#{shard}, gsi2sk <= now             | gsi2  |
@@ -56,7 +56,7 @@ export const TABLE_TTL_ATTRIBUTE = TABLE_DEFINITION.ttlAttribute;
  * an import, 200 orders/s with ~5 changes each, ~1,000 deliveries/s) stays under half of a
  * partition's 1,000 writes/s; every unfiltered page merges one query per shard.
  */
-export const LIST_SHARDS: Readonly<Record<ListName, number>> = { PRODUCTS: 4, RULES: 4, ORDERS: 8, DELIVERIES: 8 };
+export const LIST_SHARDS: Readonly<Record<ListName, number>> = { PRODUCTS: 4, RULES: 4, ORDERS: 8, DELIVERIES: 16 };
 /** Shards of each facet partition (a filter value): a facet holds part of a list, so fewer suffice. */
 export const FACET_SHARDS: Readonly<Record<ListName, number>> = { PRODUCTS: 4, RULES: 2, ORDERS: 2, DELIVERIES: 8 };
 /**

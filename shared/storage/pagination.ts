@@ -145,7 +145,10 @@ export async function listPage(request: ListRequest): Promise<{ views: Record<st
   for (let round = 1; ; round++) {
     await Promise.all(laggards.map((read) => readMore(read, request, chunk, budget)));
     const open = reads.filter((r) => !r.done || r.startKey !== undefined);
-    const frontier = open.reduce<string | undefined>((edge, r) => (r.readTo !== undefined && (edge === undefined || before(r.readTo, edge)) ? r.readTo : edge), undefined);
+    const frontier = open.reduce<string | undefined>(
+      (edge, r) => (r.readTo !== undefined && (edge === undefined || before(r.readTo, edge)) ? r.readTo : edge),
+      undefined,
+    );
     const complete = reads
       .flatMap((r) => r.entries)
       .filter((e) => frontier === undefined || !before(frontier, e.sk))
