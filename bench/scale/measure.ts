@@ -48,40 +48,52 @@ async function walk(tenant: string, what: OrderWalk): Promise<number> {
   return orders;
 }
 
-async function sample(run: () => Promise<unknown>, samples: number) {
-  await run(); // warm: connections, the cursor key
-  const times: number[] = [];
-  let units = 0;
-  let returned = 0;
-  for (let s = 0; s < samples; s++) {
-    const start = performance.now();
-    const { result, capacity } = await withCapacityScope(run);
-    times.push(performance.now() - start);
-    units += capacity.readUnits;
-    returned = Array.isArray((result as Page).data) ? (result as Page).data.length : Number(result);
-  }
-  times.sort((a, b) => a - b);
-  return { p50_ms: percentile(times, 50), p99_ms: percentile(times, 99), read_units: units / samples, returned };
+interface Samples {
+  times: number[];
+  units: number;
+  returned: number;
 }
 
-export async function measureSize(size: number, samples: number, limit: number): Promise<Measured[]> {
-  const tenant = `scale-${size}`;
+async function sampleOnce(run: () => Promise<unknown>, into: Samples) {
+  const start = performance.now();
+  const { result, capacity } = await withCapacityScope(run);
+  into.times.push(performance.now() - start);
+  into.units += capacity.readUnits;
+  into.returned = Array.isArray((result as Page).data) ? (result as Page).data.length : Number(result);
+}
+
+/** Seeds every size, then times each request on every size in alternation, so the machine's drift and warm-up fall on all sizes alike. */
+export async function measureSizes(sizes: readonly number[], samples: number, limit: number): Promise<Measured[]> {
   const now = new Date();
-  const seeding = performance.now();
-  await seedTenant(tenant, size, now);
-  process.stderr.write(`  seeded ${size.toLocaleString('en')} products, orders and deliveries in ${((performance.now() - seeding) / 1000).toFixed(0)} s\n`);
-  const requests: Record<string, () => Promise<unknown>> = {
-    ...listRequests(tenant, now, limit),
-    'reaction: product archive walk (active orders)': () => walk(tenant, { kind: 'active-using', variants: [ARCHIVED_VARIANT] }),
-    'reaction: customer erasure walk': () => walk(tenant, { kind: 'of-customer', customer: ERASED_CUSTOMER }),
-  };
+  const tenants = new Map<number, Record<string, () => Promise<unknown>>>();
+  for (const size of sizes) {
+    const tenant = `scale-${size}`;
+    const seeding = performance.now();
+    await seedTenant(tenant, size, now);
+    process.stderr.write(`  seeded ${size.toLocaleString('en')} products, orders and deliveries in ${((performance.now() - seeding) / 1000).toFixed(0)} s\n`);
+    tenants.set(size, {
+      ...listRequests(tenant, now, limit),
+      'reaction: product archive walk (active orders)': () => walk(tenant, { kind: 'active-using', variants: [ARCHIVED_VARIANT] }),
+      'reaction: customer erasure walk': () => walk(tenant, { kind: 'of-customer', customer: ERASED_CUSTOMER }),
+    });
+  }
   const out: Measured[] = [];
-  for (const [request, run] of Object.entries(requests)) {
-    const figures = await sample(run, request.startsWith('reaction') ? Math.ceil(samples / 4) : samples);
-    out.push({ size, request, ...figures });
-    process.stderr.write(
-      `  ${size} ${request}: p50 ${figures.p50_ms.toFixed(1)} ms, p99 ${figures.p99_ms.toFixed(1)} ms, ${figures.read_units.toFixed(1)} RCU, ${figures.returned} returned\n`,
-    );
+  for (const request of Object.keys(tenants.get(sizes[0]!)!)) {
+    const rounds = request.startsWith('reaction') ? Math.ceil(samples / 4) : samples;
+    const bySize = new Map(sizes.map((size) => [size, { times: [], units: 0, returned: 0 } as Samples]));
+    for (const size of sizes) await tenants.get(size)![request]!(); // warm: connections, the cursor key
+    for (let round = 0; round < rounds; round++) {
+      for (const size of sizes) await sampleOnce(tenants.get(size)![request]!, bySize.get(size)!);
+    }
+    for (const size of sizes) {
+      const s = bySize.get(size)!;
+      s.times.sort((a, b) => a - b);
+      const figures = { p50_ms: percentile(s.times, 50), p99_ms: percentile(s.times, 99), read_units: s.units / rounds, returned: s.returned };
+      out.push({ size, request, ...figures });
+      process.stderr.write(
+        `  ${size} ${request}: p50 ${figures.p50_ms.toFixed(1)} ms, p99 ${figures.p99_ms.toFixed(1)} ms, ${figures.read_units.toFixed(1)} RCU, ${figures.returned} returned\n`,
+      );
+    }
   }
   return out;
 }

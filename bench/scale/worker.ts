@@ -10,7 +10,7 @@ import { ensureTable } from '#local/resources.ts';
 import { LOCAL_REGION, LOCAL_TABLE, waitForDynamo } from '#local/stack.ts';
 
 export const SIZES: readonly number[] = process.env.SCALE_SIZES ? process.env.SCALE_SIZES.split(',').map(Number) : [1_000, 10_000, 50_000];
-const SAMPLES = Number(process.env.SCALE_SAMPLES ?? 40);
+const SAMPLES = Number(process.env.SCALE_SAMPLES ?? 100);
 const PAGE = 50;
 
 export interface Measured {
@@ -39,9 +39,8 @@ try {
     POWERTOOLS_LOG_LEVEL: 'ERROR',
   });
   // Loaded only now: the service's clients read the configuration above when first built.
-  const { measureSize } = await import('./measure.ts');
-  const results: Measured[] = [];
-  for (const size of SIZES) results.push(...(await measureSize(size, SAMPLES, PAGE)));
+  const { measureSizes } = await import('./measure.ts');
+  const results: Measured[] = await measureSizes(SIZES, SAMPLES, PAGE);
   process.stdout.write(`${JSON.stringify(results)}\n`);
 } finally {
   await stopProcess(dynamo);

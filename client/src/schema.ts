@@ -73,7 +73,7 @@ export interface paths {
         };
         /**
          * List and search products
-         * @description Products in order of `external_product_id`, with search and filters. Archived products are left out unless `include_archived=true`. A cursor continues only the list it came from (same filters).
+         * @description Products in order of `external_product_id`, with search and filters. Archived products are left out unless `include_archived=true`. `status` and `availability` cost nothing to filter by (each value is an index partition). `q` and `category` are searched within at most 1,000 entries per page, so on a large catalog a page may hold fewer than `limit` products, even none, and still have a `next_cursor`: follow it until it is null. A cursor continues only the list it came from (same filters).
          */
         get: operations["listProducts"];
         put?: never;
@@ -161,7 +161,7 @@ export interface paths {
         };
         /**
          * List orders
-         * @description Orders in order of `external_order_id`, optionally filtered by `processing_state` and `updated_since`.
+         * @description Orders in order of `external_order_id`. Filtered by `processing_state` and/or `updated_since`, in order of last change instead (`updated_at`, oldest first, then `external_order_id`): such a page reads only the orders it returns, whatever the size of your order book, and a sync by `updated_since` reads only what changed. An order that changes while you page moves to the end of a filtered list, so it is seen again, never missed.
          */
         get: operations["listOrders"];
         put?: never;
