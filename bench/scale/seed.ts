@@ -92,7 +92,7 @@ function orderOf(tenant: string, i: number, size: number, now: Date): StoredOrde
 
 function deliveryItem(tenant: string, i: number, size: number, now: Date) {
   const r = (i * 29) % 100;
-  const status: DeliveryStatus = r < 90 ? 'delivered' : r < 93 ? 'dead_lettered' : r < 97 ? 'retrying' : 'queued';
+  const status: DeliveryStatus = r < 88 ? 'delivered' : r < 94 ? 'dead_lettered' : r < 97 ? 'retrying' : 'queued';
   const createdAt = new Date(now.getTime() - (i / size) * 35 * DAY_MS).toISOString();
   const delivery: StoredDelivery = {
     ...keys.delivery(tenant, `dlv_${i}`),

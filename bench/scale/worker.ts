@@ -10,7 +10,7 @@ import { ensureTable } from '#local/resources.ts';
 import { LOCAL_REGION, LOCAL_TABLE, waitForDynamo } from '#local/stack.ts';
 
 export const SIZES: readonly number[] = process.env.SCALE_SIZES ? process.env.SCALE_SIZES.split(',').map(Number) : [1_000, 10_000, 50_000];
-const SAMPLES = Number(process.env.SCALE_SAMPLES ?? 100);
+const SAMPLES = Number(process.env.SCALE_SAMPLES ?? 200);
 const PAGE = 50;
 
 export interface Measured {

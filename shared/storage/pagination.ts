@@ -120,6 +120,7 @@ interface SourceRead {
   /** The sort key of the last entry read (matching or not): the partition is known up to here. */
   readTo: string | undefined;
   scanned: number;
+  rounds: number;
   /** Nothing more to read: the partition is exhausted, or a filtered one spent its budget. */
   done: boolean;
 }
@@ -140,7 +141,7 @@ export async function listPage(request: ListRequest): Promise<{ views: Record<st
   const before = (a: string, b: string) => (descending ? a > b : a < b);
   const budget = Math.max(limit + 1, Math.ceil((request.readBudget ?? FILTERED_ENTRIES_PER_PAGE) / request.sources.length));
   const chunk = Math.ceil((1.5 * limit) / request.sources.length) + 2;
-  const reads: SourceRead[] = request.sources.map((source) => ({ source, entries: [], startKey: undefined, readTo: undefined, scanned: 0, done: false }));
+  const reads: SourceRead[] = request.sources.map((source) => ({ source, entries: [], startKey: undefined, readTo: undefined, scanned: 0, rounds: 0, done: false }));
   let laggards = reads;
   for (let round = 1; ; round++) {
     await Promise.all(laggards.map((read) => readMore(read, request, chunk, budget)));
@@ -172,8 +173,8 @@ async function readMore(read: SourceRead, { after, from, descending = false }: L
       IndexName: source.index,
       KeyConditionExpression: bound ? `#gpk = :gpk AND ${bound}` : '#gpk = :gpk',
       ScanIndexForward: !descending,
-      // A filtered partition reads further per round (some entries do not match), within its budget.
-      Limit: filter ? Math.min(budget - read.scanned, 4 * chunk) : chunk,
+      // A filtered partition reads twice as far each round (it cannot know how many entries match), within its budget.
+      Limit: filter ? Math.min(budget - read.scanned, chunk * 2 ** ++read.rounds) : chunk,
       ExclusiveStartKey: read.startKey,
       ProjectionExpression: '#gsk, list_view',
       ...(filter ? { FilterExpression: filter.ConditionExpression } : {}),
