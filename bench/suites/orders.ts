@@ -111,7 +111,18 @@ function unitFigures(units: ReturnType<typeof capacityTotals>): Figure[] {
       value: units.writeUnits / ORDERS,
       unit: 'WCU',
       floor: { value: MINIMUM_WRITE_UNITS, label: 'the items the model must write, each once, outside transactions (see note)' },
+      target: { ratio: 2, direction: 'at_most' },
       note: 'minimum: order item × 5 states (2 WCU each at ~1.5 KB) + 5 status events + attempt + its event + result + its event (1 WCU each) = 19',
+    }),
+    figure({
+      suite: 'orders',
+      name: 'DynamoDB calls per order',
+      value: units.calls / ORDERS,
+      unit: 'calls',
+      floor: {
+        value: MINIMUM_CALLS,
+        label: 'each state change, the attempt and the result written once; nonce, rate window and idempotency record; customer, variant and product read once',
+      },
     }),
     figure({
       suite: 'orders',
@@ -125,3 +136,4 @@ function unitFigures(units: ReturnType<typeof capacityTotals>): Figure[] {
 
 const MINIMUM_WRITE_UNITS = 5 * 2 + 5 + 4;
 const MINIMUM_READ_UNITS = 3;
+const MINIMUM_CALLS = 5 + 2 + 3 + 3;
