@@ -226,7 +226,8 @@ async function startSchedules(running: Running, options: LocalStackOptions) {
       .finally(() => {
         sweeping = false;
       });
-  }, options.callSweepEveryMs ?? 250);
+    // Every second (EventBridge: every minute): a sweep reads all 32 order-due shards, and a due order's own change is handled by the stream at once.
+  }, options.callSweepEveryMs ?? 1_000);
   running.stopAll.unshift(async () => clearInterval(callTimer));
 }
 

@@ -79,6 +79,7 @@ const REQUESTS: Record<string, { method: string; path: () => string; body?: () =
   rotateWebhookSecret: { method: 'POST', path: () => '/webhook-subscription/secret/rotate', minimum: [0.5, 4 + 1] },
   testWebhookSubscription: { method: 'POST', path: () => '/webhook-subscription/test', minimum: [0.5, 4 + 1] },
   listWebhookDeliveries: { method: 'GET', path: () => '/webhook-deliveries', minimum: [0.5, 2] },
+  getWebhookDelivery: { method: 'GET', path: () => '/webhook-deliveries/dlv_bench', minimum: [0.5, 2] },
   replayWebhookDelivery: { method: 'POST', path: () => '/webhook-deliveries/dlv_bench/replay', minimum: [0.5, 4 + 1], sqs: 1 },
 };
 /** The minimum written for every request: the nonce and the rate window (1 WCU each); a mutation adds its idempotency record (2 writes). */

@@ -4,7 +4,7 @@
  * it every quarter second so retries of the sandbox dialer happen at their delay.
  */
 import { dueItems } from '../storage/due-index.ts';
-import { keys } from '../storage/keys.ts';
+import { DUE_INDEXES } from '../storage/keys.ts';
 import { mapWithConcurrency } from '../async/concurrency.ts';
 
 interface DueOrder extends Record<string, unknown> {
@@ -16,7 +16,7 @@ interface DueOrder extends Record<string, unknown> {
 
 export async function sweepDueOrders(now: Date, advance: (tenant: string, id: string) => Promise<void>): Promise<number> {
   const due: DueOrder[] = [];
-  for await (const entry of dueItems<DueOrder>(keys.orderDueShard, now, 'tenant, external_order_id, priority, gsi2sk')) due.push(entry);
+  for await (const entry of dueItems<DueOrder>(DUE_INDEXES.orders, now, 'tenant, external_order_id, priority, gsi2sk')) due.push(entry);
   due.sort((a, b) => b.priority - a.priority || (a.gsi2sk < b.gsi2sk ? -1 : 1));
   await mapWithConcurrency(due, 8, (o) => advance(o.tenant, o.external_order_id));
   return due.length;

@@ -8,7 +8,7 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { dueItems, postponeDue } from '../storage/due-index.ts';
 import { queueClient, queueRedeliveryGraceSeconds, queueUrls } from '../storage/clients.ts';
-import { keys } from '../storage/keys.ts';
+import { DUE_INDEXES, keys } from '../storage/keys.ts';
 
 export interface QueueMessage {
   body: string;
@@ -36,7 +36,7 @@ export async function sendToWebhookQueue(message: QueueMessage): Promise<void> {
  */
 export async function reconcileOverdue(now: Date, send: (message: QueueMessage) => Promise<void> = sendToWebhookQueue, dueBy: Date = now): Promise<number> {
   let resent = 0;
-  for await (const item of dueItems(keys.dueShard, dueBy)) {
+  for await (const item of dueItems(DUE_INDEXES.queueMessages, dueBy)) {
     if (await postponeDue(item, new Date(now.getTime() + queueRedeliveryGraceSeconds() * 1000))) {
       await send({ body: (item.queue_message as QueueMessage).body });
       resent++;

@@ -2,33 +2,30 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { tableClient, tableName } from './clients.ts';
 import { isConditionFailed } from './conditional.ts';
-import { DUE_SHARDS } from './keys.ts';
+import type { DueIndex } from './keys.ts';
 
 /** A due time after every real one: "everything due, whenever" (a replay now, a listing of all pending work). */
 export const EVERYTHING_DUE = new Date('9999-12-31T00:00:00Z');
 
 const SHARDS_READ_AT_ONCE = 16;
 
-/**
- * Items due by `now`, shard by shard and page by page.
- * @param partitionOf the index partition of a shard, e.g. keys.dueShard or keys.orderDueShard
- */
+/** Items of a due index (DUE_INDEXES) due by `now`, shard by shard and page by page. */
 
-export async function* dueItems<T extends Record<string, unknown>>(partitionOf: (shard: number) => string, now: Date, projection?: string): AsyncGenerator<T> {
+export async function* dueItems<T extends Record<string, unknown>>(index: DueIndex, now: Date, projection?: string): AsyncGenerator<T> {
   const page = (shard: number, startKey?: Record<string, unknown>) =>
     tableClient().send(
       new QueryCommand({
         TableName: tableName(),
         IndexName: 'gsi2',
         KeyConditionExpression: 'gsi2pk = :shard AND gsi2sk <= :now',
-        ExpressionAttributeValues: { ':shard': partitionOf(shard), ':now': now.toISOString() },
+        ExpressionAttributeValues: { ':shard': index.partition(shard), ':now': now.toISOString() },
         ...(projection ? { ProjectionExpression: projection } : {}),
         ExclusiveStartKey: startKey,
       }),
     );
   // Most shards hold nothing due: their first pages are read a group at a time.
-  for (let first = 0; first < DUE_SHARDS; first += SHARDS_READ_AT_ONCE) {
-    const shards = Array.from({ length: Math.min(SHARDS_READ_AT_ONCE, DUE_SHARDS - first) }, (_, i) => first + i);
+  for (let first = 0; first < index.shards; first += SHARDS_READ_AT_ONCE) {
+    const shards = Array.from({ length: Math.min(SHARDS_READ_AT_ONCE, index.shards - first) }, (_, i) => first + i);
     const firstPages = await Promise.all(shards.map((shard) => page(shard)));
     for (const [i, shard] of shards.entries()) {
       let current = firstPages[i]!;

@@ -59,13 +59,26 @@ export const TABLE_TTL_ATTRIBUTE = TABLE_DEFINITION.ttlAttribute;
 export const LIST_SHARDS: Readonly<Record<ListName, number>> = { PRODUCTS: 4, RULES: 4, ORDERS: 8, DELIVERIES: 16 };
 /** Shards of each facet partition (a filter value): a facet holds part of a list, so fewer suffice. */
 export const FACET_SHARDS: Readonly<Record<ListName, number>> = { PRODUCTS: 4, RULES: 2, ORDERS: 2, DELIVERIES: 8 };
+/** A global due index: its partitions, which a sweep reads every one of. */
+export interface DueIndex {
+  shards: number;
+  partition(shard: number): string;
+}
+
+const dueIndex = (prefix: string, shards: number): DueIndex => ({ shards, partition: (shard) => `${prefix}#${shard}` });
+
 /**
- * Shards of each global due index (calls due, deliveries due, stream work due): every tenant's
- * work passes through them, so they need many more than a list. At 128, 1,300 orders/s across
- * all tenants (about 39,000 delivery-due writes/s) keep each under a third of its 1,000/s;
- * a sweep reads 128 mostly empty partitions, 16 at a time.
+ * The global due indexes (calls due, queue messages due, stream work due): every tenant's work
+ * passes through them, so each has as many shards as 1,300 orders/s across all tenants need
+ * to stay under half of a partition's 1,000 writes/s (about 13,000 order-due, 18,500
+ * stream-work and 39,000 delivery-due writes/s at that peak), and no more: a sweep reads
+ * every shard (16 at a time), and the call scheduler sweeps often.
  */
-export const DUE_SHARDS = 128;
+export const DUE_INDEXES = {
+  orders: dueIndex('ORDERDUE', 32),
+  queueMessages: dueIndex('DUE', 128),
+  streamWork: dueIndex('STREAMDUE', 64),
+} as const;
 
 /** The tenant of a tenant-scoped key (tenant ids never contain `#`). */
 export const tenantOfKey = (pk: string): string => pk.split('#')[1]!;
@@ -125,8 +138,7 @@ export const keys = {
   orderCollectionPosition: (orderPk: string, sk: string): ItemKey => ({ pk: orderPk, sk }),
   productEvent: (tenant: string, id: string, atIso: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#PRODUCT#${keySegment(id)}`, sk: `EVENT#${atIso}` }),
   /** Order work index entry: the call scheduler scans each shard for `gsi2sk <= now`. */
-  orderDue: (orderPk: string, dueAtIso: string) => ({ gsi2pk: `ORDERDUE#${shardOf(orderPk, DUE_SHARDS)}`, gsi2sk: dueAtIso }),
-  orderDueShard: (shard: number) => `ORDERDUE#${shard}`,
+  orderDue: (orderPk: string, dueAtIso: string) => ({ gsi2pk: DUE_INDEXES.orders.partition(shardOf(orderPk, DUE_INDEXES.orders.shards)), gsi2sk: dueAtIso }),
   delivery: (tenant: string, id: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#DELIVERY#${keySegment(id)}`, sk: 'DELIVERY' }),
   deliveryAttempt: (deliveryPk: string, attempt: number): ItemKey => ({ pk: deliveryPk, sk: `ATTEMPT#${String(attempt).padStart(3, '0')}` }),
   testEvent: (tenant: string, id: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#TESTEVENT#${keySegment(id)}`, sk: 'EVENT' }),
@@ -153,16 +165,17 @@ export const keys = {
   system: (name: string): ItemKey => ({ pk: 'SYSTEM', sk: name }),
   /** Due-work index entry: the reconciler scans each shard for `gsi2sk <= now`. */
   due: (recordPk: string, dueAtIso: string) => ({
-    gsi2pk: `DUE#${shardOf(recordPk, DUE_SHARDS)}`,
+    gsi2pk: DUE_INDEXES.queueMessages.partition(shardOf(recordPk, DUE_INDEXES.queueMessages.shards)),
     gsi2sk: dueAtIso,
   }),
-  dueShard: (shard: number) => `DUE#${shard}`,
   /** A job that pages a reaction over a tenant's orders (requalify after an archive, scrub after an erasure). */
   job: (tenant: string, kind: string, subject: string, atIso: string): ItemKey => ({
     pk: `${tenantPrefix(tenant)}#JOBS`,
     sk: `JOB#${kind}#${keySegment(subject)}#${atIso}`,
   }),
   /** Stream work index entry: an item whose stream record has not been handled yet; the reconciler replays it once `gsi2sk <= now`. */
-  streamDue: (recordPk: string, dueAtIso: string) => ({ gsi2pk: `STREAMDUE#${shardOf(recordPk, DUE_SHARDS)}`, gsi2sk: dueAtIso }),
-  streamDueShard: (shard: number) => `STREAMDUE#${shard}`,
+  streamDue: (recordPk: string, dueAtIso: string) => ({
+    gsi2pk: DUE_INDEXES.streamWork.partition(shardOf(recordPk, DUE_INDEXES.streamWork.shards)),
+    gsi2sk: dueAtIso,
+  }),
 } as const;

@@ -141,7 +141,15 @@ export async function listPage(request: ListRequest): Promise<{ views: Record<st
   const before = (a: string, b: string) => (descending ? a > b : a < b);
   const budget = Math.max(limit + 1, Math.ceil((request.readBudget ?? FILTERED_ENTRIES_PER_PAGE) / request.sources.length));
   const chunk = Math.ceil((1.5 * limit) / request.sources.length) + 2;
-  const reads: SourceRead[] = request.sources.map((source) => ({ source, entries: [], startKey: undefined, readTo: undefined, scanned: 0, rounds: 0, done: false }));
+  const reads: SourceRead[] = request.sources.map((source) => ({
+    source,
+    entries: [],
+    startKey: undefined,
+    readTo: undefined,
+    scanned: 0,
+    rounds: 0,
+    done: false,
+  }));
   let laggards = reads;
   for (let round = 1; ; round++) {
     await Promise.all(laggards.map((read) => readMore(read, request, chunk, budget)));

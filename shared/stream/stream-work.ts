@@ -12,7 +12,7 @@ import { logger } from '../logging/logger.ts';
 import { streamRecoverySeconds, tableClient, tableName } from '../storage/clients.ts';
 import { succeededUnlessConditionFailed } from '../storage/conditional.ts';
 import { dueItems, EVERYTHING_DUE, postponeDue } from '../storage/due-index.ts';
-import { keys, tenantOfKey } from '../storage/keys.ts';
+import { DUE_INDEXES, keys, tenantOfKey } from '../storage/keys.ts';
 import type { Reaction } from './stream-dispatch.ts';
 
 const STREAM_DUE_PREFIX = 'STREAMDUE#';
@@ -53,7 +53,7 @@ export const streamWorkDone: Reaction = {
  */
 export async function replayOverdueStreamWork(now: Date, reactions: readonly Reaction[], dueBy: Date = now): Promise<{ replayed: number; failed: number }> {
   const counts = { replayed: 0, failed: 0 };
-  for await (const item of dueItems(keys.streamDueShard, dueBy)) {
+  for await (const item of dueItems(DUE_INDEXES.streamWork, dueBy)) {
     const next = new Date(now.getTime() + streamRecoverySeconds() * 1000);
     if (!(await postponeDue(item, next))) continue;
     const change = { eventName: 'INSERT' as const, newImage: { ...item, gsi2sk: next.toISOString() } };
@@ -76,7 +76,7 @@ export async function replayOverdueStreamWork(now: Date, reactions: readonly Rea
 /** Every item whose stream work is not done yet, identifiers and times only (never its content). */
 export async function pendingStreamWork(now = new Date()) {
   const pending: { entity: string; type: string; tenant: string; due_at: string; overdue: boolean }[] = [];
-  for await (const item of dueItems(keys.streamDueShard, EVERYTHING_DUE, 'pk, entity, event_type, kind, gsi2sk')) {
+  for await (const item of dueItems(DUE_INDEXES.streamWork, EVERYTHING_DUE, 'pk, entity, event_type, kind, gsi2sk')) {
     const due = String(item.gsi2sk);
     pending.push({
       entity: String(item.entity),
