@@ -207,11 +207,18 @@ async function startSchedules(running: Running, options: LocalStackOptions) {
     if (replayed) running.log(`replayed the stream work of ${replayed} item(s) pending from the previous run`);
   }
   const reconciler = await loadHandler<unknown, unknown>(WORKERS.reconciler.handler);
+  // One run at a time, as its reserved concurrency of 1 makes it on AWS: a slow run (a sweep of
+  // every due shard under injected faults) is never joined by the next one.
+  let reconciling = false;
   const reconcileTimer = setInterval(
     () => {
-      reconciler({}, lambdaContext(WORKERS.reconciler.name, FUNCTION_SETTINGS.workerTimeoutSeconds)).catch((error) =>
-        running.log(`reconciler: ${String(error)}`),
-      );
+      if (reconciling) return;
+      reconciling = true;
+      reconciler({}, lambdaContext(WORKERS.reconciler.name, FUNCTION_SETTINGS.workerTimeoutSeconds))
+        .catch((error) => running.log(`reconciler: ${String(error)}`))
+        .finally(() => {
+          reconciling = false;
+        });
     },
     options.reconcileEveryMs ?? FUNCTION_SETTINGS.reconcilerEveryMinutes * 60_000,
   );

@@ -59,7 +59,7 @@ describe('the CDK app', () => {
     template.hasResourceProperties('AWS::ApiGateway::RestApi', { EndpointConfiguration: { Types: ['REGIONAL'] } });
   });
 
-  it('has one on-demand table with pk/sk, two GSIs, a NEW_AND_OLD_IMAGES stream, TTL and point-in-time recovery', () => {
+  it('has one on-demand table with pk/sk, three GSIs (the facet index projecting only list views), a NEW_AND_OLD_IMAGES stream, TTL and point-in-time recovery', () => {
     template.resourceCountIs('AWS::DynamoDB::Table', 1);
     template.hasResourceProperties('AWS::DynamoDB::Table', {
       BillingMode: 'PAY_PER_REQUEST',
@@ -70,7 +70,18 @@ describe('the CDK app', () => {
       StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' },
       TimeToLiveSpecification: { AttributeName: 'expires_at', Enabled: true },
       PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
-      GlobalSecondaryIndexes: [Match.objectLike({ IndexName: 'gsi1' }), Match.objectLike({ IndexName: 'gsi2' })],
+      GlobalSecondaryIndexes: [
+        Match.objectLike({ IndexName: 'gsi1' }),
+        Match.objectLike({ IndexName: 'gsi2' }),
+        Match.objectLike({
+          IndexName: 'gsi3',
+          KeySchema: [
+            { AttributeName: 'gsi3pk', KeyType: 'HASH' },
+            { AttributeName: 'gsi3sk', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['list_view', 'search_text', 'match_keys'] },
+        }),
+      ],
     });
   });
 
