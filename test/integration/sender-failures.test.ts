@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { describe, expect, inject, it } from 'vitest';
 import '../support/stack.ts';
+import { eventually } from '../support/eventually.ts';
 
 const { handler } = await import('#functions/workers/webhook-sender.ts');
 
@@ -33,14 +34,17 @@ describe('the webhook sender', () => {
       context,
     );
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'm-1' }]);
-    const lines = readFileSync(inject('logFile'), 'utf8')
-      .split('\n')
-      .filter((l) => l.includes('t-sender-a') && l.includes('webhook delivery message failed'))
-      .map((l) => JSON.parse(l));
+    // The handler ran in this test worker: its output reaches the log file through the worker's
+    // stdout pipe to the main process, so it may land a moment after the handler returned.
+    const logged = (match: (line: string) => boolean) =>
+      eventually(
+        () => readFileSync(inject('logFile'), 'utf8').split('\n').filter(match),
+        (lines) => lines.length > 0,
+        { timeoutMs: 10_000, everyMs: 50 },
+      );
+    const lines = (await logged((l) => l.includes('t-sender-a') && l.includes('webhook delivery message failed'))).map((l) => JSON.parse(l));
     expect(lines).toContainEqual(expect.objectContaining({ level: 'ERROR', tenant: 't-sender-a', delivery_id: { not: 'an id' }, error: expect.any(String) }));
-    const metrics = readFileSync(inject('logFile'), 'utf8')
-      .split('\n')
-      .filter((l) => l.startsWith('{"_aws"') && l.includes('"SenderFailures"'));
+    const metrics = await logged((l) => l.startsWith('{"_aws"') && l.includes('"SenderFailures"'));
     expect(metrics.length).toBeGreaterThan(0);
   });
 
