@@ -28,9 +28,9 @@ function decide(s: StoredSubscription | undefined, event: EventRecord): 'deliver
 
 export function webhookFanOut(options: { subscriptionCacheSeconds: number; orderReference: OrderReference }): Reaction {
   /**
-   * The allowlist and `enabled` change rarely: a cached subscription may say "deliver", but
-   * "do not deliver" is always confirmed by a fresh read, so a just-created or re-enabled
-   * subscription never misses an event.
+   * The allowlist and `enabled` change rarely: a cached subscription may say "deliver" (unless
+   * its endpoint is failing), but "do not deliver" is always confirmed by a fresh read, so a
+   * just-created or re-enabled subscription never misses an event.
    */
   const subscriptions = ttlCache((tenant) => readWebhookSubscription(tenant), options.subscriptionCacheSeconds * 1000);
   return {
@@ -39,8 +39,14 @@ export function webhookFanOut(options: { subscriptionCacheSeconds: number; order
       const image = change.newImage;
       if (change.eventName !== 'INSERT' || image?.entity !== 'event' || !isPublicEvent(String(image.event_type))) return;
       const event = image as unknown as EventRecord;
-      const cached = decide(await subscriptions.get(event.tenant), event);
-      const decision = cached === 'deliver' ? cached : decide(await readWebhookSubscription(event.tenant), event);
+      const cachedSubscription = await subscriptions.get(event.tenant);
+      const cached = decide(cachedSubscription, event);
+      // A cached "deliver" is trusted unless the endpoint is failing: the sender may disable it
+      // at any moment, and from then on its events are parked, not attempted.
+      const decision =
+        cached === 'deliver' && (event.test === true || !cachedSubscription?.failing_since)
+          ? cached
+          : decide(await readWebhookSubscription(event.tenant), event);
       if (decision === 'skip') return;
       const now = new Date();
       const source = { ...event, event_occurred_at: event.occurred_at };
