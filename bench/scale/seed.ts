@@ -7,12 +7,13 @@
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { mapWithConcurrency } from '#shared/async/concurrency.ts';
 import type { ProductInput } from '#shared/catalog/product-schemas.ts';
-import { archivedProductIndexes, productAttributes } from '#shared/catalog/products.ts';
+import { productAttributes } from '#shared/catalog/products.ts';
 import { contentOf, type StoredOrder } from '#shared/orders/order.ts';
 import { customerLink, orderItem } from '#shared/orders/order-store.ts';
 import type { OrderState } from '#shared/orders/state-machine.ts';
 import { tableClient, tableName } from '#shared/storage/clients.ts';
 import { keys } from '#shared/storage/keys.ts';
+import { archivedIndexes } from '#shared/storage/tombstone.ts';
 import { versionAttributes } from '#shared/versioning/version-attributes.ts';
 import { deliveryListAttributes, type StoredDelivery } from '#shared/webhooks/delivery-store.ts';
 import type { DeliveryStatus } from '#shared/webhooks/webhook-schemas.ts';
@@ -48,7 +49,7 @@ function productItem(tenant: string, i: number, now: Date) {
   };
   if (i % 50 !== 7) return item;
   // 2 % archived, moved in the indexes as an archive moves them.
-  const moved = archivedProductIndexes(tenant, input.external_product_id);
+  const moved = archivedIndexes(tenant, 'PRODUCTS', input.external_product_id);
   for (const name of moved.remove) delete item[name];
   return { ...item, ...moved.set, status: 'archived', archived_at: now.toISOString(), list_view: { ...(item.list_view as object), status: 'archived' } };
 }

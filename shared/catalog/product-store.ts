@@ -6,20 +6,12 @@ import { tableClient, tableName } from '../storage/clients.ts';
 import { keys } from '../storage/keys.ts';
 import { jobItem } from '../orders/order-jobs.ts';
 import { paginate } from '../storage/pagination.ts';
-import { archiveItem } from '../storage/tombstone.ts';
+import { archiveItem, archivedIndexes } from '../storage/tombstone.ts';
 import { versionedWrite } from '../storage/versioned-write.ts';
 import { versionAttributes } from '../versioning/version-attributes.ts';
 import { mapWithConcurrency } from '../async/concurrency.ts';
 import { MAX_PRODUCTS_PER_BATCH, ProductInputSchema, type Product, type ProductInput } from './product-schemas.ts';
-import {
-  archivedProductIndexes,
-  productAttributes,
-  productFromItem,
-  productListSources,
-  productView,
-  type ProductFilters,
-  type StoredProduct,
-} from './products.ts';
+import { productAttributes, productFromItem, productListSources, productView, type ProductFilters, type StoredProduct } from './products.ts';
 import { PayloadTooLargeError } from '../errors.ts';
 
 /** Conditional writes in flight per batch: enough to finish 500 products well inside 10 s. */
@@ -113,7 +105,7 @@ export async function archiveProduct(tenant: string, id: string, now: Date): Pro
   const item = await archiveItem<StoredProduct>(
     keys.product(tenant, id),
     now,
-    archivedProductIndexes(tenant, id),
+    archivedIndexes(tenant, 'PRODUCTS', id),
     jobItem('requalify-product-orders', tenant, id, now),
   );
   if (!item) throw new NotFoundError(`No product ${id}.`);

@@ -80,12 +80,6 @@ export interface ProductFilters {
   include_archived: boolean;
 }
 
-/** Where an archived product's index entries go: the archived partition of the list, and out of the availability index. */
-export const archivedProductIndexes = (tenant: string, id: string) => ({
-  set: { gsi1pk: keys.listEntry(tenant, 'PRODUCTS', id, id, ['archived']).gsi1pk },
-  remove: ['gsi3pk', 'gsi3sk'],
-});
-
 /**
  * The partitions a product list page reads for the filters of contract-decisions section 5:
  * status and availability are partitions of their own (an unarchived product is in its

@@ -4,7 +4,7 @@ import { NotFoundError } from '../errors.ts';
 import { tableClient, tableName } from '../storage/clients.ts';
 import { keys } from '../storage/keys.ts';
 import { paginate, sourcesOf } from '../storage/pagination.ts';
-import { archiveItem } from '../storage/tombstone.ts';
+import { archiveItem, archivedIndexes } from '../storage/tombstone.ts';
 import { versionedWrite } from '../storage/versioned-write.ts';
 import { versionAttributes } from '../versioning/version-attributes.ts';
 import { SalesRuleSummarySchema, type RuleInput, type SalesRule } from './rule-schemas.ts';
@@ -76,8 +76,7 @@ export async function getRule(tenant: string, id: string): Promise<SalesRule> {
 
 /** Archives a rule (a tombstone that no longer applies); archiving it again returns it unchanged. */
 export async function archiveRule(tenant: string, id: string, now: Date): Promise<SalesRule> {
-  const indexes = { set: { gsi1pk: keys.listEntry(tenant, 'RULES', id, id, ['archived']).gsi1pk }, remove: ['gsi3pk', 'gsi3sk'] };
-  const item = await archiveItem<StoredRule>(keys.salesRule(tenant, id), now, indexes);
+  const item = await archiveItem<StoredRule>(keys.salesRule(tenant, id), now, archivedIndexes(tenant, 'RULES', id));
   if (!item) throw new NotFoundError(`No sales rule ${id}.`);
   return ruleView(item);
 }

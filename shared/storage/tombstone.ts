@@ -1,7 +1,7 @@
 /** Archiving (a tombstone, never a hard delete) for every entity that is listed and archivable. */
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { tableClient, tableName } from './clients.ts';
-import type { ItemKey } from './keys.ts';
+import { type ItemKey, keys, type ListName } from './keys.ts';
 import { cancelledItem, conditionFailedAt } from './conditional.ts';
 
 /** How archiving moves an item in the list indexes: to the archived partition, and out of the filter partitions. */
@@ -9,6 +9,12 @@ export interface IndexMove {
   set: Record<string, string>;
   remove: readonly string[];
 }
+
+/** The move of every archivable list item (products, rules): into its list's archived partition, out of the facet index. */
+export const archivedIndexes = (tenant: string, list: ListName, id: string): IndexMove => ({
+  set: { gsi1pk: keys.listEntry(tenant, list, id, id, ['archived']).gsi1pk },
+  remove: ['gsi3pk', 'gsi3sk'],
+});
 
 /**
  * Marks the item archived (also in its list view) and returns it, writing `consequence` (the
