@@ -10,7 +10,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { ROUTES } from '#functions/routes.ts';
 import { BASE_PATH, pathPattern, type Route } from '#shared/api/routes.ts';
-import { FUNCTION_SETTINGS } from '#shared/storage/definition.ts';
+import type { Deployment } from './deployment.ts';
+import { invoke } from './invocation.ts';
 import { gatewayProblem, gatewayProblemBody, gatewayStatus } from '#shared/http/gateway-responses.ts';
 import { MethodNotAllowedError } from '#shared/errors.ts';
 import { renderProblem } from '#shared/http/problem.ts';
@@ -18,7 +19,14 @@ import { parseQueryString } from '#shared/auth/signing.ts';
 import { OPENAPI_FILE, renderCommittedReference } from '#contract/docs.ts';
 
 /** API Gateway REST's own payload limit; larger requests never reach a function. */
-const GATEWAY_MAX_BYTES = 10 * 1024 * 1024;
+export const GATEWAY_MAX_BYTES = 10 * 1024 * 1024;
+/**
+ * Lambda's synchronous invocation limits: an event larger than this is refused before the
+ * function runs (API Gateway answers 413), an answer larger than this is an invocation error
+ * (API Gateway answers with its 5XX response).
+ */
+export const LAMBDA_MAX_REQUEST_BYTES = 6 * 1024 * 1024;
+export const LAMBDA_MAX_RESPONSE_BYTES = 6 * 1024 * 1024 + 100;
 
 type LambdaHandler<E, R> = (event: E, context: Context) => Promise<R>;
 
@@ -37,7 +45,7 @@ export function loadModule(modulePath: string): Promise<Record<string, unknown>>
 
 export const loadHandler = <E, R>(modulePath: string): Promise<LambdaHandler<E, R>> => loadModule(modulePath).then((m) => m.handler as LambdaHandler<E, R>);
 
-export function lambdaContext(functionName: string, timeoutSeconds: number): Context {
+export function lambdaContext(functionName: string, timeoutSeconds: number, memoryMb: number): Context {
   const deadline = Date.now() + timeoutSeconds * 1000;
   const awsRequestId = randomUUID();
   return {
@@ -45,7 +53,7 @@ export function lambdaContext(functionName: string, timeoutSeconds: number): Con
     functionName,
     functionVersion: '$LATEST',
     invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
-    memoryLimitInMB: String(FUNCTION_SETTINGS.apiMemoryMb),
+    memoryLimitInMB: String(memoryMb),
     awsRequestId,
     logGroupName: `/aws/lambda/${functionName}`,
     logStreamName: 'local',
@@ -182,7 +190,7 @@ function sendDocument(res: ServerResponse, method: string, document: { type: str
   res.end(method === 'HEAD' ? undefined : document.body);
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle(req: IncomingMessage, res: ServerResponse, deployment: Deployment): Promise<void> {
   const requestId = randomUUID();
   const url = req.url ?? '/';
   const q = url.indexOf('?');
@@ -205,23 +213,31 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
 
   const handler = await loadHandler<APIGatewayProxyEvent, APIGatewayProxyResult>(route.handler);
   const event = toEvent(req, route, params, path, rawQuery, body, requestId);
+  if (Buffer.byteLength(JSON.stringify(event)) > LAMBDA_MAX_REQUEST_BYTES) return send(res, gatewayResponse('REQUEST_TOO_LARGE', requestId, path));
+  const fn = deployment.functions.get(route.operationId)!;
+  const integrationTimeoutSeconds = deployment.integrationTimeoutSeconds.get(route.operationId) ?? 29;
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<'timeout'>((resolve) => {
-    timer = setTimeout(() => resolve('timeout'), FUNCTION_SETTINGS.apiTimeoutSeconds * 1000);
+    timer = setTimeout(() => resolve('timeout'), integrationTimeoutSeconds * 1000);
   });
   try {
-    const result = await Promise.race([handler(event, lambdaContext(route.operationId, FUNCTION_SETTINGS.apiTimeoutSeconds)), timeout]);
-    send(res, result === 'timeout' ? gatewayResponse('INTEGRATION_TIMEOUT', requestId, path) : result);
+    const invocation = invoke(route.operationId, fn.timeoutSeconds, () => handler(event, lambdaContext(route.operationId, fn.timeoutSeconds, fn.memoryMb)));
+    invocation.catch(() => undefined);
+    const result = await Promise.race([invocation, timeout]);
+    if (result === 'timeout') return send(res, gatewayResponse('INTEGRATION_TIMEOUT', requestId, path));
+    if (Buffer.byteLength(JSON.stringify(result)) > LAMBDA_MAX_RESPONSE_BYTES) return send(res, gatewayResponse('DEFAULT_5XX', requestId, path));
+    send(res, result);
   } catch {
+    // The function threw or ran past its timeout: Lambda reports an invocation error.
     send(res, gatewayResponse('DEFAULT_5XX', requestId, path));
   } finally {
     clearTimeout(timer);
   }
 }
 
-export function startGateway(port: number, host = '127.0.0.1'): Promise<Server> {
+export function startGateway(port: number, deployment: Deployment, host = '127.0.0.1'): Promise<Server> {
   const server = createServer((req, res) => {
-    handle(req, res).catch(() => {
+    handle(req, res, deployment).catch(() => {
       if (!res.headersSent) send(res, gatewayResponse('DEFAULT_5XX', randomUUID(), req.url ?? '/'));
     });
   });

@@ -28,11 +28,17 @@ function dynamoDbLocalJarDir(): string {
   return join(pkg, 'lib', release);
 }
 
-/** Starts Amazon's DynamoDB Local on 127.0.0.1:port, persisting in `dataDir` unless in memory. */
+/** Java runs this single-file launcher from source (no build step): DynamoDB Local bound to loopback. */
+const LOOPBACK_LAUNCHER = join(import.meta.dirname, 'dynamodb-local', 'LoopbackDynamoDbLocal.java');
+
+const shellQuote = (text: string) => `'${text.replace(/'/g, "'\\''")}'`;
+
+/** Starts Amazon's DynamoDB Local on 127.0.0.1:port (and no other address), persisting in `dataDir` unless in memory. */
 export function spawnDynamoDbLocal(port: number, dataDir: string | undefined): ChildProcess {
   const dir = dynamoDbLocalJarDir();
-  const storage = dataDir ? `-dbPath '${dataDir.replace(/'/g, "'\\''")}'` : '-inMemory';
-  const java = `java -Xmx1g -Djava.library.path=./DynamoDBLocal_lib -jar DynamoDBLocal.jar -sharedDb ${storage} -port ${port}`;
+  const storage = dataDir ? `-dbPath ${shellQuote(dataDir)}` : '-inMemory';
+  // Telemetry off: the local runtime sends nothing anywhere.
+  const java = `java -Xmx1g -Djava.library.path=./DynamoDBLocal_lib -cp 'DynamoDBLocal.jar:DynamoDBLocal_lib/*' ${shellQuote(LOOPBACK_LAUNCHER)} -sharedDb -disableTelemetry ${storage} -port ${port}`;
   // The watchdog: `read` returns when the parent's end of stdin closes, for any reason.
   const script = `${java} & child=$!; trap 'kill $child 2>/dev/null' EXIT INT TERM; read _ignored; kill $child 2>/dev/null; wait $child`;
   return spawn('sh', ['-c', script], { cwd: dir, stdio: ['pipe', 'ignore', 'pipe'] });

@@ -16,9 +16,14 @@ export interface QueuePollerOptions {
   batchSize: number;
   handler: (event: SQSEvent) => Promise<SQSBatchResponse | undefined>;
   onError?: (error: unknown) => void;
-  /** Receive loops side by side, as Lambda runs several pollers per queue. */
-  concurrency?: number;
+  /**
+   * The mapping's maximum concurrency: Lambda starts five pollers and scales up to this many
+   * concurrent invocations; locally at most five run, never more than this.
+   */
+  maxConcurrency?: number;
 }
+
+const LAMBDA_INITIAL_POLLERS = 5;
 
 const toRecord = (m: Message, options: QueuePollerOptions): SQSRecord => ({
   messageId: m.MessageId!,
@@ -87,7 +92,7 @@ export function startQueuePoller(options: QueuePollerOptions): { stop: () => Pro
       }
     }
   };
-  const loop = Promise.all(Array.from({ length: options.concurrency ?? 1 }, receiveLoop));
+  const loop = Promise.all(Array.from({ length: Math.min(LAMBDA_INITIAL_POLLERS, options.maxConcurrency ?? LAMBDA_INITIAL_POLLERS) }, receiveLoop));
   return {
     /** Now while a batch is being handled, else when the last one ended. */
     lastActivityAt: () => (batchesInFlight > 0 ? Date.now() : lastActivityAt),

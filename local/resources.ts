@@ -11,7 +11,9 @@ import {
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { QUEUE_DEFINITIONS, TABLE_DEFINITION } from '#shared/storage/definition.ts';
+import { TABLE_DEFINITION } from '#shared/storage/definition.ts';
+import { DATA_STORE_IDS } from '#infra/parts/data-store.ts';
+import type { QueueSettings } from './deployment.ts';
 
 const indexSpecification = (i: (typeof TABLE_DEFINITION.globalIndexes)[number]) => ({
   IndexName: i.indexName,
@@ -36,7 +38,7 @@ async function addMissingIndexes(client: DynamoDBClient, tableName: string, pres
   }
 }
 
-export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<string> {
+export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<{ tableArn: string; streamArn: string }> {
   const t = TABLE_DEFINITION;
   const attributes = [t.partitionKey, t.sortKey, ...t.globalIndexes.flatMap((i) => [i.partitionKey, i.sortKey])];
   try {
@@ -60,7 +62,7 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
   const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
   if (!Table?.LatestStreamArn) throw new Error(`Table ${tableName} has no stream`);
   await addMissingIndexes(client, tableName, new Set((Table.GlobalSecondaryIndexes ?? []).map((i) => i.IndexName)));
-  return Table.LatestStreamArn;
+  return { tableArn: Table.TableArn!, streamArn: Table.LatestStreamArn };
 }
 
 export interface LocalQueues {
@@ -69,31 +71,45 @@ export interface LocalQueues {
   webhookDlqArn: string;
   /** The table stream's on-failure destination, as on AWS: one message per skipped batch. */
   streamFailureQueueUrl: string;
+  /** Every queue's URL and ARN by its construct id in the stack. */
+  byConstructId: Record<string, { Ref: string; Arn: string }>;
 }
 
-export async function ensureQueues(client: SQSClient, prefix: string): Promise<LocalQueues> {
-  const dlq = QUEUE_DEFINITIONS.webhooksDeadLetter;
-  const main = QUEUE_DEFINITIONS.webhooks;
-  const { QueueUrl: webhookDlqUrl } = await client.send(
-    new CreateQueueCommand({
-      QueueName: `${prefix}-${dlq.logicalName}`,
-      Attributes: { MessageRetentionPeriod: String(dlq.retentionSeconds), VisibilityTimeout: String(dlq.visibilityTimeoutSeconds) },
-    }),
-  );
-  const { Attributes } = await client.send(new GetQueueAttributesCommand({ QueueUrl: webhookDlqUrl, AttributeNames: ['QueueArn'] }));
-  const webhookDlqArn = Attributes!.QueueArn!;
-  const { QueueUrl: webhookQueueUrl } = await client.send(
-    new CreateQueueCommand({
-      QueueName: `${prefix}-${main.logicalName}`,
-      Attributes: {
-        MessageRetentionPeriod: String(main.retentionSeconds),
-        VisibilityTimeout: String(main.visibilityTimeoutSeconds),
-        RedrivePolicy: JSON.stringify({ deadLetterTargetArn: webhookDlqArn, maxReceiveCount: main.maxReceiveCount }),
-      },
-    }),
-  );
-  const { QueueUrl: streamFailureQueueUrl } = await client.send(
-    new CreateQueueCommand({ QueueName: `${prefix}-stream-failures`, Attributes: { MessageRetentionPeriod: String(14 * 86_400) } }),
-  );
-  return { webhookQueueUrl: webhookQueueUrl!, webhookDlqUrl: webhookDlqUrl!, webhookDlqArn, streamFailureQueueUrl: streamFailureQueueUrl! };
+/**
+ * Creates every queue of the template with its attributes (visibility timeout, retention,
+ * redrive policy), dead-letter queues first, named `{prefix}-{construct id}`.
+ */
+export async function ensureQueues(client: SQSClient, prefix: string, settings: ReadonlyMap<string, QueueSettings>): Promise<LocalQueues> {
+  const byConstructId: LocalQueues['byConstructId'] = {};
+  const ordered = [...settings.values()].sort((a, b) => Number(Boolean(a.redrive)) - Number(Boolean(b.redrive)));
+  for (const queue of ordered) {
+    const { QueueUrl } = await client.send(
+      new CreateQueueCommand({
+        QueueName: `${prefix}-${queue.constructId}`,
+        Attributes: {
+          MessageRetentionPeriod: String(queue.retentionSeconds),
+          VisibilityTimeout: String(queue.visibilityTimeoutSeconds),
+          MaximumMessageSize: String(queue.maxMessageSizeBytes),
+          ...(queue.redrive
+            ? {
+                RedrivePolicy: JSON.stringify({
+                  deadLetterTargetArn: byConstructId[queue.redrive.deadLetterConstructId]!.Arn,
+                  maxReceiveCount: queue.redrive.maxReceiveCount,
+                }),
+              }
+            : {}),
+        },
+      }),
+    );
+    const { Attributes } = await client.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['QueueArn'] }));
+    byConstructId[queue.constructId] = { Ref: QueueUrl!, Arn: Attributes!.QueueArn! };
+  }
+  const of = (id: string) => byConstructId[id]!;
+  return {
+    webhookQueueUrl: of(DATA_STORE_IDS.webhookQueue).Ref,
+    webhookDlqUrl: of(DATA_STORE_IDS.webhookDlq).Ref,
+    webhookDlqArn: of(DATA_STORE_IDS.webhookDlq).Arn,
+    streamFailureQueueUrl: of(DATA_STORE_IDS.streamFailures).Ref,
+    byConstructId,
+  };
 }

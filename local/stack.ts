@@ -8,16 +8,22 @@ import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Server } from 'node:http';
+import { Server as NetServer } from 'node:net';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { startFauxqs } from 'fauxqs';
 import { BASE_PATH } from '#shared/api/routes.ts';
 import { WORKERS } from '#functions/workers.ts';
-import { EVENT_SOURCES, FUNCTION_SETTINGS } from '#shared/storage/definition.ts';
+import { FUNCTION_SETTINGS } from '#shared/storage/definition.ts';
 import { freePort, spawnDynamoDbLocal, stopProcess } from './processes.ts';
 import { ensureQueues, ensureTable } from './resources.ts';
 import { lambdaContext, loadHandler, loadModule, startGateway } from './gateway.ts';
+import { type Deployment, type EventSourceSettings, localDeployment, queueSettings, synthesizedTemplate, type Template } from './deployment.ts';
+import { enforcePermissions, permissionCheck } from './permissions.ts';
+import { asFunction, invoke } from './invocation.ts';
+import type { PolicyStatement } from './iam.ts';
 import type { Reaction } from '#shared/stream/stream-dispatch.ts';
 import { startQueuePoller } from './queue-poller.ts';
 import { startStreamPoller } from './stream-poller.ts';
@@ -41,6 +47,11 @@ export interface LocalStackOptions {
   /** How often the call scheduler runs; EventBridge runs it every minute on AWS. */
   callSweepEveryMs?: number;
   log?: (line: string) => void;
+  /**
+   * Changes a function's policy before the runtime enforces it (a test takes an action out to
+   * show the suite notices). Every function runs under its synthesized policy otherwise.
+   */
+  editPolicy?: (functionName: string, statements: PolicyStatement[]) => PolicyStatement[];
 }
 
 export interface LocalStack {
@@ -49,6 +60,14 @@ export interface LocalStack {
   dynamodbEndpoint: string;
   sqsEndpoint: string;
   env: Record<string, string>;
+  /** What every function runs under, read from the synthesized template. */
+  deployment: Deployment;
+  /** Every AWS call a function made that its policy refused (`function action resource`); a suite expects none. */
+  refusedCalls: readonly string[];
+  /** Every `function action` a function was allowed and used. */
+  usedActions: ReadonlySet<string>;
+  /** The settings the pollers were started with, by function name (a test compares them with the template). */
+  pollerSettings: Record<string, EventSourceSettings>;
   /**
    * Resolves once no stream record or queue message has arrived for `quietMs` (the pipeline
    * has worked through its backlog), with how long that took; benchmarks wait for it so one
@@ -84,6 +103,7 @@ interface Running {
   log: (line: string) => void;
   /** The fault switch (LOCAL_FAULTS): empty unless asked for. */
   faults: FaultSpec;
+  pollerSettings: Record<string, EventSourceSettings>;
 }
 
 /**
@@ -92,7 +112,10 @@ interface Running {
  */
 function switchFaultsOn(running: Running, dataDir: string | undefined) {
   if (running.faults.size === 0) return;
-  decorateClients((service, client) => injectClientFaults(service, client, running.faults.get(service) ?? 0));
+  decorateClients((service, client) => {
+    // The root key stands in for KMS locally: there is no call in flight to fail.
+    if (service !== 'kms') injectClientFaults(service, client as never, running.faults.get(service) ?? 0);
+  });
   running.log(`LOCAL_FAULTS: ${[...running.faults].map(([name, share]) => `${name} ${share}`).join(', ')}`);
   if (!dataDir) return;
   const file = join(dataDir, `faults-${process.pid}.json`);
@@ -114,8 +137,50 @@ function ensureKeyRoot(dataDir: string | undefined): string {
   return file;
 }
 
-/** DynamoDB Local and the SQS emulator, with the table and queues created; their endpoints as the functions' environment. */
-async function startResources(running: Running, options: LocalStackOptions, dynamoPort: number) {
+/**
+ * Runs `start` with every server it opens bound to 127.0.0.1. fauxqs (2.4.1) listens on
+ * 0.0.0.0 whatever host it is given, which would let anyone on the network read and plant
+ * queue messages; its `listen` call is pointed at loopback while it starts.
+ */
+async function onLoopback<T>(start: () => Promise<T>): Promise<T> {
+  const listen = NetServer.prototype.listen;
+  NetServer.prototype.listen = function (this: NetServer, ...args: unknown[]) {
+    const [first] = args;
+    if (first && typeof first === 'object' && 'host' in first) (first as { host: string }).host = '127.0.0.1';
+    return (listen as (...a: unknown[]) => NetServer).apply(this, args);
+  } as typeof listen;
+  try {
+    return await start();
+  } finally {
+    NetServer.prototype.listen = listen;
+  }
+}
+
+/** Environment variables that are settings of the Lambda runtime itself, not of the code: nothing to set in this process. */
+const PROCESS_LEVEL_VARIABLES = new Set(['NODE_OPTIONS']);
+
+/**
+ * The one environment the in-process handlers share: what the template gives every function,
+ * resolved to the local resources. Two functions given different values for one name could not
+ * share a process, so that is refused rather than one of them silently winning.
+ */
+function templateEnvironment(deployment: Deployment): Record<string, string> {
+  const env: Record<string, string> = {};
+  const from: Record<string, string> = {};
+  for (const fn of deployment.functions.values()) {
+    for (const [name, value] of Object.entries(fn.environment)) {
+      if (PROCESS_LEVEL_VARIABLES.has(name)) continue;
+      if (env[name] !== undefined && env[name] !== value)
+        throw new Error(`${fn.name} and ${from[name]} are deployed with different ${name}; the local runtime runs them in one process`);
+      env[name] = value;
+      from[name] = fn.name;
+    }
+  }
+  return env;
+}
+
+/** DynamoDB Local and the SQS emulator, with the table and queues created; the deployment read against them. */
+async function startResources(running: Running, options: LocalStackOptions, dynamoPort: number, template: Template) {
   if (options.dataDir) mkdirSync(join(options.dataDir, 'dynamodb'), { recursive: true });
   const dynamo = spawnDynamoDbLocal(dynamoPort, options.dataDir && join(options.dataDir, 'dynamodb'));
   let dynamoExited = false;
@@ -124,118 +189,142 @@ async function startResources(running: Running, options: LocalStackOptions, dyna
   });
   const dynamodbEndpoint = `http://127.0.0.1:${dynamoPort}`;
   running.stopAll.push(() => stopProcess(dynamo));
-  const sqs = await startFauxqs({ port: 0, host: '127.0.0.1', logger: false });
+  const sqs = await onLoopback(() => startFauxqs({ port: 0, host: '127.0.0.1', logger: false }));
   running.stopAll.unshift(async () => sqs.stop());
   const sqsEndpoint = sqs.address;
   await waitForDynamo(dynamodbEndpoint, () => dynamoExited);
   const dynamoClient = new DynamoDBClient({ endpoint: dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
   const sqsClient = new SQSClient({ endpoint: sqsEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-  const streamArn = await ensureTable(dynamoClient, LOCAL_TABLE);
-  const queues = await ensureQueues(sqsClient, 'local');
+  const { tableArn, streamArn } = await ensureTable(dynamoClient, LOCAL_TABLE);
+  const queues = await ensureQueues(sqsClient, 'local', queueSettings(template));
+  const deployment = localDeployment(template, { tableArn, streamArn, queues: queues.byConstructId });
   const env: Record<string, string> = {
+    ...templateEnvironment(deployment),
     KEY_SECRETS_ROOT_FILE: ensureKeyRoot(options.dataDir),
     AWS_ACCESS_KEY_ID: 'local',
     AWS_SECRET_ACCESS_KEY: 'local',
     AWS_REGION: LOCAL_REGION,
-    TABLE_NAME: LOCAL_TABLE,
     DYNAMODB_ENDPOINT: dynamodbEndpoint,
     SQS_ENDPOINT: sqsEndpoint,
-    WEBHOOK_QUEUE_URL: queues.webhookQueueUrl,
-    WEBHOOK_DLQ_URL: queues.webhookDlqUrl,
     STREAM_FAILURE_QUEUE_URL: queues.streamFailureQueueUrl,
     POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
     ...options.env,
   };
-  return { dynamodbEndpoint, sqsEndpoint, dynamoClient, sqsClient, streamArn, queues, env };
+  const check = permissionCheck(deployment, { tableArn, streamArn, queues: queues.byConstructId }, options.editPolicy);
+  return { dynamodbEndpoint, sqsEndpoint, dynamoClient, sqsClient, streamArn, queues, env, deployment, check };
 }
 
 type Resources = Awaited<ReturnType<typeof startResources>>;
 
-/** Every table-stream worker reads the stream on its own, and the sender the queue, as Lambda's event sources do. */
+/** A function of the template as a handler the pollers call: one Lambda invocation each, under its timeout and policy. */
+function invoker<E, R>(resources: Resources, functionName: string, handler: (event: E, context: Context) => Promise<R>) {
+  const fn = resources.deployment.functions.get(functionName)!;
+  return (event: E) => invoke(functionName, fn.timeoutSeconds, () => handler(event, lambdaContext(functionName, fn.timeoutSeconds, fn.memoryMb)));
+}
+
+const mappingOf = (resources: Resources, functionName: string): EventSourceSettings => {
+  const mapping = resources.deployment.eventSources.find((m) => m.functionName === functionName);
+  if (!mapping) throw new Error(`The template has no event source mapping for ${functionName}`);
+  return mapping;
+};
+
+/** Every table-stream worker reads the stream on its own, and the sender the queue, as Lambda's event sources do (with the function's role). */
 async function startPollers(running: Running, options: LocalStackOptions, resources: Resources) {
   for (const worker of Object.values(WORKERS).filter((w) => w.trigger === 'table-stream')) {
     const streamHandler = await loadHandler<DynamoDBStreamEvent, DynamoDBBatchResponse>(worker.handler);
-    const streamPoller = startStreamPoller({
-      endpoint: resources.dynamodbEndpoint,
-      region: LOCAL_REGION,
-      streamArn: resources.streamArn,
-      ...(options.dataDir ? { checkpointFile: join(options.dataDir, `stream-checkpoint-${worker.name}.json`) } : {}),
-      handler: injectInvocationFaults(worker.name, running.faults.get(worker.name) ?? 0, (event: DynamoDBStreamEvent) =>
-        streamHandler(event, lambdaContext(worker.name, FUNCTION_SETTINGS.workerTimeoutSeconds)),
-      ),
-      onWarning: (message) => running.log(`${worker.name}: ${message}`),
-      onSkip: (records, error) => {
-        running.log(`${worker.name}: ${records.length ? 'skipped a record after retries' : 'retrying'}: ${String(error)}`);
-        if (records.length) void reportSkippedBatch(resources, worker.name, records).catch(() => undefined);
-      },
-    });
+    const mapping = mappingOf(resources, worker.name);
+    running.pollerSettings[worker.name] = mapping;
+    const streamPoller = asFunction(worker.name, () =>
+      startStreamPoller({
+        endpoint: resources.dynamodbEndpoint,
+        region: LOCAL_REGION,
+        streamArn: resources.streamArn,
+        settings: mapping,
+        decorateClient: (client: DynamoDBStreamsClient) => enforcePermissions('dynamodb', client, resources.check),
+        ...(options.dataDir ? { checkpointFile: join(options.dataDir, `stream-checkpoint-${worker.name}.json`) } : {}),
+        handler: injectInvocationFaults(worker.name, running.faults.get(worker.name) ?? 0, invoker(resources, worker.name, streamHandler)),
+        onWarning: (message) => running.log(`${worker.name}: ${message}`),
+        onSkip: (records, error) => {
+          running.log(`${worker.name}: ${records.length ? 'skipped a record after retries' : 'retrying'}: ${String(error)}`);
+          if (records.length) void reportSkippedBatch(resources, mapping, worker.name, records).catch(() => undefined);
+        },
+      }),
+    );
     running.stopAll.unshift(streamPoller.stop);
     running.activity.push(streamPoller.lastActivityAt);
   }
-  const senderHandler = await loadHandler<SQSEvent, SQSBatchResponse>(WORKERS.webhookSender.handler);
-  const queuePoller = startQueuePoller({
-    client: resources.sqsClient,
-    queueUrl: resources.queues.webhookQueueUrl,
-    queueArn: `arn:aws:sqs:${LOCAL_REGION}:000000000000:local-webhook-deliveries`,
-    region: LOCAL_REGION,
-    batchSize: EVENT_SOURCES.webhookQueue.batchSize,
-    handler: injectInvocationFaults(WORKERS.webhookSender.name, running.faults.get(WORKERS.webhookSender.name) ?? 0, (event: SQSEvent) =>
-      senderHandler(event, lambdaContext(WORKERS.webhookSender.name, FUNCTION_SETTINGS.webhookSenderTimeoutSeconds)),
-    ),
-    onError: (error) => running.log(`queue poller: ${String(error)}`),
-    concurrency: 4,
+  const sender = WORKERS.webhookSender;
+  const senderHandler = await loadHandler<SQSEvent, SQSBatchResponse>(sender.handler);
+  const mapping = mappingOf(resources, sender.name);
+  running.pollerSettings[sender.name] = mapping;
+  const queue = resources.queues.byConstructId[mapping.source]!;
+  // Lambda receives and deletes the messages with the function's role.
+  const pollerClient = new SQSClient({ endpoint: resources.sqsEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  enforcePermissions('sqs', pollerClient, resources.check);
+  const queuePoller = asFunction(sender.name, () =>
+    startQueuePoller({
+      client: pollerClient,
+      queueUrl: queue.Ref,
+      queueArn: queue.Arn,
+      region: LOCAL_REGION,
+      batchSize: mapping.batchSize,
+      ...(mapping.maxConcurrency ? { maxConcurrency: mapping.maxConcurrency } : {}),
+      handler: injectInvocationFaults(sender.name, running.faults.get(sender.name) ?? 0, invoker(resources, sender.name, senderHandler)),
+      onError: (error) => running.log(`queue poller: ${String(error)}`),
+    }),
+  );
+  running.stopAll.unshift(async () => {
+    await queuePoller.stop();
+    pollerClient.destroy();
   });
-  running.stopAll.unshift(queuePoller.stop);
   running.activity.push(queuePoller.lastActivityAt);
 }
 
-/** The scheduled workers on timers: the reconciler every minute (or as asked), the call scheduler every quarter second. */
-async function startSchedules(running: Running, options: LocalStackOptions) {
+/**
+ * A scheduled worker on a timer (EventBridge's rule on AWS), never more runs at once than its
+ * reserved concurrency allows (a slow run is not joined by the next one beyond it).
+ */
+async function schedule(running: Running, resources: Resources, worker: (typeof WORKERS)[keyof typeof WORKERS], everyMs: number) {
+  const run = invoker(resources, worker.name, await loadHandler<unknown, unknown>(worker.handler));
+  const limit = resources.deployment.functions.get(worker.name)!.reservedConcurrency ?? Number.POSITIVE_INFINITY;
+  // One at a time locally even where more are reserved: overlapping sweeps of one process only contend with each other.
+  const concurrent = Math.min(limit, 1);
+  let runs = 0;
+  const timer = setInterval(() => {
+    if (runs >= concurrent) return;
+    runs++;
+    run({})
+      .catch((error) => running.log(`${worker.name}: ${String(error)}`))
+      .finally(() => {
+        runs--;
+      });
+  }, everyMs);
+  running.stopAll.unshift(async () => clearInterval(timer));
+}
+
+/** The scheduled workers on timers: the reconciler every minute (or as asked), the call scheduler every second. */
+async function startSchedules(running: Running, options: LocalStackOptions, resources: Resources) {
   // The emulator keeps its messages in memory: after a restart on kept data, every record
   // that waits for a queue message gets it again now (consumers are idempotent per record).
   if (options.dataDir) {
     const { reconcileOverdue, sendToWebhookQueue } = await import('#shared/queue/outbox-queue.ts');
     const { EVERYTHING_DUE } = await import('#shared/storage/due-index.ts');
-    // Every record waiting for a message, whenever due; their next due time counts from now.
-    const resent = await reconcileOverdue(new Date(), sendToWebhookQueue, EVERYTHING_DUE);
-    if (resent) running.log(`re-sent ${resent} queue message(s) lost with the previous run`);
-    // Stream records the killed run had not handled may be gone with it: do their pending work
-    // now rather than when the reconciler finds it overdue (the reactions are idempotent).
     const { replayOverdueStreamWork } = await import('#shared/stream/stream-work.ts');
     const { reactions } = (await loadModule(WORKERS.streamProcessor.handler)) as { reactions: Reaction[] };
-    const { replayed } = await replayOverdueStreamWork(new Date(), reactions, EVERYTHING_DUE);
-    if (replayed) running.log(`replayed the stream work of ${replayed} item(s) pending from the previous run`);
+    // The reconciler's own work, done once at start-up under its role (however long a large backlog takes).
+    await asFunction(WORKERS.reconciler.name, async () => {
+      // Every record waiting for a message, whenever due; their next due time counts from now.
+      const resent = await reconcileOverdue(new Date(), sendToWebhookQueue, EVERYTHING_DUE);
+      if (resent) running.log(`re-sent ${resent} queue message(s) lost with the previous run`);
+      // Stream records the killed run had not handled may be gone with it: do their pending work
+      // now rather than when the reconciler finds it overdue (the reactions are idempotent).
+      const { replayed } = await replayOverdueStreamWork(new Date(), reactions, EVERYTHING_DUE);
+      if (replayed) running.log(`replayed the stream work of ${replayed} item(s) pending from the previous run`);
+    });
   }
-  const reconciler = await loadHandler<unknown, unknown>(WORKERS.reconciler.handler);
-  // One run at a time, as its reserved concurrency of 1 makes it on AWS: a slow run (a sweep of
-  // every due shard under injected faults) is never joined by the next one.
-  let reconciling = false;
-  const reconcileTimer = setInterval(
-    () => {
-      if (reconciling) return;
-      reconciling = true;
-      reconciler({}, lambdaContext(WORKERS.reconciler.name, FUNCTION_SETTINGS.workerTimeoutSeconds))
-        .catch((error) => running.log(`reconciler: ${String(error)}`))
-        .finally(() => {
-          reconciling = false;
-        });
-    },
-    options.reconcileEveryMs ?? FUNCTION_SETTINGS.reconcilerEveryMinutes * 60_000,
-  );
-  running.stopAll.unshift(async () => clearInterval(reconcileTimer));
-  const callScheduler = await loadHandler<unknown, unknown>(WORKERS.callScheduler.handler);
-  let sweeping = false;
-  const callTimer = setInterval(() => {
-    if (sweeping) return;
-    sweeping = true;
-    callScheduler({}, lambdaContext(WORKERS.callScheduler.name, FUNCTION_SETTINGS.workerTimeoutSeconds))
-      .catch((error) => running.log(`call scheduler: ${String(error)}`))
-      .finally(() => {
-        sweeping = false;
-      });
-    // Every second (EventBridge: every minute): a sweep reads all 32 order-due shards, and a due order's own change is handled by the stream at once.
-  }, options.callSweepEveryMs ?? 1_000);
-  running.stopAll.unshift(async () => clearInterval(callTimer));
+  await schedule(running, resources, WORKERS.reconciler, options.reconcileEveryMs ?? FUNCTION_SETTINGS.reconcilerEveryMinutes * 60_000);
+  // Every second (EventBridge: every minute): a sweep reads all 32 order-due shards, and a due order's own change is handled by the stream at once.
+  await schedule(running, resources, WORKERS.callScheduler, options.callSweepEveryMs ?? 1_000);
 }
 
 /** Resolves once no stream or queue batch has been in hand for `quietMs`. */
@@ -251,20 +340,28 @@ const settledOf =
   };
 
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
-  const running: Running = { stopAll: [], activity: [], log: options.log ?? (() => undefined), faults: parseFaults(options.env?.LOCAL_FAULTS) };
+  const running: Running = {
+    stopAll: [],
+    activity: [],
+    log: options.log ?? (() => undefined),
+    faults: parseFaults(options.env?.LOCAL_FAULTS),
+    pollerSettings: {},
+  };
   const stopEverything = async () => {
     for (const stop of running.stopAll) await stop().catch(() => undefined);
   };
-  const [dynamoPort, gatewayPort] = await Promise.all([freePort(), options.port ?? freePort()]);
+  const [dynamoPort, gatewayPort, template] = await Promise.all([freePort(), options.port ?? freePort(), synthesizedTemplate()]);
   try {
-    const resources = await startResources(running, options, dynamoPort);
+    const resources = await startResources(running, options, dynamoPort, template);
     // The handlers run in this process, as one warm Lambda instance each.
     Object.assign(process.env, resources.env);
+    // Faults first: the permission check then runs before them, as AWS refuses a call before anything can fail in flight.
     switchFaultsOn(running, options.dataDir);
-    const server: Server = await startGateway(gatewayPort);
+    decorateClients((service, client) => enforcePermissions(service, client as never, resources.check));
+    const server: Server = await startGateway(gatewayPort, resources.deployment);
     running.stopAll.unshift(() => new Promise<void>((resolve) => server.close(() => resolve())));
     await startPollers(running, options, resources);
-    await startSchedules(running, options);
+    await startSchedules(running, options, resources);
     let stopped = false;
     return {
       settled: settledOf(running.activity),
@@ -273,6 +370,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       dynamodbEndpoint: resources.dynamodbEndpoint,
       sqsEndpoint: resources.sqsEndpoint,
       env: resources.env,
+      deployment: resources.deployment,
+      refusedCalls: resources.check.refused,
+      usedActions: resources.check.used,
+      pollerSettings: running.pollerSettings,
       stop: async () => {
         if (stopped) return;
         stopped = true;
@@ -288,14 +389,16 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 }
 
 /** What Lambda sends to a stream event source's on-failure destination: where the skipped records are, never their content. */
-async function reportSkippedBatch(resources: Resources, consumer: string, records: DynamoDBRecord[]): Promise<void> {
+async function reportSkippedBatch(resources: Resources, mapping: EventSourceSettings, consumer: string, records: DynamoDBRecord[]): Promise<void> {
+  if (!mapping.onFailureDestination) return;
+  const destination = Object.values(resources.queues.byConstructId).find((q) => q.Arn === mapping.onFailureDestination);
   const first = records[0]!.dynamodb!;
   const last = records.at(-1)!.dynamodb!;
   const body = {
     requestContext: {
       condition: 'RetryAttemptsExhausted',
       functionArn: `local:${consumer}`,
-      approximateInvokeCount: EVENT_SOURCES.tableStream.retryAttempts + 1,
+      approximateInvokeCount: (mapping.retryAttempts ?? 0) + 1,
     },
     timestamp: new Date().toISOString(),
     DDBStreamBatchInfo: {
@@ -306,5 +409,5 @@ async function reportSkippedBatch(resources: Resources, consumer: string, record
       streamArn: resources.streamArn,
     },
   };
-  await resources.sqsClient.send(new SendMessageCommand({ QueueUrl: resources.queues.streamFailureQueueUrl, MessageBody: JSON.stringify(body) }));
+  await resources.sqsClient.send(new SendMessageCommand({ QueueUrl: destination!.Ref, MessageBody: JSON.stringify(body) }));
 }

@@ -14,15 +14,33 @@ import {
   type _Record as StreamRecord,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { EVENT_SOURCES } from '#shared/storage/definition.ts';
+import { passesFilters } from './event-filter.ts';
 
 const SHARD_LIST_TTL_MS = 5_000;
+/** DynamoDB Streams keeps a record 24 hours; one no reader took by then is gone. */
+export const STREAM_RETENTION_SECONDS = 24 * 3600;
+
+/** The event source mapping's settings the poller applies (from the synthesized template). */
+export interface StreamMappingSettings {
+  batchSize: number;
+  /** Retries of a failing batch before its first record is skipped (-1: until the record expires). */
+  retryAttempts?: number;
+  /** Records older than this are skipped, not handed over (-1 or absent: only the stream's retention). */
+  maxRecordAgeSeconds?: number;
+  /** Lambda filter patterns: records no pattern matches are never handed over (and never retried). */
+  filterPatterns: readonly string[];
+}
 
 export interface StreamPollerOptions {
   endpoint: string;
   region: string;
   streamArn: string;
   checkpointFile?: string;
+  settings: StreamMappingSettings;
+  /** Lambda reads the stream with the function's role: the client gets the same permission check. */
+  decorateClient?: (client: DynamoDBStreamsClient) => void;
+  /** The clock records are aged by (tests move it). */
+  now?: () => number;
   handler: (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse | undefined>;
   onSkip?: (records: DynamoDBRecord[], error: unknown) => void;
   onWarning?: (message: string) => void;
@@ -65,6 +83,7 @@ class StreamPoller {
   constructor(options: StreamPollerOptions) {
     this.options = options;
     this.client = new DynamoDBStreamsClient({ endpoint: options.endpoint, region: options.region });
+    options.decorateClient?.(this.client);
     // A damaged checkpoint means starting from the trim horizon: the consumers are idempotent per record.
     const saved = options.checkpointFile && readJsonFile<Record<string, string>>(options.checkpointFile, (reason) => options.onWarning?.(reason));
     this.checkpoints = saved && typeof saved === 'object' ? saved : {};
@@ -102,10 +121,27 @@ class StreamPoller {
     }
   }
 
+  /**
+   * What survives to be handed over: records past the stream's retention are gone (as on AWS,
+   * where an unread record is trimmed after 24 h), records past the mapping's maximum age go to
+   * the on-failure destination, and records no filter pattern matches are dropped.
+   */
+  private admitted(records: DynamoDBRecord[]): DynamoDBRecord[] {
+    const { maxRecordAgeSeconds = -1, filterPatterns } = this.options.settings;
+    const now = (this.options.now ?? Date.now)() / 1000;
+    const ageOf = (r: DynamoDBRecord) => now - (r.dynamodb?.ApproximateCreationDateTime ?? now);
+    const expired = records.filter((r) => ageOf(r) > STREAM_RETENTION_SECONDS);
+    if (expired.length) this.options.onWarning?.(`${expired.length} stream record(s) older than 24 h were trimmed before they were read`);
+    const live = records.filter((r) => ageOf(r) <= STREAM_RETENTION_SECONDS);
+    const tooOld = maxRecordAgeSeconds >= 0 ? live.filter((r) => ageOf(r) > maxRecordAgeSeconds) : [];
+    if (tooOld.length) this.options.onSkip?.(tooOld, new Error('record older than the maximum record age'));
+    return live.filter((r) => !tooOld.includes(r) && passesFilters(filterPatterns, r));
+  }
+
   /** Delivers `records` in batches; returns when all are processed or skipped. */
   private async deliver(shardId: string, records: DynamoDBRecord[]): Promise<void> {
-    const { batchSize, retryAttempts } = EVENT_SOURCES.tableStream;
-    let queue = records;
+    const { batchSize, retryAttempts = -1 } = this.options.settings;
+    let queue = this.admitted(records);
     let attempts = 0;
     while (queue.length && this.running) {
       const batch = queue.slice(0, batchSize);
@@ -118,7 +154,7 @@ class StreamPoller {
         continue;
       }
       attempts += done.length ? 0 : 1;
-      if (attempts > retryAttempts) {
+      if (retryAttempts >= 0 && attempts > retryAttempts) {
         this.options.onSkip?.(queue.slice(0, 1), failure);
         this.saveCheckpoint(shardId, queue[0]!.dynamodb!.SequenceNumber!);
         queue = queue.slice(1);
@@ -127,6 +163,8 @@ class StreamPoller {
         await new Promise((r) => setTimeout(r, Math.min(2000, 50 * 2 ** attempts)));
       }
     }
+    // Every admitted record is handled: the position moves past the filtered-out ones read with them.
+    if (!queue.length && records.length) this.saveCheckpoint(shardId, records.at(-1)!.dynamodb!.SequenceNumber!);
   }
 
   /** One pass over every shard; true when it saw records. */

@@ -13,6 +13,11 @@ import { BUNDLE_OPTIONS, SDK_EXTERNAL_MODULES, TRACING_MODULES } from '../bundli
 
 export const repoRoot = join(import.meta.dirname, '..', '..');
 
+/** The construct id of a route's function (its logical id and the local runtime's lookup derive from it). */
+export const routeFunctionId = (operationId: string): string => `Fn${operationId}`;
+/** The construct id of a worker's function: `stream-processor` → `WorkerStreamProcessor`. */
+export const workerFunctionId = (workerName: string): string => `Worker${workerName.replace(/(^|-)(\w)/g, (_, __, c: string) => c.toUpperCase())}`;
+
 export interface CommerceFunctionProps {
   /** Handler module, relative to the repository root. */
   entry: string;

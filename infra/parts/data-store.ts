@@ -10,6 +10,15 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { QUEUE_DEFINITIONS, TABLE_DEFINITION } from '#shared/storage/definition.ts';
 
+/** The construct ids of the stateful resources (logical ids derive from them; the local runtime stands in for each). */
+export const DATA_STORE_IDS = {
+  table: 'Table',
+  webhookQueue: 'WebhookQueue',
+  webhookDlq: 'WebhookDeadLetterQueue',
+  streamFailures: 'StreamFailureQueue',
+  keySecrets: 'ApiKeySecrets',
+} as const;
+
 export class DataStore {
   readonly table: dynamodb.Table;
   readonly webhookQueue: sqs.Queue;
@@ -20,7 +29,7 @@ export class DataStore {
 
   constructor(scope: Construct) {
     this.table = DataStore.table(scope);
-    this.keySecrets = new kms.Key(scope, 'ApiKeySecrets', {
+    this.keySecrets = new kms.Key(scope, DATA_STORE_IDS.keySecrets, {
       description: 'Derives API key secrets from key ids (HMAC); only the API functions and operators may use it',
       keySpec: kms.KeySpec.HMAC_256,
       keyUsage: kms.KeyUsage.GENERATE_VERIFY_MAC,
@@ -31,18 +40,18 @@ export class DataStore {
       reason: 'KMS does not rotate HMAC keys; rotating would change every API key secret, which is what re-issuing keys does.',
     });
     const queueDefaults = { enforceSSL: true, encryption: sqs.QueueEncryption.SQS_MANAGED };
-    this.webhookDlq = new sqs.Queue(scope, 'WebhookDeadLetterQueue', {
+    this.webhookDlq = new sqs.Queue(scope, DATA_STORE_IDS.webhookDlq, {
       ...queueDefaults,
       retentionPeriod: Duration.seconds(QUEUE_DEFINITIONS.webhooksDeadLetter.retentionSeconds),
       visibilityTimeout: Duration.seconds(QUEUE_DEFINITIONS.webhooksDeadLetter.visibilityTimeoutSeconds),
     });
-    this.webhookQueue = new sqs.Queue(scope, 'WebhookQueue', {
+    this.webhookQueue = new sqs.Queue(scope, DATA_STORE_IDS.webhookQueue, {
       ...queueDefaults,
       retentionPeriod: Duration.seconds(QUEUE_DEFINITIONS.webhooks.retentionSeconds),
       visibilityTimeout: Duration.seconds(QUEUE_DEFINITIONS.webhooks.visibilityTimeoutSeconds),
       deadLetterQueue: { queue: this.webhookDlq, maxReceiveCount: QUEUE_DEFINITIONS.webhooks.maxReceiveCount },
     });
-    this.streamFailures = new sqs.Queue(scope, 'StreamFailureQueue', { ...queueDefaults, retentionPeriod: Duration.days(14) });
+    this.streamFailures = new sqs.Queue(scope, DATA_STORE_IDS.streamFailures, { ...queueDefaults, retentionPeriod: Duration.days(14) });
     Validations.of(this.streamFailures).acknowledge({
       id: 'AwsSolutions::AwsSolutions-SQS3',
       reason: "This queue is itself the dead-letter destination of the table stream's event source.",
@@ -66,7 +75,7 @@ export class DataStore {
 
   private static table(scope: Construct): dynamodb.Table {
     const t = TABLE_DEFINITION;
-    const table = new dynamodb.Table(scope, 'Table', {
+    const table = new dynamodb.Table(scope, DATA_STORE_IDS.table, {
       partitionKey: { name: t.partitionKey, type: dynamodb.AttributeType.STRING },
       sortKey: { name: t.sortKey, type: dynamodb.AttributeType.STRING },
       billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,

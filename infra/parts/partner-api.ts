@@ -15,7 +15,7 @@ import { MethodNotAllowedError, RateLimitedError } from '#shared/errors.ts';
 import { GATEWAY_PROBLEMS, gatewayProblemBody, gatewayStatus } from '#shared/http/gateway-responses.ts';
 import { renderProblem } from '#shared/http/problem.ts';
 import { FUNCTION_SETTINGS, WAF_RATE_LIMIT_PER_5_MINUTES } from '#shared/storage/definition.ts';
-import { CommerceFunction } from './commerce-function.ts';
+import { CommerceFunction, routeFunctionId } from './commerce-function.ts';
 import { DataStore } from './data-store.ts';
 
 /** DynamoDB actions every HTTP function needs: key and tenant reads, nonce, rate window, idempotency. */
@@ -79,7 +79,7 @@ export class PartnerApi {
   }
 
   private routeFunction(scope: Construct, route: Route, data: DataStore, environment: Record<string, string>): lambda.IFunction {
-    const fn = new CommerceFunction(scope, `Fn${route.operationId}`, {
+    const fn = new CommerceFunction(scope, routeFunctionId(route.operationId), {
       entry: route.handler,
       timeoutSeconds: FUNCTION_SETTINGS.apiTimeoutSeconds,
       memoryMb: FUNCTION_SETTINGS.apiMemoryMb,

@@ -10,8 +10,8 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Construct } from 'constructs';
 import { WORKERS, type Worker } from '#functions/workers.ts';
-import { EVENT_SOURCES, FUNCTION_SETTINGS } from '#shared/storage/definition.ts';
-import { CommerceFunction } from './commerce-function.ts';
+import { EVENT_SOURCES, FUNCTION_SETTINGS, STREAM_FILTERS } from '#shared/storage/definition.ts';
+import { CommerceFunction, workerFunctionId } from './commerce-function.ts';
 import { DataStore } from './data-store.ts';
 
 /** Order processing reads customers, variants and rules and writes orders with their events. */
@@ -43,8 +43,7 @@ export class Workers {
   }
 
   private worker(w: Worker, timeoutSeconds: number): CommerceFunction {
-    const id = `Worker${w.name.replace(/(^|-)(\w)/g, (_, __, c: string) => c.toUpperCase())}`;
-    const fn = new CommerceFunction(this.scope, id, {
+    const fn = new CommerceFunction(this.scope, workerFunctionId(w.name), {
       entry: w.handler,
       timeoutSeconds,
       memoryMb: FUNCTION_SETTINGS.workerMemoryMb,
@@ -74,19 +73,18 @@ export class Workers {
     const streamProcessor = this.worker(WORKERS.streamProcessor, FUNCTION_SETTINGS.workerTimeoutSeconds);
     this.data.table.grant(streamProcessor, ...ORDER_PROCESSING_TABLE_ACTIONS);
     this.data.webhookQueue.grantSendMessages(streamProcessor);
-    streamProcessor.addEventSource(this.streamSource());
+    streamProcessor.addEventSource(this.streamSource([lambda.FilterCriteria.filter(STREAM_FILTERS.streamProcessor)]));
     // The stream's second reader (DynamoDB Streams allows two per shard): only product items reach it.
     const catalogIndexer = this.worker(WORKERS.catalogIndexer, FUNCTION_SETTINGS.workerTimeoutSeconds);
     this.data.table.grant(catalogIndexer, 'dynamodb:BatchWriteItem');
-    catalogIndexer.addEventSource(
-      this.streamSource([lambda.FilterCriteria.filter({ dynamodb: { NewImage: { entity: { S: lambda.FilterRule.isEqual('product') } } } })]),
-    );
+    catalogIndexer.addEventSource(this.streamSource([lambda.FilterCriteria.filter(STREAM_FILTERS.catalogIndexer)]));
     return streamProcessor;
   }
 
   private webhookSender(): lambda.IFunction {
     const sender = this.worker(WORKERS.webhookSender, FUNCTION_SETTINGS.webhookSenderTimeoutSeconds);
-    this.data.table.grant(sender, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem');
+    // Each attempt is recorded with conditional puts and updates (shared/webhooks/delivery-store.ts).
+    this.data.table.grant(sender, 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem');
     this.data.webhookQueue.grantConsumeMessages(sender);
     // The 8th failure moves the message to the DLQ itself (not by waiting for the receive count).
     this.data.webhookDlq.grantSendMessages(sender);

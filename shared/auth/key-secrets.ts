@@ -19,6 +19,24 @@ export function rootKeySecrets(rootKey: Buffer): KeySecrets {
   return { secretFor: async (keyId) => createHmac('sha256', rootKey).update(derivationInput(keyId)).digest('base64url') };
 }
 
+/**
+ * Locally there is no KMS: the root key answers the key's `GenerateMac` calls in the SDK
+ * client itself (the same HMAC), so the functions derive secrets through the very client, and
+ * under the very permission check, they use on AWS.
+ */
+export function answerMacsWithRootKey(client: KMSClient, rootKey: Buffer): void {
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (context.commandName !== 'GenerateMacCommand') return next(args);
+      const input = args.input as { KeyId: string; Message: Uint8Array; MacAlgorithm: string };
+      const Mac = createHmac('sha256', rootKey).update(input.Message).digest();
+      return { output: { Mac, KeyId: input.KeyId, MacAlgorithm: input.MacAlgorithm, $metadata: {} } } as never;
+    },
+    // Innermost of the build step: after the permission check, before anything would be sent or parsed.
+    { step: 'build', priority: 'low', name: 'localRootKeyMac', override: true },
+  );
+}
+
 export function kmsKeySecrets(client: KMSClient, kmsKeyId: string): KeySecrets {
   return {
     async secretFor(keyId) {

@@ -9,15 +9,15 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { readFileSync } from 'node:fs';
 import { KMSClient } from '@aws-sdk/client-kms';
-import { type KeySecrets, kmsKeySecrets, rootKeySecrets } from '../auth/key-secrets.ts';
+import { answerMacsWithRootKey, type KeySecrets, kmsKeySecrets, rootKeySecrets } from '../auth/key-secrets.ts';
 import { runtimeConfig } from '../config/runtime.ts';
 import { meterCapacity } from './capacity-meter.ts';
 import { retryDelayMs } from './transient.ts';
 import { ConfiguredRetryStrategy } from '@smithy/core/retry';
 
-export type ClientDecorator = (service: 'dynamodb' | 'sqs', client: DynamoDBClient | SQSClient) => void;
+export type ClientDecorator = (service: 'dynamodb' | 'sqs' | 'kms', client: DynamoDBClient | SQSClient | KMSClient) => void;
 const decorators: ClientDecorator[] = [];
-/** Lets the local runtime wrap every client a function builds (its fault switch); nothing on AWS registers one. */
+/** Wraps every client a function builds: tracing on AWS; locally also the fault switch and the permission check. */
 export const decorateClients = (decorator: ClientDecorator): void => void decorators.push(decorator);
 
 let documentClient: DynamoDBDocumentClient | undefined;
@@ -66,7 +66,11 @@ export function keySecrets(): KeySecrets {
   if (keySecretsInstance) return keySecretsInstance;
   const config = runtimeConfig();
   if (config.keySecretsKmsKeyId) {
-    keySecretsInstance = kmsKeySecrets(new KMSClient({ region: config.region }), config.keySecretsKmsKeyId);
+    const client = new KMSClient({ region: config.region });
+    // The local runtime names a key too (its permissions are checked like AWS's), and its root key stands in for KMS.
+    if (config.keySecretsRootFile) answerMacsWithRootKey(client, readFileSync(config.keySecretsRootFile));
+    for (const decorate of decorators) decorate('kms', client);
+    keySecretsInstance = kmsKeySecrets(client, config.keySecretsKmsKeyId);
   } else if (config.keySecretsRootFile) {
     keySecretsInstance = rootKeySecrets(readFileSync(config.keySecretsRootFile));
   } else {

@@ -53,6 +53,21 @@ export const EVENT_SOURCES = {
   webhookQueue: { batchSize: 10, maxBatchingWindowSeconds: 0, maxConcurrency: 20 },
 } as const;
 
+/**
+ * Lambda event filters of the table stream's two readers (Lambda's filter syntax over the
+ * stream record), applied by the event source mapping so a reader is not even invoked for what
+ * it ignores. The CDK app sets them and the local stream poller applies them from the template.
+ */
+export const STREAM_FILTERS = {
+  /**
+   * The request records (nonce, rate window, idempotency: most writes of an API request) start
+   * no reaction, nor does any REMOVE (TTL expiry included): every reaction reads a new image.
+   */
+  streamProcessor: { eventName: ['INSERT', 'MODIFY'], dynamodb: { Keys: { sk: { S: [{ 'anything-but': ['NONCE', 'RATE', 'IDEM'] }] } } } },
+  /** Only products feed the variant index. */
+  catalogIndexer: { dynamodb: { NewImage: { entity: { S: ['product'] } } } },
+} as const;
+
 export const FUNCTION_SETTINGS = {
   apiTimeoutSeconds: 10,
   apiMemoryMb: 512,

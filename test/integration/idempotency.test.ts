@@ -11,7 +11,7 @@ import { idempotency, REPLAYED_HEADER, tableIdempotencyStore } from '#shared/htt
 import type { HttpContext } from '#shared/http/middleware/types.ts';
 import { dynamoClient, tableClient, tableName } from '#shared/storage/clients.ts';
 
-const context = (): Context => lambdaContext('test', 10);
+const context = (): Context => lambdaContext('test', 10, 512);
 
 /** The idempotency middleware around `execute`, as the pipeline runs it after authentication. */
 function runIdempotent(

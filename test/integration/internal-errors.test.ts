@@ -41,7 +41,7 @@ describe('an unexpected error inside a handler', () => {
         return (writes[i] as (...args: unknown[]) => boolean)(chunk, ...rest);
       }) as typeof stream.write;
     });
-    const res = await handler(event, lambdaContext('test', 10)).finally(() => {
+    const res = await handler(event, lambdaContext('test', 10, 512)).finally(() => {
       for (const [i, stream] of streams.entries()) stream.write = writes[i]!;
     });
     expect(res.statusCode).toBe(500);

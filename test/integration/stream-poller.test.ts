@@ -12,6 +12,9 @@ import { startStreamPoller } from '#local/stream-poller.ts';
 import { dispatchStream } from '#shared/stream/stream-dispatch.ts';
 import { dynamoClient, tableClient, tableName } from '#shared/storage/clients.ts';
 
+/** The table stream mapping's settings as the template gives them (test/infra asserts the template). */
+const MAPPING = { batchSize: 100, retryAttempts: 10, filterPatterns: [] };
+
 const until = async (check: () => boolean, ms = 20_000) => {
   if (!(await eventually(check, Boolean, { timeoutMs: ms, everyMs: 50 }))) throw new Error('timed out');
 };
@@ -26,6 +29,7 @@ describe('the local stream poller (DynamoDB Local streams, Lambda semantics)', (
       endpoint: process.env.DYNAMODB_ENDPOINT!,
       region: 'us-east-1',
       streamArn: Table!.LatestStreamArn!,
+      settings: MAPPING,
       handler: (event) =>
         dispatchStream(event, [
           {
@@ -71,6 +75,7 @@ describe('the local stream poller (DynamoDB Local streams, Lambda semantics)', (
       endpoint: process.env.DYNAMODB_ENDPOINT!,
       region: 'us-east-1',
       streamArn: Table!.LatestStreamArn!,
+      settings: MAPPING,
       handler: async (event) => {
         records.push(...event.Records.filter((r) => r.dynamodb?.Keys?.pk?.S === marker));
       },
@@ -101,6 +106,7 @@ describe('the local stream poller (DynamoDB Local streams, Lambda semantics)', (
       endpoint: process.env.DYNAMODB_ENDPOINT!,
       region: 'us-east-1',
       streamArn: Table!.LatestStreamArn!,
+      settings: MAPPING,
       checkpointFile,
       onWarning: (message) => warnings.push(message),
       handler: async (event) => {

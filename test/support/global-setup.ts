@@ -4,7 +4,7 @@
  * The handlers' JSON log lines go to a file instead of the terminal, so tests can search
  * what was logged (no phone numbers, secrets or bodies) and CI output stays readable.
  */
-import { appendFileSync, mkdtempSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -13,6 +13,11 @@ import { startLocalStack } from '#local/stack.ts';
 declare module 'vitest' {
   export interface ProvidedContext {
     stack: { baseUrl: string; env: Record<string, string> };
+    /** What the local runtime runs each function and poller with (compared with the template by test/e2e/deploy-parity). */
+    localSettings: {
+      functions: { name: string; timeoutSeconds: number; memoryMb: number; reservedConcurrency?: number }[];
+      pollers: Record<string, unknown>;
+    };
     logFile: string;
   }
 }
@@ -51,9 +56,23 @@ export default async function setup(project: TestProject) {
   });
   project.provide('stack', { baseUrl: stack.baseUrl, env: stack.env });
   project.provide('logFile', logFile);
+  project.provide('localSettings', {
+    functions: [...stack.deployment.functions.values()].map(({ name, timeoutSeconds, memoryMb, reservedConcurrency }) => ({
+      name,
+      timeoutSeconds,
+      memoryMb,
+      ...(reservedConcurrency !== undefined ? { reservedConcurrency } : {}),
+    })),
+    pollers: stack.pollerSettings,
+  });
   console.log(`handler logs: ${logFile}`);
   return async () => {
     await stack.stop();
     restore();
+    if (process.env.PERMISSIONS_REPORT) writeFileSync(process.env.PERMISSIONS_REPORT, JSON.stringify([...stack.usedActions].sort(), null, 1));
+    // Every function ran under its synthesized policy: a refused call is a grant missing on AWS.
+    if (stack.refusedCalls.length) {
+      throw new Error(`The functions' policies refused ${stack.refusedCalls.length} call(s):\n${[...new Set(stack.refusedCalls)].join('\n')}`);
+    }
   };
 }
