@@ -19,7 +19,8 @@ import { WORKERS } from '#functions/workers.ts';
 import { queueClient } from '#shared/storage/clients.ts';
 
 const settings = inject('localSettings');
-const app = new App({ context: { 'aws:cdk:bundling-stacks': [], 'aws:cdk:enable-path-metadata': true } });
+const { context } = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as { context: Record<string, unknown> };
+const app = new App({ context: { ...context, 'aws:cdk:bundling-stacks': [], 'aws:cdk:enable-path-metadata': true } });
 const template = Template.fromStack(new CommerceInterfaceStack(app, 'Parity')).toJSON() as {
   Resources: Record<string, { Type: string; Properties: Record<string, never>; Metadata?: Record<string, string> }>;
 };
