@@ -94,6 +94,43 @@ describe('the local stream poller (DynamoDB Local streams, Lambda semantics)', (
     }
   });
 
+  it("never hands over a record older than the stream's 24 h retention, or one its filter criteria exclude", async () => {
+    const { Table } = await dynamoClient().send(new DescribeTableCommand({ TableName: tableName() }));
+    const marker = `T#stream-age#${randomUUID()}`;
+    const handed: string[] = [];
+    const warnings: string[] = [];
+    const reader = (now: () => number, filterPatterns: string[]) =>
+      startStreamPoller({
+        endpoint: process.env.DYNAMODB_ENDPOINT!,
+        region: 'us-east-1',
+        streamArn: Table!.LatestStreamArn!,
+        settings: { ...MAPPING, filterPatterns },
+        now,
+        onWarning: (message) => warnings.push(message),
+        handler: async (event) => {
+          handed.push(...event.Records.filter((r) => r.dynamodb?.Keys?.pk?.S?.startsWith(marker)).map((r) => r.dynamodb!.Keys!.sk!.S!));
+        },
+      });
+    await tableClient().send(new PutCommand({ TableName: tableName(), Item: { pk: `${marker}#1`, sk: 'OLD' } }));
+    // A day and an hour later, as the reader sees it: the record was trimmed before it was read.
+    const late = reader(() => Date.now() + 25 * 3600 * 1000, []);
+    try {
+      await until(() => warnings.some((w) => /older than 24 h were trimmed/.test(w)));
+      expect(handed).toEqual([]);
+    } finally {
+      await late.stop();
+    }
+    const filtered = reader(Date.now, [JSON.stringify({ dynamodb: { Keys: { sk: { S: ['KEEP'] } } } })]);
+    try {
+      await tableClient().send(new PutCommand({ TableName: tableName(), Item: { pk: `${marker}#2`, sk: 'DROP' } }));
+      await tableClient().send(new PutCommand({ TableName: tableName(), Item: { pk: `${marker}#3`, sk: 'KEEP' } }));
+      await until(() => handed.includes('KEEP'));
+      expect(handed).toEqual(['KEEP']);
+    } finally {
+      await filtered.stop();
+    }
+  });
+
   it('starts from the trim horizon with a warning when its checkpoint file was left empty by a kill, and keeps checkpoints whole', async () => {
     const { Table } = await dynamoClient().send(new DescribeTableCommand({ TableName: tableName() }));
     const marker = `T#stream-damaged#${randomUUID()}`;
