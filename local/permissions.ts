@@ -163,7 +163,7 @@ export function enforcePermissions(service: Service, client: StackClient, check:
   (client.middlewareStack as { add: (middleware: unknown, options: Record<string, unknown>) => void }).add(
     (next: (args: { input: Input }) => Promise<unknown>, context: { commandName?: string }) => async (args: { input: Input }) => {
       const operation = (context.commandName ?? '').replace(/Command$/, '');
-      authorize(check, REQUESTS[service](operation, args.input, check.names));
+      if (currentInvocation()) authorize(check, REQUESTS[service](operation, args.input, check.names));
       return next(args);
     },
     { step: 'build', name: 'localPermissions', override: true },

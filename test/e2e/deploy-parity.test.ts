@@ -25,7 +25,8 @@ const template = Template.fromStack(new CommerceInterfaceStack(app, 'Parity')).t
   Resources: Record<string, { Type: string; Properties: Record<string, never>; Metadata?: Record<string, string> }>;
 };
 const resources = Object.entries(template.Resources);
-const byConstructId = (id: string) => resources.find(([, r]) => r.Metadata?.['aws:cdk:path']?.split('/')[1] === id)!;
+/** The L1 resource a construct id names (`Stack/Id/Resource`). */
+const byConstructId = (id: string) => resources.find(([, r]) => r.Metadata?.['aws:cdk:path'] === `Parity/${id}/Resource`)!;
 
 describe('deploy parity: the local runtime runs what the template deploys', () => {
   it('gives every function the timeout, memory and reserved concurrency of its template resource', () => {
