@@ -33,14 +33,12 @@ const FOURTEEN_DAYS = 14 * 24 * 3600;
 
 export const QUEUE_DEFINITIONS = {
   webhooks: {
-    logicalName: 'webhook-deliveries',
     /** Six times the sender's timeout, as Lambda's SQS event source requires. */
     visibilityTimeoutSeconds: 360,
     retentionSeconds: FOURTEEN_DAYS,
     maxReceiveCount: WEBHOOK_MAX_RECEIVE_COUNT,
   },
   webhooksDeadLetter: {
-    logicalName: 'webhook-deliveries-dlq',
     visibilityTimeoutSeconds: 30,
     retentionSeconds: FOURTEEN_DAYS,
   },
