@@ -51,8 +51,11 @@ async function runAs<R>(functionName: string, work: () => Promise<R>, edit?: (na
   return { result, used: [...check.used].filter((u) => u.startsWith(`${functionName} `)).map((u) => u.split(' ')[1]!) };
 }
 
-/** A queued delivery, made as the operator: what the stream processor would have left for the sender. */
-async function queuedDelivery() {
+/**
+ * A dead-lettered delivery, made as the operator. Parked, it has no queue message and no due
+ * entry, so the shared stack's own sender never claims it before the test does.
+ */
+async function parkedDelivery() {
   const { enqueueDelivery } = await import('#shared/webhooks/delivery-store.ts');
   const tenant = `t-${randomUUID().slice(0, 12)}`;
   const id = `dlv_${randomUUID()}`;
@@ -63,16 +66,16 @@ async function queuedDelivery() {
     event_occurred_at: new Date().toISOString(),
     correlation_id: 'c',
   };
-  await enqueueDelivery(tenant, id, event, '{}', null, new Date());
+  await enqueueDelivery(tenant, id, event, '{}', null, new Date(), { parked: true });
   return { tenant, id };
 }
 
-/** What the sender does with a delivery its endpoint accepted: claim it, then record the attempt. */
+/** What the sender does with a redriven delivery its endpoint accepted: claim it, then record the attempt. */
 const deliverAndRecord =
   ({ tenant, id }: { tenant: string; id: string }) =>
   async () => {
     const { claimDelivery, recordDeliveryAttempt } = await import('#shared/webhooks/delivery-store.ts');
-    const claim = await claimDelivery(tenant, id, new Date(), 60);
+    const claim = await claimDelivery(tenant, id, new Date(), 60, true);
     if (claim.kind !== 'claimed') throw new Error(`not claimed: ${claim.kind}`);
     const outcome = { at: new Date(), statusCode: 200, error: null, latencyMs: 5, requestExcerpt: '', responseExcerpt: '' };
     return recordDeliveryAttempt(claim.delivery, outcome, claim.lease);
@@ -82,11 +85,11 @@ const refusal = (fn: string, action: string) => new RegExp(`assumed-role/${fn}-r
 
 describe('functions run under their synthesized policies', () => {
   it("the webhook sender records an attempt with PutItem: without it in the sender's policy the record is refused, naming both", async () => {
-    const deployed = await runAs('webhook-sender', deliverAndRecord(await queuedDelivery()));
+    const deployed = await runAs('webhook-sender', deliverAndRecord(await parkedDelivery()));
     expect(deployed.result.status).toBe('delivered');
     expect(deployed.used).toContain('dynamodb:PutItem');
 
-    const withoutPut = runAs('webhook-sender', deliverAndRecord(await queuedDelivery()), without('dynamodb:PutItem'));
+    const withoutPut = runAs('webhook-sender', deliverAndRecord(await parkedDelivery()), without('dynamodb:PutItem'));
     await expect(withoutPut).rejects.toThrow(refusal('webhook-sender', 'dynamodb:PutItem'));
     await expect(withoutPut).rejects.toMatchObject({ name: 'AccessDeniedException' });
     expect(check.refused).toEqual([expect.stringMatching(/^webhook-sender dynamodb:PutItem arn:aws:dynamodb:.*table\/commerce-interface$/)]);
