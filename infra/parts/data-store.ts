@@ -66,7 +66,7 @@ export class DataStore {
     role?.addToPrincipalPolicy(
       new iam.PolicyStatement({
         effect: iam.Effect.DENY,
-        actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:TransactWriteItems'],
+        actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
         resources: [table.tableArn],
         conditions: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': ['KEY#*'] } },
       }),

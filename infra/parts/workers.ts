@@ -14,16 +14,12 @@ import { EVENT_SOURCES, FUNCTION_SETTINGS, STREAM_FILTERS } from '#shared/storag
 import { CommerceFunction, workerFunctionId } from './commerce-function.ts';
 import { DataStore } from './data-store.ts';
 
-/** Order processing reads customers, variants and rules and writes orders with their events. */
-const ORDER_PROCESSING_TABLE_ACTIONS = [
-  'dynamodb:GetItem',
-  'dynamodb:PutItem',
-  'dynamodb:UpdateItem',
-  'dynamodb:Query',
-  'dynamodb:BatchGetItem',
-  'dynamodb:BatchWriteItem',
-  'dynamodb:TransactWriteItems',
-];
+/**
+ * Order processing reads customers, variants and rules and writes orders with their events.
+ * Its transactions need no action of their own: AWS authorizes each item of a
+ * TransactWriteItems as the Put, Update or Delete it is.
+ */
+const ORDER_PROCESSING_TABLE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'];
 
 export class Workers {
   readonly functions: lambda.IFunction[] = [];

@@ -20,7 +20,7 @@ export interface Route {
   readonly handler: string;
   readonly summary: string;
   /** DynamoDB actions the handler uses beyond the pipeline's own (least-privilege IAM). */
-  readonly tableActions?: readonly ('Query' | 'BatchGetItem' | 'BatchWriteItem' | 'TransactWriteItems' | 'ConditionCheckItem')[];
+  readonly tableActions?: readonly ('Query' | 'BatchGetItem' | 'BatchWriteItem' | 'ConditionCheckItem')[];
   /** Queue actions the handler uses. */
   readonly queueActions?: readonly 'send'[];
   readonly tag: 'Discovery' | 'Catalog' | 'Customers' | 'Orders' | 'Results' | 'Sales rules' | 'Webhooks';

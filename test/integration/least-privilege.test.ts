@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import '../support/stack.ts';
 import { DATA_STORE_IDS } from '#infra/parts/data-store.ts';
@@ -116,6 +116,17 @@ describe('functions run under their synthesized policies', () => {
     const plantKey = () => tableClient().send(new PutCommand({ TableName: tableName(), Item: { pk: `KEY#${randomUUID()}`, sk: 'KEY', scopes: ['*'] } }));
     await expect(runAs('putCustomer', plantKey)).rejects.toThrow(/because an explicit deny in an identity-based policy applies/);
     await expect(runAs('webhook-sender', plantKey)).rejects.toThrow(refusal('webhook-sender', 'dynamodb:PutItem'));
+    // A transaction is authorized item by item, so hiding the key among allowed writes does not help.
+    const plantKeyInTransaction = () =>
+      tableClient().send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Put: { TableName: tableName(), Item: { pk: `T#x#${randomUUID()}`, sk: 'X' } } },
+            { Put: { TableName: tableName(), Item: { pk: `KEY#${randomUUID()}`, sk: 'KEY', scopes: ['*'] } } },
+          ],
+        }),
+      );
+    await expect(runAs('archiveProduct', plantKeyInTransaction)).rejects.toThrow(/because an explicit deny in an identity-based policy applies/);
   });
 
   it('a worker (the call scheduler) sweeps the due index with Query: without it the sweep is refused', async () => {
