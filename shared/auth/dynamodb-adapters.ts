@@ -2,11 +2,10 @@
  * The authorizer's ports backed by the table: cached key lookup and nonce claims, and the
  * per-key rate windows of the tenant gate.
  */
-import { randomInt, randomUUID } from 'node:crypto';
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { randomInt } from 'node:crypto';
 import { ttlCache } from '../caching/ttl-cache.ts';
-import { succeededUnlessConditionFailed } from '../storage/conditional.ts';
-import { tableClient, tableName } from '../storage/clients.ts';
+import { landed } from '../storage/conditional.ts';
+import { tableName } from '../storage/clients.ts';
 import { keys } from '../storage/keys.ts';
 import type { TenantConfig } from '../tenants/config.ts';
 import { readApiKey } from '../tenants/store.ts';
@@ -25,22 +24,18 @@ export function dynamoAuthPorts(options: { cacheSeconds: number; secrets: KeySec
   }, options.cacheSeconds * 1000);
   return {
     findKey: (keyId) => keyCache.get(keyId),
-    // DynamoDB TTL deletes lazily, so an item whose expiry has passed counts as free. The claim
-    // id makes the write idempotent: when the connection drops after DynamoDB stored the nonce,
-    // the SDK's retry finds its own claim and succeeds instead of refusing the request as a replay.
-    claimNonce: (principal: Principal, nonce: string, expiresAt: Date, at: Date) => {
-      const claim = randomUUID();
-      return succeededUnlessConditionFailed(
-        tableClient().send(
-          new PutCommand({
-            TableName: tableName(),
-            Item: { ...keys.nonce(principal.tenant, principal.keyId, nonce), expires_at: epochSeconds(expiresAt), claim },
-            ConditionExpression: 'attribute_not_exists(pk) OR expires_at < :now OR claim = :claim',
-            ExpressionAttributeValues: { ':now': epochSeconds(at), ':claim': claim },
-          }),
-        ),
-      );
-    },
+    // DynamoDB TTL deletes lazily, so an item whose expiry has passed counts as free. When the
+    // connection drops after DynamoDB stored the nonce, the SDK's retry finds its own write and
+    // succeeds instead of refusing the request as a replay.
+    claimNonce: (principal: Principal, nonce: string, expiresAt: Date, at: Date) =>
+      landed({
+        put: {
+          TableName: tableName(),
+          Item: { ...keys.nonce(principal.tenant, principal.keyId, nonce), expires_at: epochSeconds(expiresAt) },
+          ConditionExpression: 'attribute_not_exists(pk) OR expires_at < :now',
+          ExpressionAttributeValues: { ':now': epochSeconds(at) },
+        },
+      }),
     now: options.now ?? (() => new Date()),
   };
 }
@@ -63,16 +58,15 @@ export async function takeRateToken(principal: Principal, limit: TenantConfig['r
   const windowEnd = windowStart + windowMs;
   const counters = Math.max(1, Math.ceil(limit.requests_per_second / RATE_COUNTER_WRITES_PER_SECOND));
   const counter = counters === 1 ? 0 : randomInt(counters);
-  const admitted = await succeededUnlessConditionFailed(
-    tableClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.rateWindow(principal.tenant, principal.keyId, windowStart, counter),
-        UpdateExpression: 'ADD request_count :one SET expires_at = :expires',
-        ConditionExpression: 'attribute_not_exists(request_count) OR request_count < :burst',
-        ExpressionAttributeValues: { ':one': 1, ':burst': Math.ceil(limit.burst / counters), ':expires': Math.ceil(windowEnd / 1000) + 60 },
-      }),
-    ),
-  );
+  // A retried update never counts the request twice.
+  const admitted = await landed({
+    update: {
+      TableName: tableName(),
+      Key: keys.rateWindow(principal.tenant, principal.keyId, windowStart, counter),
+      UpdateExpression: 'ADD request_count :one SET expires_at = :expires',
+      ConditionExpression: 'attribute_not_exists(request_count) OR request_count < :burst',
+      ExpressionAttributeValues: { ':one': 1, ':burst': Math.ceil(limit.burst / counters), ':expires': Math.ceil(windowEnd / 1000) + 60 },
+    },
+  });
   return admitted ? 0 : Math.max(1, Math.ceil((windowEnd - at.getTime()) / 1000));
 }

@@ -1,14 +1,5 @@
-/**
- * Reaction jobs: work over a tenant's orders (requalify those using an archived product,
- * scrub those of an erased customer) done one bounded page per invocation, so any tenant
- * size completes within the function's timeout. The job item is written in the same
- * transaction as its cause; each page moves its position on, and that change's stream record
- * runs the next page. While running, the job carries a stream-work due entry, so a page whose
- * record is skipped is run by the reconciler instead.
- */
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { tableClient, tableName } from '../storage/clients.ts';
-import { succeededUnlessConditionFailed } from '../storage/conditional.ts';
+import { tableName } from '../storage/clients.ts';
+import { landed } from '../storage/conditional.ts';
 import { keys } from '../storage/keys.ts';
 import { streamDueAttributes } from '../stream/stream-work.ts';
 
@@ -75,24 +66,22 @@ const SET_PAGE_DONE = 'SET #position = :next, pages = pages + :one, orders = ord
 export async function advanceJob(job: StoredJob, next: ListPosition | null, page: { orders: number; ms: number }, now: Date): Promise<void> {
   const running = next !== null;
   const due = streamDueAttributes(job.pk, now);
-  await succeededUnlessConditionFailed(
-    tableClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: { pk: job.pk, sk: job.sk },
-        UpdateExpression: running ? `${SET_PAGE_DONE}, gsi2pk = :duepk, gsi2sk = :duesk` : `${SET_PAGE_DONE}, #status = :done REMOVE gsi2pk, gsi2sk`,
-        ConditionExpression: 'pages = :seen',
-        ExpressionAttributeNames: { '#position': 'position', ...(running ? {} : { '#status': 'status' }) },
-        ExpressionAttributeValues: {
-          ':next': next,
-          ':one': 1,
-          ':n': page.orders,
-          ':longest': Math.max(job.longest_page_ms ?? 0, Math.round(page.ms)),
-          ':at': now.toISOString(),
-          ':seen': job.pages,
-          ...(running ? { ':duepk': due.gsi2pk, ':duesk': due.gsi2sk } : { ':done': 'done' }),
-        },
-      }),
-    ),
-  );
+  await landed({
+    update: {
+      TableName: tableName(),
+      Key: { pk: job.pk, sk: job.sk },
+      UpdateExpression: running ? `${SET_PAGE_DONE}, gsi2pk = :duepk, gsi2sk = :duesk` : `${SET_PAGE_DONE}, #status = :done REMOVE gsi2pk, gsi2sk`,
+      ConditionExpression: 'pages = :seen',
+      ExpressionAttributeNames: { '#position': 'position', ...(running ? {} : { '#status': 'status' }) },
+      ExpressionAttributeValues: {
+        ':next': next,
+        ':one': 1,
+        ':n': page.orders,
+        ':longest': Math.max(job.longest_page_ms ?? 0, Math.round(page.ms)),
+        ':at': now.toISOString(),
+        ':seen': job.pages,
+        ...(running ? { ':duepk': due.gsi2pk, ':duesk': due.gsi2sk } : { ':done': 'done' }),
+      },
+    },
+  });
 }

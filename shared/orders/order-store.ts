@@ -3,10 +3,10 @@
  * its `revision`, in one transaction with the items its change produces (status event,
  * attempts, result). The order's history is its status events, read back page by page.
  */
-import { GetCommand, QueryCommand, type QueryCommandInput, type QueryCommandOutput, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, type QueryCommandInput, type QueryCommandOutput, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { NotFoundError, RevisionConflict } from '../errors.ts';
 import { streamRecoverySeconds, tableClient, tableName } from '../storage/clients.ts';
-import { conditionFailedAt, succeededUnlessConditionFailed } from '../storage/conditional.ts';
+import { conditionFailedAt, landed } from '../storage/conditional.ts';
 import { keys } from '../storage/keys.ts';
 import { paginate, sourcesOf } from '../storage/pagination.ts';
 import { withStreamDue } from '../stream/stream-work.ts';
@@ -125,16 +125,9 @@ export async function createOrder(order: StoredOrder, now: Date, causationId: st
 
 /** After an erasure: the result of an order no longer keeps the sandbox scenario (the phone's last digit). */
 export async function forgetResultScenario(orderPk: string): Promise<void> {
-  await succeededUnlessConditionFailed(
-    tableClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.orderResult(orderPk),
-        UpdateExpression: 'REMOVE scenario',
-        ConditionExpression: 'attribute_exists(pk)',
-      }),
-    ),
-  );
+  await landed({
+    update: { TableName: tableName(), Key: keys.orderResult(orderPk), UpdateExpression: 'REMOVE scenario', ConditionExpression: 'attribute_exists(pk)' },
+  });
 }
 
 /** The table as the order processing's repository. */

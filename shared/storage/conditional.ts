@@ -2,22 +2,14 @@
  * The one place that reads DynamoDB's "your condition did not hold" answers: a refused
  * conditional write is an expected outcome (someone else wrote first), not a failure.
  */
+import { randomBytes } from 'node:crypto';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { PutCommand, type PutCommandInput, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { tableClient } from './clients.ts';
 
 /** True when a single-item write was refused by its condition. */
 export const isConditionFailed = (error: unknown): error is ConditionalCheckFailedException => error instanceof ConditionalCheckFailedException;
-
-/** Awaits a conditional write: true when it landed, false when its condition refused it. */
-export async function succeededUnlessConditionFailed(write: Promise<unknown>): Promise<boolean> {
-  try {
-    await write;
-    return true;
-  } catch (error) {
-    if (isConditionFailed(error)) return false;
-    throw error;
-  }
-}
 
 /** True when a transaction was cancelled because the condition of action `index` failed. */
 export const conditionFailedAt = (error: unknown, index: number): boolean =>
@@ -29,3 +21,59 @@ export function cancelledItem(error: unknown, index: number): Record<string, unk
   const item = error.CancellationReasons?.[index]?.Item;
   return item ? unmarshall(item) : undefined;
 }
+
+/**
+ * The attribute holding the token of the conditional write that last changed an item. It is
+ * how a write recognises its own earlier success: when the connection drops after DynamoDB
+ * applied a write, the SDK sends it again and the retry meets the item the first attempt wrote.
+ */
+export const WRITE_TOKEN = 'wt';
+
+export type ConditionalOutcome =
+  /** `item`: what `ReturnValues` asked for; on a repeated write, the item as it now stands. */
+  | { written: true; item: Record<string, unknown> | undefined; repeated: boolean }
+  /** `item`: the item that failed the condition, if there is one. */
+  | { written: false; item: Record<string, unknown> | undefined };
+
+type ConditionalPut = Omit<PutCommandInput, 'ReturnValuesOnConditionCheckFailure'> & { ConditionExpression: string };
+type ConditionalUpdate = Omit<UpdateCommandInput, 'ReturnValuesOnConditionCheckFailure'> & { ConditionExpression: string; UpdateExpression: string };
+
+/** `SET #wt = :wt` added to an update expression, whichever clauses it has. */
+const stampUpdate = (expression: string) =>
+  /\bSET\s/i.test(expression)
+    ? expression.replace(/\bSET\s/i, `SET #${WRITE_TOKEN} = :${WRITE_TOKEN}, `)
+    : `${expression} SET #${WRITE_TOKEN} = :${WRITE_TOKEN}`;
+
+/**
+ * The one way to write an item conditionally. The write carries a new token in the item and in
+ * its condition (`… AND the item does not already carry this token`), so a retry of a write
+ * that was applied fails its condition on an item with this very token: that is this write's
+ * own success, answered as the first attempt would have been (`repeated`), never as someone
+ * else's write. A retry can therefore never apply a write twice either (a counter's `ADD`).
+ * Transactions need none of this: the SDK gives each one a `ClientRequestToken`, and DynamoDB
+ * answers a retried transaction that already succeeded with success.
+ */
+export async function writeConditionally(write: { put: ConditionalPut } | { update: ConditionalUpdate }): Promise<ConditionalOutcome> {
+  const token = randomBytes(12).toString('base64url');
+  const input = 'put' in write ? write.put : write.update;
+  const guarded = {
+    ConditionExpression: `(${input.ConditionExpression}) AND (attribute_not_exists(#${WRITE_TOKEN}) OR #${WRITE_TOKEN} <> :${WRITE_TOKEN})`,
+    ExpressionAttributeNames: { ...input.ExpressionAttributeNames, [`#${WRITE_TOKEN}`]: WRITE_TOKEN },
+    ExpressionAttributeValues: { ...input.ExpressionAttributeValues, [`:${WRITE_TOKEN}`]: token },
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+  };
+  try {
+    const { Attributes } =
+      'put' in write
+        ? await tableClient().send(new PutCommand({ ...write.put, ...guarded, Item: { ...write.put.Item, [WRITE_TOKEN]: token } }))
+        : await tableClient().send(new UpdateCommand({ ...write.update, ...guarded, UpdateExpression: stampUpdate(write.update.UpdateExpression) }));
+    return { written: true, item: Attributes, repeated: false };
+  } catch (error) {
+    if (!isConditionFailed(error)) throw error;
+    const item = error.Item ? unmarshall(error.Item) : undefined;
+    return item?.[WRITE_TOKEN] === token ? { written: true, item, repeated: true } : { written: false, item };
+  }
+}
+
+/** True when the write landed (on this attempt or an earlier one of the same call), false when its condition refused it. */
+export const landed = async (write: Parameters<typeof writeConditionally>[0]): Promise<boolean> => (await writeConditionally(write)).written;

@@ -1,7 +1,7 @@
 /** Reads of the sparse due-work index (gsi2): every entry of every shard whose due time has passed. */
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { tableClient, tableName } from './clients.ts';
-import { isConditionFailed } from './conditional.ts';
+import { landed } from './conditional.ts';
 import type { DueIndex } from './keys.ts';
 
 /** A due time after every real one: "everything due, whenever" (a replay now, a listing of all pending work). */
@@ -43,20 +43,14 @@ export async function* dueItems<T extends Record<string, unknown>>(index: DueInd
  * sweep that wins takes the work, so two sweeps never do it twice, and work whose sweep dies
  * comes due again.
  */
-export async function postponeDue(item: Record<string, unknown>, next: Date): Promise<boolean> {
-  try {
-    await tableClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: { pk: item.pk, sk: item.sk },
-        UpdateExpression: 'SET gsi2sk = :next',
-        ConditionExpression: 'gsi2sk = :seen',
-        ExpressionAttributeValues: { ':seen': item.gsi2sk, ':next': next.toISOString() },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailed(error)) return false;
-    throw error;
-  }
+export function postponeDue(item: Record<string, unknown>, next: Date): Promise<boolean> {
+  return landed({
+    update: {
+      TableName: tableName(),
+      Key: { pk: item.pk, sk: item.sk },
+      UpdateExpression: 'SET gsi2sk = :next',
+      ConditionExpression: 'gsi2sk = :seen',
+      ExpressionAttributeValues: { ':seen': item.gsi2sk, ':next': next.toISOString() },
+    },
+  });
 }

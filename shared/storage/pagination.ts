@@ -5,35 +5,31 @@
  * list's filters, so a tampered, foreign or mismatched cursor is refused with 422.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ValidationError } from '../errors.ts';
 import { tableClient, tableName } from './clients.ts';
 import { keys } from './keys.ts';
 import type { Condition } from './versioned-write.ts';
 import { canonicalJson } from '../versioning/version-attributes.ts';
-import { isConditionFailed } from './conditional.ts';
+import { landed } from './conditional.ts';
 
-let cursorKey: Buffer | undefined;
-
-/** The MAC key lives in the table (created once, by whichever instance comes first). */
-async function loadCursorKey(): Promise<Buffer> {
-  if (cursorKey) return cursorKey;
-  const key = keys.system('CURSOR_KEY');
+/** A random secret kept in the table under `name`: created once, by whichever instance asks first. */
+export async function systemSecret(name: string): Promise<Buffer> {
+  const key = keys.system(name);
   const read = async () =>
     (await tableClient().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item?.secret as string | undefined;
   let secret = await read();
   if (!secret) {
-    try {
-      secret = randomBytes(32).toString('base64');
-      await tableClient().send(new PutCommand({ TableName: tableName(), Item: { ...key, secret }, ConditionExpression: 'attribute_not_exists(pk)' }));
-    } catch (error) {
-      if (!isConditionFailed(error)) throw error;
-      secret = await read();
-    }
+    secret = randomBytes(32).toString('base64');
+    // Whoever wrote it first (another instance at the same moment) wins; everyone reads theirs.
+    if (!(await landed({ put: { TableName: tableName(), Item: { ...key, secret }, ConditionExpression: 'attribute_not_exists(pk)' } }))) secret = await read();
   }
-  cursorKey = Buffer.from(secret!, 'base64');
-  return cursorKey;
+  return Buffer.from(secret!, 'base64');
 }
+
+let cursorKey: Buffer | undefined;
+/** The MAC key of every cursor. */
+const loadCursorKey = async (): Promise<Buffer> => (cursorKey ??= await systemSecret('CURSOR_KEY'));
 
 export interface CursorScope {
   tenant: string;

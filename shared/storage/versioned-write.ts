@@ -1,15 +1,8 @@
-/**
- * The source_version guard of contract-decisions section 3, as one reusable piece: the
- * version check is the condition of the write itself, so two racing writers can never both
- * win and the newer version always ends stored. Every versioned entity writes through here.
- */
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { StaleVersionError } from '../errors.ts';
 import { compareSourceVersions } from '../versioning/source-version.ts';
 import type { VersionAttributes } from '../versioning/version-attributes.ts';
-import { tableClient, tableName } from './clients.ts';
-import { isConditionFailed } from './conditional.ts';
+import { tableName } from './clients.ts';
+import { writeConditionally } from './conditional.ts';
 import type { ItemKey } from './keys.ts';
 
 export interface Condition {
@@ -96,24 +89,20 @@ export async function versionedWrite<T extends Record<string, unknown>>(
     names[`#r${i}`] = name;
     return `#r${i}`;
   });
-  try {
-    const { Attributes } = await tableClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: key,
-        UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
-        ConditionExpression: condition.ConditionExpression,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        ReturnValues: 'ALL_OLD',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-    return { outcome: 'upserted', previous: Attributes as T | undefined };
-  } catch (error) {
-    if (!isConditionFailed(error)) throw error;
-    const stored = error.Item ? (unmarshall(error.Item) as T) : undefined;
-    if (refusedVersionOutcome(stored, version) === 'unchanged') return { outcome: 'unchanged', previous: stored! };
-    return { outcome: 'refused', previous: stored };
-  }
+  const written = await writeConditionally({
+    update: {
+      TableName: tableName(),
+      Key: key,
+      UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
+      ConditionExpression: condition.ConditionExpression,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+      ReturnValues: 'ALL_OLD',
+    },
+  });
+  // A repeated write knows only the item it wrote, not the one before it: `previous` is that item.
+  if (written.written) return { outcome: 'upserted', previous: written.item as T | undefined };
+  const stored = written.item as T | undefined;
+  if (refusedVersionOutcome(stored, version) === 'unchanged') return { outcome: 'unchanged', previous: stored! };
+  return { outcome: 'refused', previous: stored };
 }

@@ -1,16 +1,6 @@
-/**
- * Stream work that cannot be dropped. An item whose stream record must be handled (an event
- * to fan out, a page of a reaction job) carries an entry in the sparse due index until it has
- * been: the stream processor clears an event's entry once every reaction succeeded, a job
- * moves its own on with each page. Should the record be skipped after the event source's
- * retries (on AWS it then also lands in the stream's on-failure queue), the reconciler finds
- * the entry once overdue and replays the item through the same reactions, as if the stream
- * had brought it again; the reactions are idempotent, so a replay of work done is harmless.
- */
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { logger } from '../logging/logger.ts';
-import { streamRecoverySeconds, tableClient, tableName } from '../storage/clients.ts';
-import { succeededUnlessConditionFailed } from '../storage/conditional.ts';
+import { streamRecoverySeconds, tableName } from '../storage/clients.ts';
+import { landed } from '../storage/conditional.ts';
 import { dueItems, EVERYTHING_DUE, postponeDue } from '../storage/due-index.ts';
 import { DUE_INDEXES, keys, tenantOfKey } from '../storage/keys.ts';
 import type { Reaction } from './stream-dispatch.ts';
@@ -32,17 +22,15 @@ export const streamWorkDone: Reaction = {
   async handle(change) {
     const item = change.newImage;
     if (change.eventName !== 'INSERT' || item?.entity !== 'event' || !hasStreamDue(item)) return;
-    await succeededUnlessConditionFailed(
-      tableClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: { pk: item.pk, sk: item.sk },
-          UpdateExpression: 'REMOVE gsi2pk, gsi2sk',
-          ConditionExpression: 'begins_with(gsi2pk, :prefix)',
-          ExpressionAttributeValues: { ':prefix': STREAM_DUE_PREFIX },
-        }),
-      ),
-    );
+    await landed({
+      update: {
+        TableName: tableName(),
+        Key: { pk: item.pk, sk: item.sk },
+        UpdateExpression: 'REMOVE gsi2pk, gsi2sk',
+        ConditionExpression: 'begins_with(gsi2pk, :prefix)',
+        ExpressionAttributeValues: { ':prefix': STREAM_DUE_PREFIX },
+      },
+    });
   },
 };
 

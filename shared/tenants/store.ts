@@ -4,12 +4,12 @@
  * revoked key stops working within AUTH_CACHE_SECONDS (at most 60 s).
  */
 import { randomBytes } from 'node:crypto';
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { keySecrets, tableClient, tableName } from '../storage/clients.ts';
 import { keys } from '../storage/keys.ts';
 import type { Scope } from '../api/scopes.ts';
 import { type TenantConfig, TenantConfigSchema } from './config.ts';
-import { isConditionFailed } from '../storage/conditional.ts';
+import { landed } from '../storage/conditional.ts';
 
 export interface ApiKeyRecord {
   key_id: string;
@@ -50,34 +50,26 @@ export async function createApiKey(tenant: string, scopes: Scope[], now = new Da
   const key_id = `key_${randomBytes(12).toString('hex')}`;
   const secret = await keySecrets().secretFor(key_id);
   const record: ApiKeyRecord = { key_id, tenant, scopes, status: 'active', created_at: now.toISOString() };
-  await tableClient().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: { ...keys.apiKey(key_id), entity: 'api_key', ...record },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
-  );
+  const written = await landed({
+    put: { TableName: tableName(), Item: { ...keys.apiKey(key_id), entity: 'api_key', ...record }, ConditionExpression: 'attribute_not_exists(pk)' },
+  });
+  // 96 random bits: a key id already taken is a broken random source, not bad luck.
+  if (!written) throw new Error(`API key id ${key_id} exists already`);
   return { key_id, secret, tenant, scopes };
 }
 
 /** Returns false when no such key exists. */
-export async function revokeApiKey(keyId: string, now = new Date()): Promise<boolean> {
-  try {
-    await tableClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.apiKey(keyId),
-        UpdateExpression: 'SET #status = :revoked, revoked_at = :now',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':revoked': 'revoked', ':now': now.toISOString() },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailed(error)) return false;
-    throw error;
-  }
+export function revokeApiKey(keyId: string, now = new Date()): Promise<boolean> {
+  return landed({
+    update: {
+      TableName: tableName(),
+      Key: keys.apiKey(keyId),
+      UpdateExpression: 'SET #status = :revoked, revoked_at = :now',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':revoked': 'revoked', ':now': now.toISOString() },
+    },
+  });
 }
 
 export async function readApiKey(keyId: string): Promise<ApiKeyRecord | undefined> {

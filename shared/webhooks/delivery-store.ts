@@ -5,11 +5,10 @@
  * "look at this delivery now", so duplicates and lost messages are harmless (the reconciler
  * re-sends a message whose record is overdue).
  */
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { type QueueMessage, sendToWebhookQueue } from '../queue/outbox-queue.ts';
 import { queueRedeliveryGraceSeconds, tableClient, tableName } from '../storage/clients.ts';
-import { isConditionFailed, succeededUnlessConditionFailed } from '../storage/conditional.ts';
+import { landed, writeConditionally } from '../storage/conditional.ts';
 import { keys } from '../storage/keys.ts';
 import { backoffSeconds, MAX_ATTEMPTS } from './retry-schedule.ts';
 import type { Delivery, DeliveryStatus } from './webhook-schemas.ts';
@@ -88,20 +87,17 @@ export async function enqueueDelivery(
     payload,
     expires_at: Math.floor(now.getTime() / 1000) + DELIVERY_RETENTION_SECONDS,
   };
-  try {
-    await tableClient().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: { entity: 'delivery', ...delivery, ...deliveryListAttributes(delivery), ...(options.parked ? {} : dueFor(delivery.pk, tenant, deliveryId, now)) },
-        ConditionExpression: 'attribute_not_exists(pk)',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-  } catch (error) {
-    if (!isConditionFailed(error)) throw error;
-    // A re-delivered stream record, or the SDK's retry of this very write: while the delivery
-    // is still queued its message may be missing, and a second message is harmless.
-    if (error.Item && unmarshall(error.Item).status === 'queued') await sendToWebhookQueue(messageFor(tenant, deliveryId)).catch(() => undefined);
+  const written = await writeConditionally({
+    put: {
+      TableName: tableName(),
+      Item: { entity: 'delivery', ...delivery, ...deliveryListAttributes(delivery), ...(options.parked ? {} : dueFor(delivery.pk, tenant, deliveryId, now)) },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  });
+  if (!written.written) {
+    // A re-delivered stream record: while the delivery is still queued its message may be
+    // missing, and a second message is harmless.
+    if (written.item?.status === 'queued') await sendToWebhookQueue(messageFor(tenant, deliveryId)).catch(() => undefined);
     return false;
   }
   if (options.parked) return true;
@@ -152,37 +148,31 @@ function refusal(stored: StoredDelivery | undefined, now: Date): Exclude<Claim, 
  */
 export async function claimDelivery(tenant: string, id: string, now: Date, leaseSeconds: number, fromDeadLetterQueue = false): Promise<Claim> {
   const lease = new Date(now.getTime() + leaseSeconds * 1000).toISOString();
-  try {
-    const { Attributes } = await tableClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.delivery(tenant, id),
-        // A new claim ends the previous holder's right to repeat its record write.
-        UpdateExpression: 'SET #status = :delivering, delivering_until = :until, list_view.#status = :delivering, gsi3pk = :facet REMOVE recorded_lease',
-        ConditionExpression:
-          'attribute_exists(pk) AND #status <> :delivered AND (attribute_not_exists(delivering_until) OR delivering_until < :now) ' +
-          'AND (#status <> :retrying OR next_attempt_at <= :now) AND (#status <> :dead OR :redrive = :yes)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':delivering': 'delivering',
-          ':delivered': 'delivered',
-          ':retrying': 'retrying',
-          ':dead': 'dead_lettered',
-          ':redrive': fromDeadLetterQueue,
-          ':yes': true,
-          ':now': now.toISOString(),
-          ':until': lease,
-          ':facet': deliveringPartition(tenant, id),
-        },
-        ReturnValues: 'ALL_OLD',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-    return { kind: 'claimed', delivery: deliveryFromItem(Attributes!), lease };
-  } catch (error) {
-    if (!isConditionFailed(error)) throw error;
-    return refusal(error.Item ? deliveryFromItem(unmarshall(error.Item)) : undefined, now);
-  }
+  const claimed = await writeConditionally({
+    update: {
+      TableName: tableName(),
+      Key: keys.delivery(tenant, id),
+      UpdateExpression: 'SET #status = :delivering, delivering_until = :until, list_view.#status = :delivering, gsi3pk = :facet',
+      ConditionExpression:
+        'attribute_exists(pk) AND #status <> :delivered AND (attribute_not_exists(delivering_until) OR delivering_until < :now) ' +
+        'AND (#status <> :retrying OR next_attempt_at <= :now) AND (#status <> :dead OR :redrive = :yes)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':delivering': 'delivering',
+        ':delivered': 'delivered',
+        ':retrying': 'retrying',
+        ':dead': 'dead_lettered',
+        ':redrive': fromDeadLetterQueue,
+        ':yes': true,
+        ':now': now.toISOString(),
+        ':until': lease,
+        ':facet': deliveringPartition(tenant, id),
+      },
+      ReturnValues: 'ALL_OLD',
+    },
+  });
+  if (claimed.written) return { kind: 'claimed', delivery: deliveryFromItem(claimed.item!), lease };
+  return refusal(claimed.item ? deliveryFromItem(claimed.item) : undefined, now);
 }
 
 export interface AttemptOutcome {
@@ -226,42 +216,35 @@ export async function recordDeliveryAttempt(
   const { gsi2pk: _a, gsi2sk: _b, queue_message: _c, ...rest } = next as StoredDelivery & Record<string, unknown>;
   // Only the holder of the current lease records: a sender whose lease ran out while it waited
   // on a slow receiver must never overwrite what a later sender wrote (`delivered` above all).
-  // `recorded_lease` lets the SDK's retry of this very write (the connection dropped after
-  // DynamoDB stored it) succeed again instead of reading as a lost lease.
-  const recorded = await succeededUnlessConditionFailed(
-    tableClient().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: {
-          entity: 'delivery',
-          ...rest,
-          recorded_lease: lease,
-          ...deliveryListAttributes(next),
-          ...(nextAttemptAt ? dueFor(next.pk, next.tenant, next.delivery_id, nextAttemptAt) : {}),
-        },
-        ConditionExpression: 'delivering_until = :lease OR recorded_lease = :lease',
-        ExpressionAttributeValues: { ':lease': lease },
-      }),
-    ),
-  );
+  const recorded = await landed({
+    put: {
+      TableName: tableName(),
+      Item: {
+        entity: 'delivery',
+        ...rest,
+        ...deliveryListAttributes(next),
+        ...(nextAttemptAt ? dueFor(next.pk, next.tenant, next.delivery_id, nextAttemptAt) : {}),
+      },
+      ConditionExpression: 'delivering_until = :lease',
+      ExpressionAttributeValues: { ':lease': lease },
+    },
+  });
   if (!recorded) return { status: 'superseded', retryInSeconds: 0 };
   // The attempt log entry is informational: written after the delivery, once per attempt number.
-  await succeededUnlessConditionFailed(
-    tableClient().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: {
-          ...keys.deliveryAttempt(previous.pk, attempts),
-          entity: 'delivery_attempt',
-          attempt: attempts,
-          ...lastAttempt,
-          request_excerpt: outcome.requestExcerpt,
-          response_excerpt: outcome.responseExcerpt,
-          expires_at: Math.floor(outcome.at.getTime() / 1000) + DELIVERY_RETENTION_SECONDS,
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    ),
-  );
+  await landed({
+    put: {
+      TableName: tableName(),
+      Item: {
+        ...keys.deliveryAttempt(previous.pk, attempts),
+        entity: 'delivery_attempt',
+        attempt: attempts,
+        ...lastAttempt,
+        request_excerpt: outcome.requestExcerpt,
+        response_excerpt: outcome.responseExcerpt,
+        expires_at: Math.floor(outcome.at.getTime() / 1000) + DELIVERY_RETENTION_SECONDS,
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  });
   return { status, retryInSeconds: retryIn };
 }

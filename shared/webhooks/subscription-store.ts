@@ -1,12 +1,13 @@
 /** The tenant's one webhook subscription: secrets (shown once), rotation with overlap, health. */
 import { randomBytes } from 'node:crypto';
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { NotFoundError } from '../errors.ts';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { NotFoundError, RevisionConflict } from '../errors.ts';
+import { retryOnRevisionConflict } from '../storage/revision-retry.ts';
 import { tableClient, tableName } from '../storage/clients.ts';
 import { keys } from '../storage/keys.ts';
 import type { PublicEventType } from '../events/event-types.ts';
 import type { WebhookHealth } from './health.ts';
-import { isConditionFailed } from '../storage/conditional.ts';
+import { landed } from '../storage/conditional.ts';
 
 export interface StoredSubscription {
   url: string;
@@ -53,13 +54,12 @@ export async function putSubscription(
   const at = now.toISOString();
   const key = keys.webhookSubscription(tenant);
   const fresh: StoredSubscription = { ...input, secret: newWebhookSecret(), secret_last_rotated_at: at, created_at: at, updated_at: at };
-  try {
-    await tableClient().send(
-      new PutCommand({ TableName: tableName(), Item: { ...key, entity: 'webhook_subscription', ...fresh }, ConditionExpression: 'attribute_not_exists(pk)' }),
-    );
+  if (
+    await landed({
+      put: { TableName: tableName(), Item: { ...key, entity: 'webhook_subscription', ...fresh }, ConditionExpression: 'attribute_not_exists(pk)' },
+    })
+  ) {
     return { created: true, subscription: fresh };
-  } catch (error) {
-    if (!isConditionFailed(error)) throw error;
   }
   const { Attributes } = await tableClient().send(
     new UpdateCommand({
@@ -79,30 +79,33 @@ export async function putSubscription(
  * A new secret, returned once; the previous one stays valid for `overlapSeconds` (0: ends
  * now). Rotating again during an overlap ends the older secret at once.
  */
-export async function rotateSecret(tenant: string, overlapSeconds: number, now: Date) {
-  const current = await readWebhookSubscription(tenant);
-  if (!current) throw new NotFoundError('No webhook subscription: create it with PUT /webhook-subscription first.');
-  const secret = newWebhookSecret();
-  const at = now.toISOString();
-  const expiresAt = overlapSeconds > 0 ? new Date(now.getTime() + overlapSeconds * 1000).toISOString() : null;
-  await tableClient().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.webhookSubscription(tenant),
-      UpdateExpression: expiresAt
-        ? 'SET secret = :secret, previous_secret = :previous, previous_secret_expires_at = :expires, secret_last_rotated_at = :at, updated_at = :at'
-        : 'SET secret = :secret, secret_last_rotated_at = :at, updated_at = :at REMOVE previous_secret, previous_secret_expires_at',
-      // Compare-and-set on the secret read above: two rotations at once cannot lose one.
-      ConditionExpression: 'secret = :read',
-      ExpressionAttributeValues: {
-        ':secret': secret,
-        ':read': current.secret,
-        ':at': at,
-        ...(expiresAt ? { ':previous': current.secret, ':expires': expiresAt } : {}),
+export function rotateSecret(tenant: string, overlapSeconds: number, now: Date) {
+  return retryOnRevisionConflict(async () => {
+    const current = await readWebhookSubscription(tenant);
+    if (!current) throw new NotFoundError('No webhook subscription: create it with PUT /webhook-subscription first.');
+    const secret = newWebhookSecret();
+    const at = now.toISOString();
+    const expiresAt = overlapSeconds > 0 ? new Date(now.getTime() + overlapSeconds * 1000).toISOString() : null;
+    const rotated = await landed({
+      update: {
+        TableName: tableName(),
+        Key: keys.webhookSubscription(tenant),
+        UpdateExpression: expiresAt
+          ? 'SET secret = :secret, previous_secret = :previous, previous_secret_expires_at = :expires, secret_last_rotated_at = :at, updated_at = :at'
+          : 'SET secret = :secret, secret_last_rotated_at = :at, updated_at = :at REMOVE previous_secret, previous_secret_expires_at',
+        // Compare-and-set on the secret read above: two rotations at once cannot lose one.
+        ConditionExpression: 'secret = :read',
+        ExpressionAttributeValues: {
+          ':secret': secret,
+          ':read': current.secret,
+          ':at': at,
+          ...(expiresAt ? { ':previous': current.secret, ':expires': expiresAt } : {}),
+        },
       },
-    }),
-  );
-  return { secret, previous_secret_expires_at: expiresAt, secret_last_rotated_at: at };
+    });
+    if (!rotated) throw new RevisionConflict('rotated by another request meanwhile');
+    return { secret, previous_secret_expires_at: expiresAt, secret_last_rotated_at: at };
+  });
 }
 
 /** `https://hooks.example.com/…/a1b2`: enough to recognise the URL, not enough to call it. */
@@ -144,23 +147,16 @@ export async function noteEndpointAttempt(
   disableAfterSeconds: number,
 ): Promise<EndpointChange> {
   const at = now.toISOString();
-  const update = async (expression: string, condition: string, values: Record<string, unknown>) => {
-    try {
-      await tableClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.webhookSubscription(tenant),
-          UpdateExpression: expression,
-          ConditionExpression: condition,
-          ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailed(error)) return false;
-      throw error;
-    }
-  };
+  const update = (expression: string, condition: string, values: Record<string, unknown>) =>
+    landed({
+      update: {
+        TableName: tableName(),
+        Key: keys.webhookSubscription(tenant),
+        UpdateExpression: expression,
+        ConditionExpression: condition,
+        ExpressionAttributeValues: values,
+      },
+    });
   if (succeeded) return s.failing_since && (await update('REMOVE failing_since', 'attribute_exists(failing_since)', {})) ? 'recovered' : 'none';
   if (!s.failing_since)
     return (await update('SET failing_since = :at', 'attribute_exists(pk) AND attribute_not_exists(failing_since)', { ':at': at })) ? 'failing' : 'none';

@@ -15,10 +15,16 @@
  */
 import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { IdempotencyAlreadyInProgressError, IdempotencyConfig, IdempotencyValidationError } from '@aws-lambda-powertools/idempotency';
+import {
+  IdempotencyAlreadyInProgressError,
+  IdempotencyConfig,
+  IdempotencyItemAlreadyExistsError,
+  IdempotencyRecordStatus,
+  IdempotencyValidationError,
+} from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import { makeHandlerIdempotent } from '@aws-lambda-powertools/idempotency/middleware';
-import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/persistence';
+import type { BasePersistenceLayer, IdempotencyRecord } from '@aws-lambda-powertools/idempotency/persistence';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { HttpMethod } from '../../api/routes.ts';
 import { IdempotencyConflictError, ValidationError } from '../../errors.ts';
@@ -36,6 +42,25 @@ export function tableIdempotencyStore(tableName: string, client: DynamoDBClient)
     new (class extends DynamoDBPersistenceLayer {
       protected override getKey(idempotencyKey: string): Record<string, AttributeValue> {
         return marshall(keys.idempotency(tenant, idempotencyKey));
+      }
+
+      /**
+       * When the connection drops after DynamoDB stored the claim, the SDK's retry meets it and
+       * Powertools would answer "in progress" to the very request that holds it. A claim in
+       * progress with this claim's in-progress expiry (milliseconds, from this invocation's
+       * deadline) and payload hash is this one's own.
+       */
+      protected override async _putRecord(record: IdempotencyRecord): Promise<void> {
+        try {
+          await super._putRecord(record);
+        } catch (error) {
+          const existing = error instanceof IdempotencyItemAlreadyExistsError ? error.existingRecord : undefined;
+          const own =
+            existing?.getStatus() === IdempotencyRecordStatus.INPROGRESS &&
+            existing.inProgressExpiryTimestamp === record.inProgressExpiryTimestamp &&
+            existing.payloadHash === record.payloadHash;
+          if (!own) throw error;
+        }
       }
     })({ tableName, awsSdkV3Client: client, keyAttr: 'pk', expiryAttr: TABLE_TTL_ATTRIBUTE });
 }

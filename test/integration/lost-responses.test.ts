@@ -1,0 +1,339 @@
+/**
+ * Every conditional write survives a lost response. Each scenario runs the real store code
+ * against DynamoDB Local twice: once as it is, once with every conditional write's first
+ * attempt answered by a dropped connection after DynamoDB applied it (deterministically, not at
+ * random), so the SDK sends it again and the retry meets the item its own first attempt wrote.
+ * The outcome must be the same. The last test finds every conditional write in the code and
+ * fails if one was not reached here, or was written around the one helper that makes it safe.
+ */
+import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { IdempotencyConfig } from '@aws-lambda-powertools/idempotency';
+import { afterAll, describe, expect, it } from 'vitest';
+import '../support/stack.ts';
+import { repoRoot } from '../support/paths.ts';
+import { decorateClients, dynamoClient, tableClient, tableName } from '#shared/storage/clients.ts';
+
+/** Where each conditional write was made from (file:line), and how many first attempts were lost. */
+const sites = new Set<string>();
+let losing = false;
+let lost = 0;
+
+const CONDITIONAL = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'TransactWriteItemsCommand']);
+const isConditional = (command: string, input: Record<string, unknown>) =>
+  CONDITIONAL.has(command) &&
+  (typeof input.ConditionExpression === 'string' ||
+    ((input.TransactItems as Record<string, { ConditionExpression?: string }>[] | undefined) ?? []).some((item) =>
+      Object.values(item).some((action) => typeof action.ConditionExpression === 'string'),
+    ));
+
+/** The first frame of the store code that made the call (not the SDK, not the helper). */
+const callerOf = (stack: string) =>
+  stack
+    .split('\n')
+    .map((line) => /\((.*?):(\d+):\d+\)$|at (.*?):(\d+):\d+$/.exec(line.trim()))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => ({ file: relative(repoRoot, m[1] ?? m[3]!), line: Number(m[2] ?? m[4]) }))
+    .find(({ file }) => /^(shared|functions|local)\//.test(file) && file !== 'shared/storage/conditional.ts' && file !== 'shared/storage/clients.ts');
+
+decorateClients((service, client) => {
+  if (service !== 'dynamodb') return;
+  const stack = (client as DynamoDBClient).middlewareStack;
+  stack.add(
+    (next, context) => async (args) => {
+      const input = args.input as Record<string, unknown>;
+      if (!isConditional(context.commandName!, input)) return next(args);
+      const caller = callerOf(new Error().stack ?? '');
+      if (caller) sites.add(`${caller.file}:${caller.line}`);
+      (context as { loseFirst?: boolean }).loseFirst = losing;
+      return next(args);
+    },
+    { step: 'initialize', name: 'lostResponsesSite', priority: 'high' },
+  );
+  // Inside the retry loop, like the local fault switch: DynamoDB acts, the answer never arrives.
+  stack.add(
+    (next, context) => async (args) => {
+      const state = context as { loseFirst?: boolean };
+      if (!state.loseFirst) return next(args);
+      state.loseFirst = false;
+      await next(args).catch(() => undefined);
+      lost++;
+      throw Object.assign(new Error('socket hang up (lost response)'), { name: 'Error', code: 'ECONNRESET', $metadata: {} });
+    },
+    { step: 'deserialize', name: 'lostResponses', override: true },
+  );
+});
+
+/** Runs the scenario as it is and with every first answer lost; both outcomes are returned for comparison. */
+async function bothWays<T>(scenario: () => Promise<T>): Promise<{ clean: T; lossy: T }> {
+  const clean = await scenario();
+  const lostBefore = lost;
+  losing = true;
+  try {
+    const lossy = await scenario();
+    expect(lost, 'the lossy run lost no answer: the scenario made no conditional write').toBeGreaterThan(lostBefore);
+    return { clean, lossy };
+  } finally {
+    losing = false;
+  }
+}
+
+const tenantId = () => `t-${randomUUID().slice(0, 12)}`;
+const get = async ({ pk, sk }: { pk: string; sk: string }) =>
+  (await tableClient().send(new GetCommand({ TableName: tableName(), Key: { pk, sk }, ConsistentRead: true }))).Item;
+const put = (item: Record<string, unknown>) => tableClient().send(new PutCommand({ TableName: tableName(), Item: item }));
+const principal = (tenant: string) => ({ tenant, keyId: 'key_lost_responses', scopes: [] }) as never;
+
+describe('a conditional write whose answer was lost', () => {
+  afterAll(() => expect(lost).toBeGreaterThan(0));
+
+  it('API keys: a created key is created (not an error), a revoked key revoked', async () => {
+    const { createApiKey, revokeApiKey, readApiKey } = await import('#shared/tenants/store.ts');
+    const { clean, lossy } = await bothWays(async () => {
+      const key = await createApiKey(tenantId(), ['orders:read']);
+      const stored = await readApiKey(key.key_id);
+      const revoked = await revokeApiKey(key.key_id);
+      return { status: stored?.status, revoked, after: (await readApiKey(key.key_id))?.status };
+    });
+    expect(clean).toEqual({ status: 'active', revoked: true, after: 'revoked' });
+    expect(lossy).toEqual(clean);
+  });
+
+  it('requests: a nonce is claimed once (not a replay), a rate window counts the request once', async () => {
+    const { dynamoAuthPorts, takeRateToken } = await import('#shared/auth/dynamodb-adapters.ts');
+    const { keySecrets } = await import('#shared/storage/clients.ts');
+    const ports = dynamoAuthPorts({ secrets: keySecrets(), cacheSeconds: 0 });
+    const { clean, lossy } = await bothWays(async () => {
+      const p = { tenant: tenantId(), keyId: 'key_x', scopes: [] } as never;
+      const now = new Date();
+      const claimed = await ports.claimNonce(p, randomUUID(), new Date(now.getTime() + 60_000), now);
+      const limit = { requests_per_second: 1, burst: 2 };
+      const waits = [await takeRateToken(p, limit, now), await takeRateToken(p, limit, now), await takeRateToken(p, limit, now)];
+      return { claimed, admitted: waits.map((w) => w === 0) };
+    });
+    expect(clean).toEqual({ claimed: true, admitted: [true, true, false] });
+    expect(lossy).toEqual(clean);
+  });
+
+  it('idempotency: a request whose claim was stored runs (not "already in progress")', async () => {
+    const { tableIdempotencyStore } = await import('#shared/http/middleware/idempotency.ts');
+    const { clean, lossy } = await bothWays(async () => {
+      const store = tableIdempotencyStore(tableName(), dynamoClient())(tenantId());
+      store.configure({ config: new IdempotencyConfig({ eventKeyJmesPath: 'key', payloadValidationJmesPath: 'body' }), functionName: 'createOrder' });
+      const request = { key: randomUUID(), body: 'b' };
+      await store.saveInProgress(request, 10_000);
+      return (await store.getRecord(request)).getStatus();
+    });
+    expect(clean).toBe('INPROGRESS');
+    expect(lossy).toEqual(clean);
+  });
+
+  it('versioned upserts and erasure: a new customer is upserted (not unchanged), an erasure answers its time', async () => {
+    const { upsertCustomer, anonymizeCustomer, readCustomer } = await import('#shared/customers/customer-store.ts');
+    const { CustomerInputSchema } = await import('#shared/customers/customer-schemas.ts');
+    const { customerBody } = await import('../support/orders.ts');
+    const { clean, lossy } = await bothWays(async () => {
+      const tenant = tenantId();
+      const now = new Date();
+      const first = await upsertCustomer(tenant, 'c-1', CustomerInputSchema.parse(customerBody('+4915112345670')), now);
+      const again = await upsertCustomer(tenant, 'c-1', CustomerInputSchema.parse(customerBody('+4915112345670')), now);
+      const erasedAt = await anonymizeCustomer(tenant, 'c-1', principal(tenant), 'req-1', now);
+      const stored = await readCustomer(tenant, 'c-1', true);
+      return { first, again, erased: erasedAt === now.toISOString(), phone: stored?.phone ?? null };
+    });
+    expect(clean).toEqual({ first: 'upserted', again: 'unchanged', erased: true, phone: null });
+    expect(lossy).toEqual(clean);
+  });
+
+  it('archiving: an archived item comes back archived', async () => {
+    const { archiveItem } = await import('#shared/storage/tombstone.ts');
+    const { clean, lossy } = await bothWays(async () => {
+      const key = { pk: `T#${tenantId()}#RULE#r-1`, sk: 'RULE' };
+      await put({ ...key, status: 'active', list_view: { status: 'active' } });
+      const archived = await archiveItem<{ status: string }>(key, new Date(), { set: {}, remove: [] });
+      return archived?.status;
+    });
+    expect(clean).toBe('archived');
+    expect(lossy).toEqual(clean);
+  });
+
+  it('orders: a submitted order is created (not "updated" or a conflict), with one status event; a result forgets its scenario', async () => {
+    const { submitOrder } = await import('#shared/orders/order-commands.ts');
+    const { OrderInputSchema } = await import('#shared/orders/order-schemas.ts');
+    const { forgetResultScenario, orderHistory } = await import('#shared/orders/order-store.ts');
+    const { keys } = await import('#shared/storage/keys.ts');
+    const { orderBody } = await import('../support/orders.ts');
+    const requalify = async () => ({ to: 'validated' as const, reason: null, substitutions: [] });
+    const { clean, lossy } = await bothWays(async () => {
+      const tenant = tenantId();
+      const request = { now: new Date(), requestId: randomUUID() };
+      // The shared stack processes the order from here on (this tenant has no configuration: it is
+      // rejected); what is compared is the submission's own answer and write.
+      const submitted = await submitOrder(tenant, OrderInputSchema.parse(orderBody('o-1', 'c-1')), request, requalify);
+      const history = await orderHistory(submitted.order.pk);
+      await put({ ...keys.orderResult(submitted.order.pk), scenario: 'confirmed' });
+      await forgetResultScenario(submitted.order.pk);
+      return {
+        outcome: submitted.outcome,
+        state: submitted.order.processing_state,
+        first: history.entries[0]?.to,
+        scenario: (await get(keys.orderResult(submitted.order.pk)))?.scenario ?? null,
+      };
+    });
+    expect(clean).toEqual({ outcome: 'created', state: 'received', first: 'received', scenario: null });
+    expect(lossy).toEqual(clean);
+  });
+
+  it('paged jobs, events and stream work: a page advances its job once, an event is put once, stream work is marked done', async () => {
+    const { jobItem, advanceJob } = await import('#shared/orders/order-jobs.ts');
+    const { putEventOnce } = await import('#shared/events/event-store.ts');
+    const { streamWorkDone } = await import('#shared/stream/stream-work.ts');
+    const { clean, lossy } = await bothWays(async () => {
+      const tenant = tenantId();
+      const now = new Date();
+      const job = jobItem('scrub-customer-orders', tenant, 'c-1', now);
+      await put(job);
+      await advanceJob(job, null, { orders: 3, ms: 5 }, now);
+      const event = { pk: `T#${tenant}#ORDER#o-1`, sk: `EVENT#${randomUUID()}`, entity: 'event', occurred_at: now.toISOString() } as never;
+      await putEventOnce(event);
+      const stored = (await get(event))!;
+      await streamWorkDone.handle({ eventName: 'INSERT', newImage: stored } as never);
+      const doneJob = (await get(job))!;
+      return { job: [doneJob.status, doneJob.pages], event: stored.entity, due: (await get(event))!.gsi2pk ?? null };
+    });
+    expect(clean).toEqual({ job: ['done', 1], event: 'event', due: null });
+    expect(lossy).toEqual(clean);
+  });
+
+  it('due entries: a sweep that moved a due time on owns the work (not "someone else took it")', async () => {
+    const { postponeDue } = await import('#shared/storage/due-index.ts');
+    const { clean, lossy } = await bothWays(async () => {
+      const item = { pk: `T#${tenantId()}#ORDER#o-1`, sk: 'ORDER', gsi2pk: 'DUE#x', gsi2sk: new Date().toISOString() };
+      await put(item);
+      return postponeDue(item, new Date(Date.now() + 60_000));
+    });
+    expect(clean).toBe(true);
+    expect(lossy).toEqual(clean);
+  });
+
+  it('deliveries: enqueued once, claimed by its sender (not "held"), its attempt recorded (not "superseded")', async () => {
+    const { enqueueDelivery, claimDelivery, recordDeliveryAttempt } = await import('#shared/webhooks/delivery-store.ts');
+    const { clean, lossy } = await bothWays(async () => {
+      const tenant = tenantId();
+      const id = `dlv_${randomUUID()}`;
+      const event = {
+        event_id: `evt_${randomUUID()}`,
+        event_type: 'commerce.order.status_changed.v1',
+        external_order_id: 'o-1',
+        event_occurred_at: null,
+        correlation_id: null,
+      };
+      // Parked: the shared stack's own sender has no message to claim it with.
+      const enqueued = await enqueueDelivery(tenant, id, event as never, '{}', null, new Date(), { parked: true });
+      const claim = await claimDelivery(tenant, id, new Date(), 60, true);
+      if (claim.kind !== 'claimed') return { enqueued, claim: claim.kind };
+      const outcome = { at: new Date(), statusCode: 200, error: null, latencyMs: 5, requestExcerpt: '', responseExcerpt: '' };
+      const recorded = await recordDeliveryAttempt(claim.delivery, outcome, claim.lease);
+      return { enqueued, claim: claim.kind, recorded: recorded.status, attempts: claim.delivery.attempts };
+    });
+    expect(clean).toEqual({ enqueued: true, claim: 'claimed', recorded: 'delivered', attempts: 0 });
+    expect(lossy).toEqual(clean);
+  });
+
+  it('webhook subscriptions: created (its secret shown), rotated, failing, recovered and disabled as without the loss', async () => {
+    const { putSubscription, rotateSecret, noteEndpointAttempt, readWebhookSubscription } = await import('#shared/webhooks/subscription-store.ts');
+    const { clean, lossy } = await bothWays(async () => {
+      const tenant = tenantId();
+      const now = new Date();
+      const input = { url: 'https://hooks.example.com/w', event_types: ['commerce.order.status_changed.v1'] as never, enabled: true };
+      const created = await putSubscription(tenant, input, now);
+      const rotated = await rotateSecret(tenant, 0, now);
+      const afterRotation = (await readWebhookSubscription(tenant))!;
+      const failing = await noteEndpointAttempt(tenant, afterRotation, false, now, 3600);
+      const recovered = await noteEndpointAttempt(tenant, (await readWebhookSubscription(tenant))!, true, now, 3600);
+      await noteEndpointAttempt(tenant, (await readWebhookSubscription(tenant))!, false, new Date(now.getTime() - 7200_000), 3600);
+      const disabled = await noteEndpointAttempt(tenant, (await readWebhookSubscription(tenant))!, false, now, 3600);
+      return {
+        created: created.created,
+        rotatedIsStored: rotated.secret === afterRotation.secret,
+        failing,
+        recovered,
+        disabled,
+        enabled: (await readWebhookSubscription(tenant))!.enabled,
+      };
+    });
+    expect(clean).toEqual({ created: true, rotatedIsStored: true, failing: 'failing', recovered: 'recovered', disabled: 'disabled', enabled: false });
+    expect(lossy).toEqual(clean);
+  });
+
+  it('system secrets: the cursor key is created once and read back as written', async () => {
+    const { systemSecret } = await import('#shared/storage/pagination.ts');
+    const { clean, lossy } = await bothWays(async () => {
+      const name = `TEST_SECRET#${randomUUID()}`;
+      const made = await systemSecret(name);
+      return made.equals(await systemSecret(name));
+    });
+    expect(clean).toBe(true);
+    expect(lossy).toEqual(clean);
+  });
+});
+
+const sourceFiles = () =>
+  ['shared', 'functions', 'local'].flatMap((dir) =>
+    (readdirSync(join(repoRoot, dir), { recursive: true }) as string[]).filter((f) => f.endsWith('.ts')).map((f) => join(dir, f)),
+  );
+
+/**
+ * Every place in the code that writes conditionally, as the line a stack frame names: a call of
+ * the helper, a transaction's `send(` (its command may start on the next line), Powertools' claim.
+ */
+function conditionalWriteSites(): string[] {
+  return sourceFiles()
+    .filter((file) => file !== 'shared/storage/conditional.ts')
+    .flatMap((file) => {
+      const lines = readFileSync(join(repoRoot, file), 'utf8').split('\n');
+      return lines.flatMap((text, i) => {
+        if (/\b(landed|writeConditionally)\(\{|super\._putRecord\(/.test(text)) return [`${file}:${i + 1}`];
+        if (/new TransactWriteCommand\(/.test(text)) return [`${file}:${/\.send\(/.test(text) ? i + 1 : i}`];
+        return [];
+      });
+    });
+}
+
+/** The text of each `new XCommand(…)` call in a source, parentheses balanced. */
+function commandCalls(source: string, command: RegExp): string[] {
+  const calls: string[] = [];
+  for (const match of source.matchAll(command)) {
+    let depth = 0;
+    let i = match.index! + match[0].length - 1;
+    const start = i;
+    for (; i < source.length; i++) {
+      if (source[i] === '(') depth++;
+      if (source[i] === ')' && --depth === 0) break;
+    }
+    calls.push(source.slice(start, i + 1));
+  }
+  return calls;
+}
+
+describe('every conditional write in the code', () => {
+  it('goes through writeConditionally (or is a transaction, which the SDK makes idempotent), and a scenario above reached it', () => {
+    const bypassing = sourceFiles()
+      .filter((file) => file !== 'shared/storage/conditional.ts')
+      .filter((file) =>
+        commandCalls(readFileSync(join(repoRoot, file), 'utf8'), /new (Put|Update|Delete)(Item)?Command\(/g).some((call) =>
+          /\bConditionExpression\b/.test(call),
+        ),
+      );
+    expect(bypassing, 'conditional single-item writes made around writeConditionally').toEqual([]);
+    const all = conditionalWriteSites();
+    expect(all.length).toBeGreaterThan(20);
+    expect(
+      all.filter((site) => !sites.has(site)),
+      'conditional writes no scenario reached: add one to this file',
+    ).toEqual([]);
+  });
+});
