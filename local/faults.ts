@@ -7,6 +7,10 @@
  * `dynamodb`, `sqs`: the share of SDK attempts that fail. Half fail before the service acts
  * (throttling or a 5xx: nothing happened, the SDK retries), half after it acted (the
  * connection drops: the write happened and the caller cannot know, the SDK retries it).
+ * `dynamodb-lost`: the share of DynamoDB writes whose first attempt's answer is lost after
+ * DynamoDB acted (the SDK's retry then meets the write's own result). At 1 every write is hit,
+ * deterministically. Reads are spared: losing every answer would drain the SDK's retry quota
+ * (each such retry costs 10 of its 500 tokens, a success gives back 1) and then fail calls for good.
  * A worker's name (`stream-processor`, `webhook-sender`, ...): the share of its invocations
  * that fail before the handler runs, as a crashed or timed-out Lambda would.
  */
@@ -78,6 +82,27 @@ export function injectClientFaults(service: 'dynamodb' | 'sqs', client: DynamoDB
       throw serviceError(name, status);
     },
     { step: 'deserialize', name: 'localFaults', override: true },
+  );
+}
+
+const WRITES = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'TransactWriteItemsCommand', 'BatchWriteItemCommand']);
+
+/** Loses the answer of the first attempt of a share of the client's writes, after DynamoDB acted. */
+export function injectLostAnswers(client: DynamoDBClient, share: number, random = Math.random): void {
+  if (share <= 0) return;
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const call = context as { answerLost?: boolean };
+      if (call.answerLost !== undefined || !WRITES.has(context.commandName ?? '') || random() >= share) {
+        call.answerLost ??= false;
+        return next(args);
+      }
+      call.answerLost = true;
+      count('dynamodb:first answer of a write lost');
+      await next(args).catch(() => undefined);
+      throw droppedConnection();
+    },
+    { step: 'deserialize', name: 'localLostAnswers', override: true },
   );
 }
 

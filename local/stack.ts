@@ -28,7 +28,7 @@ import type { Reaction } from '#shared/stream/stream-dispatch.ts';
 import { startQueuePoller } from './queue-poller.ts';
 import { startStreamPoller } from './stream-poller.ts';
 import { writeFileAtomic } from './durable-file.ts';
-import { type FaultSpec, injectClientFaults, injectedFaults, injectInvocationFaults, parseFaults } from './faults.ts';
+import { type FaultSpec, injectClientFaults, injectedFaults, injectInvocationFaults, injectLostAnswers, parseFaults } from './faults.ts';
 import { decorateClients } from '#shared/storage/clients.ts';
 
 export const LOCAL_REGION = 'us-east-1';
@@ -115,6 +115,7 @@ function switchFaultsOn(running: Running, dataDir: string | undefined) {
   decorateClients((service, client) => {
     // The root key stands in for KMS locally: there is no call in flight to fail.
     if (service !== 'kms') injectClientFaults(service, client as never, running.faults.get(service) ?? 0);
+    if (service === 'dynamodb') injectLostAnswers(client as never, running.faults.get('dynamodb-lost') ?? 0);
   });
   running.log(`LOCAL_FAULTS: ${[...running.faults].map(([name, share]) => `${name} ${share}`).join(', ')}`);
   if (!dataDir) return;

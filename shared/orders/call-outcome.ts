@@ -50,8 +50,25 @@ const resultView = (
   completed_at: at,
 });
 
-export /** What a finished attempt means for the order: its result (it completes), or when to call again. */
-function attemptOutcome(
+/**
+ * Attempts lost by the platform an order may have before it ends `unreachable` anyway (with the
+ * last call_disposition `failed`, so a partner can tell): a dialer that never places the call
+ * must not keep an order open for ever.
+ */
+export const MAX_LOST_ATTEMPTS = 5;
+
+/** The attempt count after `report`: the attempts that reached the customer, and those the platform lost. */
+export function attemptCounts(order: StoredOrder, report: AttemptReport): { counted: number; lost: number } {
+  const lost = (order.lost_attempts ?? 0) + (report.call_disposition === 'failed' ? 1 : 0);
+  return { counted: order.call_attempts - lost, lost };
+}
+
+/**
+ * What a finished attempt means for the order: its result (it completes), or when to call
+ * again. A `failed` attempt never reached the customer: a partner reads `unreachable` as "the
+ * customer did not answer", so it does not count toward `max_call_attempts`.
+ */
+export function attemptOutcome(
   order: StoredOrder,
   report: AttemptReport,
   facts: Facts,
@@ -79,7 +96,8 @@ function attemptOutcome(
     return completed('answered', 'confirmed', snapshotOf(lines, currency, true, null));
   }
   if (report.call_disposition === 'invalid_number') return completed('invalid_number', 'invalid_number', snapshotOf(lines, currency, false, 'invalid_number'));
-  if (order.call_attempts >= facts.config.max_call_attempts) {
+  const { counted, lost } = attemptCounts(order, report);
+  if (counted >= facts.config.max_call_attempts || lost >= MAX_LOST_ATTEMPTS) {
     return completed(report.call_disposition, 'unreachable', snapshotOf(lines, currency, false, 'unreachable'));
   }
   const window = callingWindow(facts.config, facts.customer?.locale);

@@ -42,6 +42,11 @@ export interface StoredOrder extends VersionAttributes {
   status_revision: number;
   correlation_id: string;
   call_attempts: number;
+  /**
+   * Attempts that never reached the customer (`failed`: the call platform lost them, or the
+   * function running them died); they do not count toward `max_call_attempts`.
+   */
+  lost_attempts?: number | undefined;
   next_contact_at: string | null;
   substitutions: Substitution[];
   /** While a variant of the order is not in the variant index yet: when to qualify again. */

@@ -17,7 +17,7 @@ import { lastStatusEventId, type OrderRepository, rejectionFields, type StoredOr
 import type { OrderResult } from './order-schemas.ts';
 import { type Qualification, qualify, type ResolvedVariant } from './qualification.ts';
 import { nextContactAt } from './scheduler.ts';
-import { attemptOutcome, callingWindow, type Facts } from './call-outcome.ts';
+import { attemptCounts, attemptOutcome, callingWindow, type Facts } from './call-outcome.ts';
 import { effectiveLines } from './snapshot.ts';
 import { isFinal, type OrderState } from './state-machine.ts';
 
@@ -230,7 +230,8 @@ export async function recordAttempt(ports: ProcessingPorts, order: StoredOrder, 
   const { to, result, nextContact } = attemptOutcome(order, report, facts, now, ports.settings.callRetryDelaySeconds);
   const reason = result ? result.business_outcome : report.call_disposition;
   const alsoPut = attemptItems(order, report, now, result);
-  return ports.orders.write(order, { to, reason, set: { next_contact_at: nextContact, call_deadline_at: null }, alsoPut }, now);
+  const lost = report.call_disposition === 'failed' ? { lost_attempts: attemptCounts(order, report).lost } : {};
+  return ports.orders.write(order, { to, reason, set: { next_contact_at: nextContact, call_deadline_at: null, ...lost }, alsoPut }, now);
 }
 
 /** Takes the order as far as it can go now. Safe to call any number of times, concurrently. */

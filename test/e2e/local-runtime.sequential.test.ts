@@ -96,4 +96,31 @@ describe('npm start', () => {
       rmSync(spacedData, { recursive: true, force: true });
     }
   });
+
+  it('starts on new data when the first answer of every DynamoDB write is lost after the write (LOCAL_FAULTS=dynamodb-lost:1), and serves writes', async () => {
+    const lossyData = mkdtempSync(join(tmpdir(), 'commerce-lossy-data-'));
+    const env = { PORT: String(await freePort()), LOCAL_DATA_DIR: lossyData, POWERTOOLS_LOG_LEVEL: 'ERROR', LOCAL_FAULTS: 'dynamodb-lost:1' };
+    const runtime = await startRuntime(env);
+    try {
+      const file = JSON.parse(readFileSync(join(lossyData, 'credentials.json'), 'utf8'));
+      const key = { tenant: 'sandbox', keyId: file.key_id, secret: file.secret };
+      expect((await send(runtime.baseUrl, key, 'GET', '/capabilities')).status).toBe(200);
+      const customer = {
+        phone: '+4915112345670',
+        locale: 'de-DE',
+        consent: { status: 'granted', proof: { source: 'checkout', reference: 'p-1', collected_at: '2026-01-01T00:00:00Z' } },
+        source_version: '1',
+      };
+      const created = await send(runtime.baseUrl, key, 'PUT', '/customers/lossy-1', customer);
+      expect([created.status, created.body.outcome]).toEqual([200, 'upserted']);
+      const faults = await eventually(
+        () => JSON.parse(readFileSync(join(lossyData, `faults-${runtime.child.pid}.json`), 'utf8')) as Record<string, number>,
+        (counted) => (counted['dynamodb:first answer of a write lost'] ?? 0) > 0,
+      ).catch(() => ({}));
+      expect(faults['dynamodb:first answer of a write lost' as never]).toBeGreaterThan(0);
+    } finally {
+      await killRuntime(runtime.child);
+      rmSync(lossyData, { recursive: true, force: true });
+    }
+  });
 });

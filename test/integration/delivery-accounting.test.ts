@@ -104,14 +104,14 @@ describe('webhook attempt accounting', () => {
     expect(await stored(tenant, id)).toMatchObject({ status: 'delivered', attempts: 1 });
   });
 
-  it('lets the SDK repeat a record write whose answer was lost, but not once another sender has claimed the delivery', async () => {
+  // The SDK's own repeat of a record write whose answer was lost: test/integration/lost-responses.test.ts.
+  it('records an attempt once per claim: a second record of the same claim, or one after the next claim, changes nothing', async () => {
     const { tenant, id } = await failingDelivery();
     const claim = await claimDelivery(tenant, id, new Date(), 30);
     if (claim.kind !== 'claimed') throw new Error(`not claimed: ${claim.kind}`);
     const failed = { at: new Date(), statusCode: 500, error: 'http_500', latencyMs: 1, requestExcerpt: '', responseExcerpt: '' };
-    // The same write twice, as the SDK sends it again after a dropped connection: the same answer both times.
     expect((await recordDeliveryAttempt(claim.delivery, failed, claim.lease, 0.0001)).status).toBe('retrying');
-    expect((await recordDeliveryAttempt(claim.delivery, failed, claim.lease, 0.0001)).status).toBe('retrying');
+    expect((await recordDeliveryAttempt(claim.delivery, failed, claim.lease, 0.0001)).status).toBe('superseded');
     expect(await stored(tenant, id)).toMatchObject({ status: 'retrying', attempts: 1 });
     await new Promise((r) => setTimeout(r, 50));
     const next = await claimDelivery(tenant, id, new Date(), 30);

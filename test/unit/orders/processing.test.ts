@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { dueOf, STREAM_RECOVERY_SECONDS } from '#shared/orders/order.ts';
+import { MAX_LOST_ATTEMPTS } from '#shared/orders/call-outcome.ts';
 import { orderProcessing } from '#shared/orders/processing.ts';
 import { NOON, order, ports, statesOf } from './memory-ports.ts';
 
@@ -138,5 +139,74 @@ describe('order processing on in-memory ports', () => {
     status = 'active';
     await processing.advanceOrder('acme', 'o-10', () => new Date(NOON.getTime() + 5 * 60_000));
     expect(p.orders.orders.get('acme/o-10')).toMatchObject({ processing_state: 'completed', call_attempts: 1 });
+  });
+
+  it('does not count attempts the platform lost: "busy, then confirmed" with one attempt lost to a kill and one to a fault still ends confirmed', async () => {
+    const p = ports('+4915100000005');
+    const config = await p.tenantConfigOf('acme');
+    p.tenantConfigOf = async () => ({ ...config, max_call_attempts: 2 });
+    const dial = p.callPlatform.startAttempt;
+    const losses: (() => Promise<never>)[] = [
+      // Killed: the invocation ends while the dialer is busy, and no answer is ever recorded.
+      () => new Promise<never>(() => undefined),
+      // A fault: the call was started, then the function's next AWS call failed for good.
+      async () => {
+        throw new Error('ProvisionedThroughputExceededException');
+      },
+    ];
+    let calls = 0;
+    p.callPlatform = {
+      ...p.callPlatform,
+      startAttempt: (request, now) => (++calls === 2 || calls === 3 ? losses[calls - 2]!() : dial(request, now)),
+    };
+    p.orders.orders.set('acme/o-11', order('o-11'));
+    p.settings = { ...p.settings, callRetryDelaySeconds: 30 };
+    const processing = orderProcessing(p);
+    const at = (seconds: number) => () => new Date(NOON.getTime() + seconds * 1000);
+    await processing.advanceOrder('acme', 'o-11', at(0)); // attempt 1: busy
+    void processing.advanceOrder('acme', 'o-11', at(30)); // attempt 2: killed, never returns
+    await new Promise((r) => setTimeout(r, 10));
+    expect(p.orders.orders.get('acme/o-11')).toMatchObject({ processing_state: 'in_call', call_attempts: 2 });
+    await processing.advanceOrder('acme', 'o-11', at(91)); // past the platform's longest call: recovered as failed
+    await expect(processing.advanceOrder('acme', 'o-11', at(121))).rejects.toThrow('ProvisionedThroughputExceededException'); // attempt 3
+    await processing.advanceOrder('acme', 'o-11', at(182)); // recovered as failed
+    await processing.advanceOrder('acme', 'o-11', at(212)); // attempt 4: confirmed
+
+    const done = p.orders.orders.get('acme/o-11')!;
+    expect(done).toMatchObject({ processing_state: 'completed', call_attempts: 4, lost_attempts: 2 });
+    const attempts = p.orders.items.filter((i) => (i as { entity?: string }).entity === 'call_attempt') as { attempt: number; call_disposition: string }[];
+    expect(attempts.map((a) => [a.attempt, a.call_disposition])).toEqual([
+      [1, 'busy'],
+      [2, 'failed'],
+      [3, 'failed'],
+      [4, 'answered'],
+    ]);
+    expect(p.orders.items.find((i) => (i as { entity?: string }).entity === 'result')).toMatchObject({ business_outcome: 'confirmed' });
+  });
+
+  it(`ends an order whose every call the platform lost as unreachable after ${MAX_LOST_ATTEMPTS} losses, its last disposition failed`, async () => {
+    const p = ports('+4915100000000');
+    p.callPlatform = {
+      ...p.callPlatform,
+      startAttempt: async () => {
+        throw new Error('dialer down');
+      },
+    };
+    p.orders.orders.set('acme/o-12', order('o-12'));
+    const processing = orderProcessing(p);
+    let t = NOON.getTime();
+    for (let run = 0; run <= MAX_LOST_ATTEMPTS; run++) {
+      await processing.advanceOrder('acme', 'o-12', () => new Date(t)).catch(() => undefined);
+      t += 61_000;
+    }
+    expect(p.orders.orders.get('acme/o-12')).toMatchObject({
+      processing_state: 'completed',
+      call_attempts: MAX_LOST_ATTEMPTS,
+      lost_attempts: MAX_LOST_ATTEMPTS,
+    });
+    expect(p.orders.items.find((i) => (i as { entity?: string }).entity === 'result')).toMatchObject({
+      business_outcome: 'unreachable',
+      call_disposition: 'failed',
+    });
   });
 });
