@@ -101,6 +101,13 @@ export async function submitOrder(
     if (existing.order_kind !== input.order_kind) {
       throw new ValidationError([{ pointer: '/order_kind', message: `cannot change: the order is a ${existing.order_kind}` }]);
     }
+    // An erasure finds a customer's orders through the link written with the order: an order
+    // that changed hands would escape its new customer's erasure and be hit by the old one's.
+    if (existing.external_customer_id !== input.external_customer_id) {
+      throw new ValidationError([
+        { pointer: '/external_customer_id', message: 'cannot change: an order keeps the customer it was created for; cancel it and submit a new order' },
+      ]);
+    }
     return applyContent(existing, content, input.source_version, request, requalify);
   });
 }

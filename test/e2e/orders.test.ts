@@ -258,4 +258,28 @@ describe('orders', () => {
     await call(key, 'POST', '/orders', { body: orderBody('after', 'gone') });
     expect(await waitForOrder(key, 'after', isFinalOrder)).toMatchObject({ processing_state: 'rejected', state_reason: 'customer_anonymized' });
   });
+
+  it('keeps an order with the customer it was created for: a resubmission naming another customer is 422, so erasing either customer finds the order where it is', async () => {
+    const key = await orderTenant();
+    await call(key, 'PUT', '/customers/first', { body: customerBody('+491510000010') });
+    await call(key, 'PUT', '/customers/second', { body: customerBody('+491510000020') });
+    const permission = { status: 'granted', basis: 'prior_purchase', reference: 'consent-doc-first' };
+    const body = (customer: string, version: string) =>
+      orderBody('moving', customer, { order_kind: 'repurchase_intent', contact_permission: permission, contact_not_before: LATER, source_version: version });
+    expect((await call(key, 'POST', '/orders', { body: body('first', '1') })).status).toBe(201);
+    await waitForOrder(key, 'moving', (o) => o.processing_state === 'scheduled');
+
+    const moved = await call(key, 'POST', '/orders', { body: body('second', '2') });
+    expect(moved.status).toBe(422);
+    expect(moved.body.errors).toEqual([expect.objectContaining({ pointer: '/external_customer_id' })]);
+    expect((await call(key, 'GET', '/orders/moving')).body).toMatchObject({ external_customer_id: 'first', source_version: '1' });
+
+    // Erasing the other customer leaves the order alone; erasing its own customer reaches it.
+    expect((await call(key, 'POST', '/customers/second/anonymize')).status).toBe(200);
+    expect((await call(key, 'GET', '/orders/moving')).body.processing_state).toBe('scheduled');
+    expect((await call(key, 'POST', '/customers/first/anonymize')).status).toBe(200);
+    const erased = await waitForOrder(key, 'moving', isFinalOrder);
+    expect(erased).toMatchObject({ processing_state: 'rejected', state_reason: 'customer_anonymized' });
+    expect(JSON.stringify(erased)).not.toContain('consent-doc-first');
+  });
 });

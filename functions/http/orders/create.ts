@@ -9,7 +9,8 @@ export const contract = defineOperation({
   description:
     'Submits an order. A new `external_order_id` creates it in `received` (201); qualification and scheduling follow asynchronously, reported by ' +
     '`commerce.order.status_changed.v1`. For an existing id, a newer `source_version` updates it under the rules of PATCH (200, `updated`), the stored ' +
-    'version with identical content answers it as it is (200, `unchanged`), an older one is 409 `stale_source_version`; `order_kind` never changes. ' +
+    'version with identical content answers it as it is (200, `unchanged`), an older one is 409 `stale_source_version`; `order_kind` and `external_customer_id` never change (422: ' +
+    'an order keeps the customer it was created for, so erasing a customer always reaches it; cancel it and submit a new order instead). ' +
     'Each accepted change carries a new `correlation_id`, which its events carry too.',
   body: OrderInputSchema,
   responses: {
