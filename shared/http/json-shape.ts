@@ -26,28 +26,33 @@ function pointerOf(frames: readonly Frame[], at: number): string {
   return path.map((p) => `/${String(p).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('');
 }
 
+/** Where the body leaves the bounds; `tooLarge` when it is larger (longer, fuller) than any request allows, not just deeper. */
+export type ShapeProblem = FieldError & { tooLarge: boolean };
+
 /** The first place where the body leaves the bounds, or undefined. Iterative: no nesting can exhaust the stack. */
-export function jsonShapeProblem(body: unknown, limits = JSON_LIMITS): FieldError | undefined {
+export function jsonShapeProblem(body: unknown, limits = JSON_LIMITS): ShapeProblem | undefined {
+  const tooManyValues: ShapeProblem = { pointer: '', message: `holds more than ${limits.values} values`, tooLarge: true };
   const frames: Frame[] = [{ key: '', parent: -1 }];
   const stack: [value: unknown, depth: number, frame: number][] = [[body, 0, 0]];
   let values = 0;
   while (stack.length) {
     const [value, depth, frame] = stack.pop()!;
-    if (++values > limits.values) return { pointer: '', message: `holds more than ${limits.values} values` };
+    if (++values > limits.values) return tooManyValues;
     if (value === null || typeof value !== 'object') continue;
-    if (depth >= limits.depth) return { pointer: pointerOf(frames, frame), message: `nests deeper than ${limits.depth} levels` };
+    if (depth >= limits.depth) return { pointer: pointerOf(frames, frame), message: `nests deeper than ${limits.depth} levels`, tooLarge: false };
     if (Array.isArray(value)) {
-      if (value.length > limits.arrayItems) return { pointer: pointerOf(frames, frame), message: `must have at most ${limits.arrayItems} items` };
+      if (value.length > limits.arrayItems)
+        return { pointer: pointerOf(frames, frame), message: `must have at most ${limits.arrayItems} items`, tooLarge: true };
       for (let i = value.length - 1; i >= 0; i--) {
         const child = value[i];
         if (child !== null && typeof child === 'object') stack.push([child, depth + 1, frames.push({ key: i, parent: frame }) - 1]);
-        else if (++values > limits.values) return { pointer: '', message: `holds more than ${limits.values} values` };
+        else if (++values > limits.values) return tooManyValues;
       }
     } else {
       for (const key in value) {
         const child = (value as Record<string, unknown>)[key];
         if (child !== null && typeof child === 'object') stack.push([child, depth + 1, frames.push({ key, parent: frame }) - 1]);
-        else if (++values > limits.values) return { pointer: '', message: `holds more than ${limits.values} values` };
+        else if (++values > limits.values) return tooManyValues;
       }
     }
   }

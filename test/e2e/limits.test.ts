@@ -53,15 +53,25 @@ describe('request limits and tenant gate', () => {
     }
   });
 
-  it('answers a 2 MB rule of empty ids with one bounded 422, and the runtime keeps serving', async () => {
+  it('answers a 2 MB rule of empty ids with one bounded 413 naming the array, and the runtime keeps serving', async () => {
     const key = await newTenant();
     const ids = new Array(650_000).fill('');
     const body = { rule_type: 'upsell', applies_to: { external_product_ids: ids }, action: { suggest_variant: 'x' }, source_version: '1' };
     const res = await call(key, 'PUT', '/sales-rules/huge', { body });
-    expect(res.status).toBe(422);
-    expect(res.body.errors).toEqual([{ pointer: '/applies_to/external_product_ids', message: 'must have at most 1000 items' }]);
+    expect(res.status).toBe(413);
+    expect(res.body.code).toBe('payload_too_large');
+    expect(res.body.detail).toContain('`/applies_to/external_product_ids` must have at most 1000 items');
     expect(res.text.length).toBeLessThan(4096);
     expect((await call(key, 'GET', '/capabilities')).status).toBe(200);
+  });
+
+  it('answers 413 payload_too_large to a batch of more than 500 products however small each is (a client splits on 413)', async () => {
+    const key = await newTenant();
+    const tiny = (n: number) => Array.from({ length: n }, (_, i) => ({ external_product_id: `p${i}` }));
+    for (const count of [501, 1_001, 5_000]) {
+      const res = await call(key, 'POST', '/products/batch', { body: { products: tiny(count) } });
+      expect([count, res.status, res.body.code]).toEqual([count, 413, 'payload_too_large']);
+    }
   });
 
   it('lists at most 10 reasons per rejected product of a batch, and keeps a replay of a large answer without running it again', async () => {

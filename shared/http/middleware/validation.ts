@@ -4,7 +4,7 @@
  * idempotency record must keep, and only answers the handler gives are kept.
  */
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { NotFoundError, ValidationError } from '../../errors.ts';
+import { NotFoundError, PayloadTooLargeError, ValidationError } from '../../errors.ts';
 import type { OperationContract } from '../operation.ts';
 import { jsonShapeProblem } from '../json-shape.ts';
 import { parseOrThrow } from '../validation.ts';
@@ -30,7 +30,17 @@ function parseJsonBody(body: Buffer): unknown {
     throw new ValidationError([{ pointer: '', message: 'the body is not valid JSON' }]);
   }
   const problem = jsonShapeProblem(parsed);
-  if (problem) throw new ValidationError([problem], 'The request body is larger in shape than any request the contract allows.');
+  // More items or values than any request the contract allows is a size, whatever the bytes: a
+  // client that splits a batch on 413 must see 413 for 1,001 small products as for 501 large ones.
+  if (problem?.tooLarge)
+    throw new PayloadTooLargeError(
+      `${problem.pointer ? `\`${problem.pointer}\`` : 'The body'} ${problem.message}: larger than any request the contract allows.`,
+    );
+  if (problem)
+    throw new ValidationError(
+      [{ pointer: problem.pointer, message: problem.message }],
+      'The request body is nested deeper than any request the contract allows.',
+    );
   return parsed;
 }
 
