@@ -118,13 +118,16 @@ function switchFaultsOn(running: Running, dataDir: string | undefined) {
     if (service === 'dynamodb') injectLostAnswers(client as never, running.faults.get('dynamodb-lost') ?? 0);
   });
   running.log(`LOCAL_FAULTS: ${[...running.faults].map(([name, share]) => `${name} ${share}`).join(', ')}`);
-  if (!dataDir) return;
-  const file = join(dataDir, `faults-${process.pid}.json`);
-  const timer = setInterval(() => writeFileAtomic(file, JSON.stringify(injectedFaults)), 500);
+  if (dataDir) keepWritten(running, join(dataDir, `faults-${process.pid}.json`), () => injectedFaults);
+}
+
+/** Keeps `value()` written to `file` every 500 ms and when the runtime stops: a suite reads it across restarts and kills. */
+function keepWritten(running: Running, file: string, value: () => unknown) {
+  const timer = setInterval(() => writeFileAtomic(file, JSON.stringify(value())), 500);
   timer.unref();
   running.stopAll.unshift(async () => {
     clearInterval(timer);
-    writeFileAtomic(file, JSON.stringify(injectedFaults));
+    writeFileAtomic(file, JSON.stringify(value()));
   });
 }
 
@@ -359,6 +362,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // Faults first: the permission check then runs before them, as AWS refuses a call before anything can fail in flight.
     switchFaultsOn(running, options.dataDir);
     decorateClients((service, client) => enforcePermissions(service, client as never, resources.check));
+    // Every call a function's policy refused, as `function action resource`: a suite running `npm start` expects none.
+    if (options.dataDir) keepWritten(running, join(options.dataDir, `refused-${process.pid}.json`), () => resources.check.refused);
     const server: Server = await startGateway(gatewayPort, resources.deployment);
     running.stopAll.unshift(() => new Promise<void>((resolve) => server.close(() => resolve())));
     await startPollers(running, options, resources);

@@ -183,6 +183,10 @@ describe('chaos: faults, failing receivers and kills', () => {
         for (const [kind, n] of Object.entries(JSON.parse(readFileSync(join(dataDir, file), 'utf8')) as Record<string, number>))
           faults[kind] = (faults[kind] ?? 0) + n;
       }
+      // Calls a function's synthesized policy refused, in every run of the runtime (written every 500 ms and on stop).
+      const refused = readdirSync(dataDir)
+        .filter((f) => f.startsWith('refused-'))
+        .flatMap((file) => JSON.parse(readFileSync(join(dataDir, file), 'utf8')) as string[]);
       const figures = {
         seed: SEED,
         orders: ORDERS,
@@ -199,6 +203,7 @@ describe('chaos: faults, failing receivers and kills', () => {
         deliveries_over_8_attempts: overAttempted.length,
         partner_answers: log.statuses,
         improper_answers: log.improper.length,
+        refused_calls: refused.length,
         quiet_after_last_fault_ms: quietAfterMs,
         total_ms: Date.now() - started,
         // What a lost event's delivery looks like, to find the cause.
@@ -215,6 +220,7 @@ describe('chaos: faults, failing receivers and kills', () => {
       expect(quiet.missing).toEqual([]);
       expect(overAttempted).toEqual([]);
       expect(log.improper).toEqual([]);
+      expect(refused).toEqual([]);
     } finally {
       await runtime.stop();
       await receiver.close();
