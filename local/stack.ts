@@ -288,12 +288,20 @@ async function startPollers(running: Running, options: LocalStackOptions, resour
  * A scheduled worker on a timer (EventBridge's rule on AWS), never more runs at once than its
  * reserved concurrency allows (a slow run is not joined by the next one beyond it).
  */
-async function schedule(running: Running, resources: Resources, worker: (typeof WORKERS)[keyof typeof WORKERS], everyMs: number) {
+async function schedule(
+  running: Running,
+  resources: Resources,
+  worker: (typeof WORKERS)[keyof typeof WORKERS],
+  everyMs: number,
+  // Work of the worker's already under way (the start-up's reconciliation): it holds a slot until it ends.
+  underWay?: Promise<unknown>,
+) {
   const run = invoker(resources, worker.name, await loadHandler<unknown, unknown>(worker.handler));
   const limit = resources.deployment.functions.get(worker.name)!.reservedConcurrency ?? Number.POSITIVE_INFINITY;
   // One at a time locally even where more are reserved: overlapping sweeps of one process only contend with each other.
   const concurrent = Math.min(limit, 1);
-  let runs = 0;
+  let runs = underWay ? 1 : 0;
+  void underWay?.finally(() => runs--);
   const timer = setInterval(() => {
     if (runs >= concurrent) return;
     runs++;
@@ -306,27 +314,33 @@ async function schedule(running: Running, resources: Resources, worker: (typeof 
   running.stopAll.unshift(async () => clearInterval(timer));
 }
 
+/**
+ * After a restart on kept data: the emulator kept its messages in memory, so every record that
+ * waits for a queue message gets it again, and stream work the killed run left pending (its
+ * stream records may be gone with it) is done now rather than when the reconciler finds it
+ * overdue (consumers and reactions are idempotent). The reconciler's own work under its role,
+ * in the background: a large backlog (hundreds of orders in flight when a run was killed) must
+ * not hold the start-up, and the scheduled reconciler waits for it as its reserved concurrency of 1 would.
+ */
+async function reconcileAfterRestart(running: Running): Promise<void> {
+  const { reconcileOverdue, sendToWebhookQueue } = await import('#shared/queue/outbox-queue.ts');
+  const { EVERYTHING_DUE } = await import('#shared/storage/due-index.ts');
+  const { replayOverdueStreamWork } = await import('#shared/stream/stream-work.ts');
+  const { reactions } = (await loadModule(WORKERS.streamProcessor.handler)) as { reactions: Reaction[] };
+  await asFunction(WORKERS.reconciler.name, async () => {
+    const resent = await reconcileOverdue(new Date(), sendToWebhookQueue, EVERYTHING_DUE);
+    if (resent) running.log(`re-sent ${resent} queue message(s) lost with the previous run`);
+    const { replayed } = await replayOverdueStreamWork(new Date(), reactions, EVERYTHING_DUE);
+    if (replayed) running.log(`replayed the stream work of ${replayed} item(s) pending from the previous run`);
+  });
+}
+
 /** The scheduled workers on timers: the reconciler every minute (or as asked), the call scheduler every second. */
 async function startSchedules(running: Running, options: LocalStackOptions, resources: Resources) {
-  // The emulator keeps its messages in memory: after a restart on kept data, every record
-  // that waits for a queue message gets it again now (consumers are idempotent per record).
-  if (options.dataDir) {
-    const { reconcileOverdue, sendToWebhookQueue } = await import('#shared/queue/outbox-queue.ts');
-    const { EVERYTHING_DUE } = await import('#shared/storage/due-index.ts');
-    const { replayOverdueStreamWork } = await import('#shared/stream/stream-work.ts');
-    const { reactions } = (await loadModule(WORKERS.streamProcessor.handler)) as { reactions: Reaction[] };
-    // The reconciler's own work, done once at start-up under its role (however long a large backlog takes).
-    await asFunction(WORKERS.reconciler.name, async () => {
-      // Every record waiting for a message, whenever due; their next due time counts from now.
-      const resent = await reconcileOverdue(new Date(), sendToWebhookQueue, EVERYTHING_DUE);
-      if (resent) running.log(`re-sent ${resent} queue message(s) lost with the previous run`);
-      // Stream records the killed run had not handled may be gone with it: do their pending work
-      // now rather than when the reconciler finds it overdue (the reactions are idempotent).
-      const { replayed } = await replayOverdueStreamWork(new Date(), reactions, EVERYTHING_DUE);
-      if (replayed) running.log(`replayed the stream work of ${replayed} item(s) pending from the previous run`);
-    });
-  }
-  await schedule(running, resources, WORKERS.reconciler, options.reconcileEveryMs ?? FUNCTION_SETTINGS.reconcilerEveryMinutes * 60_000);
+  const restart = options.dataDir
+    ? reconcileAfterRestart(running).catch((error) => running.log(`${WORKERS.reconciler.name}: reconciliation after the restart failed: ${String(error)}`))
+    : undefined;
+  await schedule(running, resources, WORKERS.reconciler, options.reconcileEveryMs ?? FUNCTION_SETTINGS.reconcilerEveryMinutes * 60_000, restart);
   // Every second (EventBridge: every minute): a sweep reads all 32 order-due shards, and a due order's own change is handled by the stream at once.
   await schedule(running, resources, WORKERS.callScheduler, options.callSweepEveryMs ?? 1_000);
 }
