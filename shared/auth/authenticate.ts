@@ -83,8 +83,10 @@ export async function authenticate(request: IncomingRequest, ports: AuthPorts): 
   }
 
   const principal: Principal = { tenant: expected.tenant, keyId, scopes: expected.scopes };
-  // A replay of this exact request stays possible until its own timestamp leaves the window.
-  const nonceExpiresAt = new Date(instant + REPLAY_WINDOW_SECONDS * 1000);
+  // Kept for the window after it was first seen (the contract: no nonce twice within 300 s,
+  // whatever timestamp it comes with), and at least until this request's own timestamp leaves
+  // the window, so an exact replay is refused for as long as its signature would pass.
+  const nonceExpiresAt = new Date(Math.max(instant, now.getTime()) + REPLAY_WINDOW_SECONDS * 1000);
   if (!(await ports.claimNonce(principal, nonce, nonceExpiresAt, now))) {
     throw new ReplayedNonceError(`The nonce was already used within the last ${REPLAY_WINDOW_SECONDS} s.`);
   }

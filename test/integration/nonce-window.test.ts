@@ -35,6 +35,22 @@ describe('nonces in DynamoDB Local', () => {
     await expect(authenticate(request(key, nonce, afterWindow), clockAt(afterWindow))).resolves.toMatchObject({ tenant: key.tenant });
   });
 
+  it('refuses a nonce for 300 s after it was first seen, whatever timestamp it is signed with', async () => {
+    const key = await newTenant();
+    const nonce = `nonce-${randomUUID()}`;
+    const seen = new Date();
+    const clockAt = (d: Date) => dynamoAuthPorts({ cacheSeconds: 1, secrets: keySecrets(), now: () => d });
+    // First seen with a timestamp 297 s old (still inside the window) ...
+    await expect(authenticate(request(key, nonce, new Date(seen.getTime() - 297_000)), clockAt(seen))).resolves.toMatchObject({ tenant: key.tenant });
+    // ... and sent again 4.5 s later, and 299 s later, each under a fresh timestamp.
+    for (const after of [4_500, 299_000]) {
+      const at = new Date(seen.getTime() + after);
+      await expect(authenticate(request(key, nonce, at), clockAt(at))).rejects.toMatchObject({ code: 'replay_nonce' });
+    }
+    const free = new Date(seen.getTime() + 301_000);
+    await expect(authenticate(request(key, nonce, free), clockAt(free))).resolves.toMatchObject({ tenant: key.tenant });
+  });
+
   it('keys nonces per key: the same nonce from another key of the tenant is accepted', async () => {
     const key = await newTenant();
     const { keyFor } = await import('../support/stack.ts');
