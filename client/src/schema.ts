@@ -1218,7 +1218,7 @@ export interface components {
                 /** @description `timeout`, `connection_failed`, `http_<status>` or `url_refused: …` */
                 error: string | null;
                 latency_ms: number;
-                /** @description The receiver's answer, at most 1 KiB, with long digit runs masked */
+                /** @description The receiver's answer, its first 1,024 characters, with e-mail addresses, phone and card-like numbers, credentials (`Bearer …`, `token=…`) and long opaque tokens masked */
                 response_excerpt: string;
             }[];
         };

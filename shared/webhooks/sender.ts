@@ -9,12 +9,12 @@ import { countMetric, millisecondsMetric } from '../observability/metrics.ts';
 import { type AttemptOutcome, claimDelivery, recordDeliveryAttempt, type StoredDelivery } from './delivery-store.ts';
 import { postPinned } from './http-post.ts';
 import { signatureHeaders } from './signature.ts';
+import { requestExcerpt, responseExcerpt } from './excerpt.ts';
 import { checkWebhookUrl, resolvePublicAddress, type Resolver } from './ssrf.ts';
 import { activeSecrets, noteEndpointAttempt, readWebhookSubscription, type StoredSubscription } from './subscription-store.ts';
 
 export const CONNECT_TIMEOUT_MS = 5_000;
 export const TOTAL_TIMEOUT_MS = 15_000;
-const EXCERPT_BYTES = 1024;
 
 /** The event's correlation id on every delivery, so a receiver's logs join ours. */
 export const CORRELATION_HEADER = 'X-SVC-Correlation-Id';
@@ -31,9 +31,6 @@ export interface SenderSettings {
 
 export const systemResolver: Resolver = (host) => lookup(host, { all: true, verbatim: true });
 
-/** At most 1 KiB kept, with long digit runs (phone numbers, card-like numbers) masked. */
-export const excerpt = (text: string) => text.slice(0, EXCERPT_BYTES).replace(/\d{6,}/g, (d) => `${d.slice(0, 2)}${'*'.repeat(d.length - 2)}`);
-
 async function attempt(
   delivery: StoredDelivery,
   settings: SenderSettings,
@@ -46,7 +43,7 @@ async function attempt(
     statusCode: null,
     error,
     latencyMs: performance.now() - started,
-    requestExcerpt: excerpt(delivery.payload),
+    requestExcerpt: requestExcerpt(delivery.payload),
     responseExcerpt: '',
   });
   const subscription = await readWebhookSubscription(delivery.tenant);
@@ -70,8 +67,8 @@ async function attempt(
     error: result.error ?? (result.statusCode !== null && (result.statusCode < 200 || result.statusCode >= 300) ? `http_${result.statusCode}` : null),
     ...(result.cause ? { cause: result.cause } : {}),
     latencyMs: performance.now() - started,
-    requestExcerpt: excerpt(delivery.payload),
-    responseExcerpt: excerpt(result.responseExcerpt),
+    requestExcerpt: requestExcerpt(delivery.payload),
+    responseExcerpt: responseExcerpt(result.responseExcerpt),
   };
 }
 
