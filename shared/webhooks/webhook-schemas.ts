@@ -106,7 +106,10 @@ export const DeliveryWithAttemptsSchema = DeliverySchema.extend({
       status_code: z.number().int().nullable(),
       error: z.string().nullable().meta({ description: '`timeout`, `connection_failed`, `http_<status>` or `url_refused: …`' }),
       latency_ms: z.number().int(),
-      response_excerpt: z.string().meta({ description: "The receiver's answer, its first 1,024 characters, with e-mail addresses, phone and card-like numbers, credentials (`Bearer …`, `token=…`) and long opaque tokens masked" }),
+      response_excerpt: z.string().meta({
+        description:
+          "The receiver's answer, its first 1,024 characters, with e-mail addresses, phone and card-like numbers, credentials (`Bearer …`, `token=…`) and long opaque tokens masked",
+      }),
     }),
   ),
 }).meta({ id: 'WebhookDeliveryWithAttempts' });
