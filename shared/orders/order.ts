@@ -148,7 +148,7 @@ export const orderView = (o: StoredOrder): Order => ({
 
 /** When the order next needs the scheduler: a qualification retry, its contact time, or the check for a stuck call. */
 export function dueOf(o: StoredOrder, now: Date, streamRecoverySeconds = STREAM_RECOVERY_SECONDS): Date | undefined {
-  if (o.processing_state === 'received' && o.retry_qualification_at) return new Date(o.retry_qualification_at);
+  if ((o.processing_state === 'received' || o.processing_state === 'validated') && o.retry_qualification_at) return new Date(o.retry_qualification_at);
   // The stream moves these on within moments; should its record be skipped after its retries,
   // the call scheduler finds the order here and takes the step itself.
   if (o.processing_state === 'received' || o.processing_state === 'validated') return new Date(now.getTime() + streamRecoverySeconds * 1000);

@@ -83,15 +83,17 @@ function awaitingVariantIndex(ports: ProcessingPorts, order: StoredOrder, q: Qua
   return !q.qualified && q.reason === 'unknown_variant' && now.getTime() - since < ports.settings.variantIndexGraceSeconds * 1000;
 }
 
+/** The call scheduler qualifies the order again shortly, without holding up the stream. */
+async function qualifyAgainShortly(ports: ProcessingPorts, order: StoredOrder, now: Date): Promise<undefined> {
+  if (order.retry_qualification_at && Date.parse(order.retry_qualification_at) > now.getTime()) return undefined;
+  await ports.orders.write(order, { set: { retry_qualification_at: new Date(now.getTime() + QUALIFICATION_RETRY_MS).toISOString() } }, now);
+  return undefined;
+}
+
 /** `received`: qualify; while a variant may still be on its way to the variant index, ask the scheduler to try again shortly. */
 async function qualifyStep(ports: ProcessingPorts, order: StoredOrder, now: Date, facts: Facts): Promise<StoredOrder | undefined> {
   const q = qualificationOf(order, facts);
-  if (awaitingVariantIndex(ports, order, q, now)) {
-    // The call scheduler retries qualification shortly, without holding up the stream.
-    if (order.retry_qualification_at && Date.parse(order.retry_qualification_at) > now.getTime()) return undefined;
-    await ports.orders.write(order, { set: { retry_qualification_at: new Date(now.getTime() + QUALIFICATION_RETRY_MS).toISOString() } }, now);
-    return undefined;
-  }
+  if (awaitingVariantIndex(ports, order, q, now)) return qualifyAgainShortly(ports, order, now);
   const cleared = { retry_qualification_at: undefined };
   return ports.orders.write(
     order,
@@ -109,6 +111,17 @@ async function step(ports: ProcessingPorts, order: StoredOrder, now: Date, facts
       return qualifyStep(ports, order, now, await factsOf(order));
     case 'validated': {
       const facts = await factsOf(order);
+      // A PATCH or upsert validated while its variant was awaited: checked again after the grace,
+      // as a new order is, not first at a contact time that may be months away.
+      const q = qualificationOf(order, facts);
+      if (awaitingVariantIndex(ports, order, q, now)) return qualifyAgainShortly(ports, order, now);
+      if (!q.qualified && q.reason === 'unknown_variant') {
+        return ports.orders.write(
+          order,
+          { to: 'rejected', reason: q.reason, set: { retry_qualification_at: undefined, ...rejectionFields(order, q.reason) } },
+          now,
+        );
+      }
       const window = callingWindow(facts.config, facts.customer?.locale);
       if (!window) return ports.orders.write(order, { to: 'rejected', reason: 'no_market_configured' }, now);
       const earliest = new Date(Math.max(now.getTime(), order.contact_not_before ? Date.parse(order.contact_not_before) : 0));

@@ -46,6 +46,24 @@ describe('order processing on in-memory ports', () => {
     expect(p.orders.orders.get('acme/o-4')).toMatchObject({ processing_state: 'rejected', state_reason: 'unknown_variant' });
   });
 
+  it('checks a PATCH naming a variant not indexed yet again after the grace, and rejects it then, however far its contact time', async () => {
+    const p = ports('+4915100000000');
+    const patched = {
+      ...order('o-13', 'never-imported'),
+      processing_state: 'validated' as const,
+      contact_not_before: '2027-06-01T09:00:00Z',
+      content_changed_at: NOON.toISOString(),
+    };
+    p.orders.orders.set('acme/o-13', patched);
+    const processing = orderProcessing(p);
+    await processing.advanceOrder('acme', 'o-13', () => NOON);
+    const waiting = p.orders.orders.get('acme/o-13')!;
+    expect(waiting).toMatchObject({ processing_state: 'validated', retry_qualification_at: expect.any(String) });
+    expect(dueOf(waiting, NOON)?.toISOString()).toBe(waiting.retry_qualification_at);
+    await processing.advanceOrder('acme', 'o-13', () => new Date(NOON.getTime() + 61_000));
+    expect(p.orders.orders.get('acme/o-13')).toMatchObject({ processing_state: 'rejected', state_reason: 'unknown_variant' });
+  });
+
   it('gives a PATCH the grace a new order gets: a variant not indexed yet is checked again before the call, and rejects only after the grace', async () => {
     const p = ports('+4915100000000');
     const patched = {
