@@ -5,18 +5,24 @@ import { CONTRACT_VERSION } from '../api/contract-version.ts';
 import { MAX_BODY_BYTES } from '../http/limits.ts';
 import type { TenantConfig } from '../tenants/config.ts';
 import { EVENT_TYPES } from '../events/event-types.ts';
-import { ORDER_KINDS } from '../orders/order-schemas.ts';
+import { MAX_ORDER_ITEMS, ORDER_KINDS } from '../orders/order-schemas.ts';
+import { MAX_PRODUCTS_PER_BATCH, MAX_VARIANTS_PER_PRODUCT } from '../catalog/product-schemas.ts';
+import { MAX_RULE_CONDITIONS } from '../rules/rule-schemas.ts';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../http/page-query.ts';
+import { INLINE_PAYLOAD_MAX_BYTES } from '../webhooks/payload.ts';
 import type { BlockerSchema, CapabilitiesSchema, EffectiveConfigurationSchema, NoticeSchema } from './schemas.ts';
 
+/** Each limit from where it is enforced, so what partners read is what the service does. */
 export const LIMITS = {
-  products_batch_max: 500,
-  variants_per_product_max: 100,
-  order_items_max: 250,
-  rule_conditions_max: 100,
+  products_batch_max: MAX_PRODUCTS_PER_BATCH,
+  variants_per_product_max: MAX_VARIANTS_PER_PRODUCT,
+  order_items_max: MAX_ORDER_ITEMS,
+  rule_conditions_max: MAX_RULE_CONDITIONS,
   request_body_max_bytes: MAX_BODY_BYTES,
-  webhook_payload_max_bytes: 1024 * 1024,
-  page_limit_default: 50,
-  page_limit_max: 200,
+  // Larger envelopes are sent truncated (`data.truncated`), never refused.
+  webhook_payload_max_bytes: INLINE_PAYLOAD_MAX_BYTES,
+  page_limit_default: DEFAULT_PAGE_SIZE,
+  page_limit_max: MAX_PAGE_SIZE,
 } as const;
 
 export function capabilities(config: TenantConfig): z.infer<typeof CapabilitiesSchema> {
