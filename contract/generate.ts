@@ -22,12 +22,28 @@ export { OPENAPI_FILE };
 type JsonSchema = Record<string, unknown>;
 const repoRoot = join(import.meta.dirname, '..');
 
+/**
+ * What the service sends may gain members in a compatible change (contract README: clients
+ * ignore members they do not know), so every output schema is published open: no
+ * `additionalProperties: false`. Requests stay closed: an unknown member sent is a 422.
+ */
+const opened = (value: unknown): unknown => {
+  if (Array.isArray(value)) return value.map(opened);
+  if (!value || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([k, v]) => !(k === 'additionalProperties' && v === false))
+      .map(([k, v]) => [k, opened(v)]),
+  );
+};
+
 class Components {
   readonly schemas: Record<string, JsonSchema> = {};
 
   /** Converts a zod schema, moving every schema with an id into components.schemas. */
   add(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-    const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as JsonSchema;
+    const converted = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as JsonSchema;
+    const json = (io === 'output' ? opened(converted) : converted) as JsonSchema;
     const defs = (json.$defs ?? {}) as Record<string, JsonSchema>;
     delete json.$defs;
     delete json.$schema;

@@ -530,12 +530,14 @@ export interface components {
             instance: string;
             /** @description Also in the X-Request-Id header; quote it to support */
             request_id: string;
-            /** @description validation_failed only: every offending field */
+            /** @description validation_failed only: the offending fields, at most 100 */
             errors?: {
                 /** @description JSON Pointer into the body, or query:/header:/path: prefixed name */
                 pointer: string;
                 message: string;
             }[];
+            /** @description validation_failed only, when errors[] was cut: how many offending fields there were */
+            errors_total?: number;
             /**
              * @description idempotency_key_reused only
              * @enum {string}
@@ -545,6 +547,10 @@ export interface components {
             current_source_version?: string;
             /** @description insufficient_scope only */
             required_scope?: string;
+            /** @description resource_not_found of an order result only: the state the order is in */
+            processing_state?: string;
+            /** @description resource_not_found of an order result only: true while the order may still complete, false when it ended without a result */
+            result_expected?: boolean;
         };
         Capabilities: {
             contract_version: string;
@@ -693,12 +699,30 @@ export interface components {
             /** @enum {string} */
             availability: "in_stock" | "out_of_stock" | "preorder" | "backorder" | "discontinued";
             source_version: string;
-            variants: components["schemas"]["Variant"][];
+            variants: components["schemas"]["VariantOutput"][];
             archived_at: string | null;
             /** @description RFC 3339, UTC */
             created_at: string;
             /** @description RFC 3339, UTC */
             updated_at: string;
+        };
+        VariantOutput: {
+            /** @description Unique within the product; must be 1 to 255 characters without control characters */
+            external_variant_id: string;
+            /**
+             * @description Decimal string with at most the currency's ISO 4217 minor units
+             * @example 19.99
+             */
+            price: string;
+            /**
+             * @description ISO 4217 code
+             * @example EUR
+             */
+            currency: string;
+            inventory?: number;
+            min_quantity?: number;
+            /** @description Not less than min_quantity */
+            max_quantity?: number;
         };
         ProductOutput: {
             external_product_id: string;
@@ -709,7 +733,7 @@ export interface components {
             /** @enum {string} */
             availability: "in_stock" | "out_of_stock" | "preorder" | "backorder" | "discontinued";
             source_version: string;
-            variants: components["schemas"]["Variant"][];
+            variants: components["schemas"]["VariantOutput"][];
             archived_at: string | null;
             /** @description RFC 3339, UTC */
             created_at: string;
@@ -847,7 +871,7 @@ export interface components {
             /** @enum {string} */
             order_kind: "standard" | "repurchase_intent";
             external_customer_id: string;
-            items: components["schemas"]["OrderItem"][];
+            items: components["schemas"]["OrderItemOutput"][];
             contact_permission: {
                 status: string;
                 basis?: string;
@@ -865,6 +889,21 @@ export interface components {
             correlation_id: string;
             created_at: string;
             updated_at: string;
+        };
+        OrderItemOutput: {
+            /** @description Partner id: must be 1 to 255 characters without control characters */
+            external_variant_id: string;
+            quantity: number;
+            /**
+             * @description Unit price
+             * @example 19.99
+             */
+            price: string;
+            /**
+             * @description ISO 4217 code
+             * @example EUR
+             */
+            currency: string;
         };
         /** @description Only the fields sent change; `order_kind`, the customer and the contact permission never change. */
         OrderPatch: {
@@ -1060,7 +1099,7 @@ export interface components {
             enabled: boolean;
             /** @enum {string} */
             status: "active" | "archived";
-            applies_to: components["schemas"]["RuleAppliesTo"];
+            applies_to: components["schemas"]["RuleAppliesToOutput"];
             action: {
                 [key: string]: unknown;
             };
@@ -1068,6 +1107,13 @@ export interface components {
             archived_at: string | null;
             created_at: string;
             updated_at: string;
+        };
+        /** @description A line matches when any condition matches. At most 100 conditions in total (a category counts as one, each id as one). */
+        RuleAppliesToOutput: {
+            /** @description Category path prefix (whole segments) */
+            category?: string;
+            external_product_ids?: string[];
+            external_variant_ids?: string[];
         };
         SalesRuleOutput: {
             external_rule_id: string;
@@ -1077,7 +1123,7 @@ export interface components {
             enabled: boolean;
             /** @enum {string} */
             status: "active" | "archived";
-            applies_to: components["schemas"]["RuleAppliesTo"];
+            applies_to: components["schemas"]["RuleAppliesToOutput"];
             action: {
                 [key: string]: unknown;
             };

@@ -13,6 +13,7 @@
  * - A replay is handed to the handler (`http.replay`) rather than returned early, so the
  *   rest of the chain (request id, the completion log line) still runs for it.
  */
+import { gunzipSync, gzipSync } from 'node:zlib';
 import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import {
@@ -78,7 +79,7 @@ const requestConfig = () =>
     expiresAfterSeconds: IDEMPOTENCY_RETENTION_SECONDS,
     throwOnNoIdempotencyKey: true,
     responseHook: (response) => {
-      const stored = response as unknown as APIGatewayProxyResult;
+      const stored = replayed(response as unknown as KeptAnswer);
       return { ...stored, headers: { ...stored.headers, [REPLAYED_HEADER]: 'true' } } as never;
     },
   });
@@ -94,16 +95,24 @@ const withInProgressExpiry = <C extends { getRemainingTimeInMillis?: () => numbe
   getRemainingTimeInMillis: () => Math.max(MIN_IN_PROGRESS_MS, context.getRemainingTimeInMillis?.() ?? 0),
 });
 
-/** DynamoDB items hold 400 KB: larger answers are kept as a short note a replay answers with. */
+/**
+ * DynamoDB items hold 400 KB: an answer larger than this is kept gzip-compressed (a batch's
+ * results, the largest answers there are, compress about tenfold), and a replay answers the
+ * original body. One that does not fit even so (no request the contract allows comes near) is
+ * not kept: a retry runs again, which the versioned writes make harmless.
+ */
 export const MAX_KEPT_ANSWER_BYTES = 300 * 1024;
+type KeptAnswer = APIGatewayProxyResult & { kept_as?: 'gzip-base64' };
 
-function keptAnswer(answer: APIGatewayProxyResult): APIGatewayProxyResult {
+function keptAnswer(answer: APIGatewayProxyResult): KeptAnswer | undefined {
   if (Buffer.byteLength(answer.body) <= MAX_KEPT_ANSWER_BYTES) return answer;
-  const note = {
-    replay_truncated: true,
-    detail: 'This request was already processed; its answer was too large to keep for replays. Read the resources to see their state.',
-  };
-  return { ...answer, body: JSON.stringify(note) };
+  const packed = gzipSync(answer.body).toString('base64');
+  return packed.length <= MAX_KEPT_ANSWER_BYTES ? { ...answer, body: packed, kept_as: 'gzip-base64' } : undefined;
+}
+
+/** The answer as it was first given. */
+function replayed({ kept_as, ...answer }: KeptAnswer): APIGatewayProxyResult {
+  return kept_as === 'gzip-base64' ? { ...answer, body: gunzipSync(Buffer.from(answer.body, 'base64')).toString('utf8') } : answer;
 }
 
 export function requireIdempotencyKey(headerValue: string | undefined): string {
@@ -155,6 +164,7 @@ export function idempotency(method: HttpMethod, storeFor: (tenant: string) => Ba
       // A secret shown once is never kept: the record holds the answer without it.
       const kept = keptAnswer(request.context.http.replayAnswer ?? request.response!);
       try {
+        if (!kept) throw new Error('answer too large to keep, even compressed');
         await claim.delegate.after!({ ...claim.request, response: kept } as DelegateRequest);
       } catch (error) {
         // The work is done and its answer goes out; without a record a retry runs again,
