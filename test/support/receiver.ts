@@ -1,5 +1,6 @@
 /** A real HTTP receiver on 127.0.0.1 for webhook tests: scripted answers, every request recorded. */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { eventViolations } from './contract.ts';
 
 export type Behaviour = 'ok' | 'fail' | 'sleep' | 'reset' | 'redirect';
 
@@ -13,12 +14,16 @@ export interface Received {
 
 export async function startReceiver(script: (n: number) => Behaviour, options: { sleepMs?: number; delayMs?: number; redirectTo?: string } = {}) {
   const received: Received[] = [];
+  // Every delivered event is one the contract's webhooks section describes, member for member.
+  const violations = new Set<string>();
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
       const behaviour = script(received.length + 1);
-      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now(), behaviour });
+      const body = Buffer.concat(chunks).toString('utf8');
+      received.push({ headers: req.headers, body, at: Date.now(), behaviour });
+      for (const violation of eventViolations(body)) violations.add(violation);
       if (options.delayMs) await new Promise((r) => setTimeout(r, options.delayMs));
       if (behaviour === 'reset') return req.socket.destroy();
       if (behaviour === 'sleep') return setTimeout(() => res.writeHead(200).end('too late'), options.sleepMs ?? 5000);
@@ -31,10 +36,13 @@ export async function startReceiver(script: (n: number) => Behaviour, options: {
   return {
     url: `http://127.0.0.1:${address.port}/hooks/commerce`,
     received,
-    close: () =>
-      new Promise<void>((resolve) => {
+    /** Stops the receiver; fails when any event it received was outside the contract. */
+    close: async () => {
+      await new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
-      }),
+      });
+      if (violations.size) throw new Error(`events outside the contract: ${[...violations].slice(0, 5).join('; ')}`);
+    },
   };
 }

@@ -7,6 +7,7 @@ import { inject } from 'vitest';
 import { BASE_PATH } from '#shared/api/routes.ts';
 import { SCOPES, type Scope } from '#shared/api/scopes.ts';
 import { signRequest, type QueryParameters } from '#shared/auth/signing.ts';
+import { answerViolations } from './contract.ts';
 
 const stack = inject('stack');
 Object.assign(process.env, stack.env);
@@ -98,6 +99,9 @@ export async function call(key: TestKey, method: string, relativePath: string, o
   } catch {
     parsed = undefined;
   }
+  // Every answer a test sees is one the contract describes, member for member.
+  const violations = answerViolations(method, path, response.status, response.headers.get('content-type'), parsed);
+  if (violations.length) throw new Error(`${method} ${path} answered ${response.status} outside the contract: ${violations.slice(0, 5).join('; ')}`);
   return { status: response.status, headers: response.headers, body: parsed, text };
 }
 
