@@ -119,6 +119,9 @@ Request body 2 MiB (413 payload_too_large), page limit 1..200 (default 50), per-
 ## Retries
 Retry 429, 503 and other 5xx answers and network errors with the same Idempotency-Key (a new nonce and timestamp each time): wait Retry-After when given, else a random time up to an exponentially growing cap (full jitter). A 409 with Retry-After (the first request with that key is still running) is retried the same way.
 
+## Versions and compatibility
+\`contract_version\` (GET /capabilities, \`info.version\`) is raised on every change to this contract; contract/CHANGELOG.md lists each change, breaking ones under **Breaking**. Within /api/v1 the service may, without notice: add operations, optional request members, members of answers and events, event types, problem codes and \`reason\` values. Clients ignore members they do not know, treat an unknown problem code by its HTTP status, and an unknown \`reason\` as other. Anything else (removing or renaming, a new required request member, accepting less, changing a meaning) is breaking: once v1 is final (no \`-draft\` in the version) it comes only as /api/v2, and v1 is served for at least 12 months after v2 is published. What is to be removed is announced at least 6 months ahead: its answers carry \`Deprecation\` (RFC 9745, the announcement time) and \`Sunset\` (RFC 8594, the removal date) with \`Link: <changelog>; rel="deprecation"\`. While the version is a draft, breaking changes are still made, each in the changelog and announced to pilot partners 14 days before it is deployed.
+
 ${WEBHOOKS_DESCRIPTION}`;
 
 async function loadContract(handlerModule: string): Promise<OperationContract> {

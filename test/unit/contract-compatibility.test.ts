@@ -1,0 +1,55 @@
+/**
+ * The contract's version follows its changes: compared with the last published contract (by
+ * api-smart-diff, which classifies each difference), any change needs a new `info.version` and
+ * a changelog entry for it, and a breaking change an entry that lists it under **Breaking**.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { apiCompare } from 'api-smart-diff';
+import { describe, expect, it } from 'vitest';
+import { repoRoot } from '../support/paths.ts';
+
+type Contract = { info: { version: string } };
+const read = (file: string) => JSON.parse(readFileSync(join(repoRoot, file), 'utf8')) as Contract;
+const published = readdirSync(join(repoRoot, 'contract/published'))
+  .filter((f) => f.endsWith('.json'))
+  .map((f) => read(`contract/published/${f}`));
+// The version is the publication date, then the draft number: their text order is their order.
+const previous = published.sort((a, b) => (a.info.version < b.info.version ? -1 : 1)).at(-1)!;
+const current = read('contract/openapi.json');
+const changelog = readFileSync(join(repoRoot, 'contract/CHANGELOG.md'), 'utf8');
+
+/** The changelog's entry for a version: from its heading to the next. */
+const entryOf = (version: string) => changelog.split(/^## /m).find((section) => section.startsWith(`${version}\n`));
+
+describe('the contract version', () => {
+  const { diffs } = apiCompare(previous, current);
+  const changed = diffs.filter((d) => !(d.path.join('/') === 'info/version'));
+  const breaking = changed.filter((d) => d.type === 'breaking');
+
+  it('is raised on any change to the contract, with a changelog entry for the new version', () => {
+    if (changed.length === 0) return expect(current.info.version).toBe(previous.info.version);
+    expect(
+      published.map((p) => p.info.version),
+      'a changed contract under a version already published',
+    ).not.toContain(current.info.version);
+    expect(current.info.version > previous.info.version, `${current.info.version} must come after ${previous.info.version}`).toBe(true);
+    expect(entryOf(current.info.version), `contract/CHANGELOG.md has no "## ${current.info.version}" entry`).toBeDefined();
+  });
+
+  it('lists a breaking change as breaking in its changelog entry', () => {
+    if (breaking.length === 0) return;
+    expect(entryOf(current.info.version) ?? '', `${breaking.length} breaking differences, e.g. ${breaking[0]!.path.join('/')}`).toContain('**Breaking**');
+  });
+
+  it('tells breaking from compatible as partners would: a removed endpoint is breaking, an added optional answer member is not', () => {
+    const before = structuredClone(previous) as Contract & { paths: Record<string, unknown> };
+    const withoutCapabilities = { ...before, paths: Object.fromEntries(Object.entries(before.paths).filter(([p]) => p !== '/capabilities')) };
+    expect(apiCompare(before, withoutCapabilities).diffs.some((d) => d.type === 'breaking')).toBe(true);
+    const withMember = structuredClone(current) as Contract & { components: { schemas: Record<string, { properties: Record<string, unknown> }> } };
+    withMember.components.schemas.Capabilities!.properties.new_member = { type: 'string' };
+    const added = apiCompare(current, withMember).diffs;
+    expect(added.length).toBeGreaterThan(0);
+    expect(added.filter((d) => d.type === 'breaking')).toEqual([]);
+  });
+});
