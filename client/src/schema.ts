@@ -641,7 +641,7 @@ export interface components {
             products: components["schemas"]["ProductInput"][];
         };
         ProductInput: {
-            /** @description Partner id: must be 1 to 255 characters without control characters */
+            /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters */
             external_product_id: string;
             title: string;
             category?: string;
@@ -661,7 +661,7 @@ export interface components {
             variants: components["schemas"]["Variant"][];
         };
         Variant: {
-            /** @description Unique within the product; must be 1 to 255 characters without control characters */
+            /** @description Unique within the product; must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters */
             external_variant_id: string;
             /**
              * @description Decimal string with at most the currency's ISO 4217 minor units
@@ -707,7 +707,7 @@ export interface components {
             updated_at: string;
         };
         VariantOutput: {
-            /** @description Unique within the product; must be 1 to 255 characters without control characters */
+            /** @description Unique within the product; must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters */
             external_variant_id: string;
             /**
              * @description Decimal string with at most the currency's ISO 4217 minor units
@@ -815,9 +815,9 @@ export interface components {
         OrderInput: {
             /** @enum {string} */
             order_kind: "standard" | "repurchase_intent";
-            /** @description Partner id: must be 1 to 255 characters without control characters */
+            /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters */
             external_order_id: string;
-            /** @description Partner id: must be 1 to 255 characters without control characters */
+            /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters */
             external_customer_id: string;
             items: components["schemas"]["OrderItem"][];
             contact_permission: components["schemas"]["ContactPermission"];
@@ -834,7 +834,7 @@ export interface components {
             confidence?: string;
         };
         OrderItem: {
-            /** @description Partner id: must be 1 to 255 characters without control characters */
+            /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters */
             external_variant_id: string;
             quantity: number;
             /**
@@ -891,7 +891,7 @@ export interface components {
             updated_at: string;
         };
         OrderItemOutput: {
-            /** @description Partner id: must be 1 to 255 characters without control characters */
+            /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters */
             external_variant_id: string;
             quantity: number;
             /**
@@ -2025,7 +2025,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Partner id: must be 1 to 255 characters without control characters */
+                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters */
                 externalProductId: string;
             };
             cookie?: never;
@@ -2172,7 +2172,7 @@ export interface operations {
                 "Idempotency-Key": components["parameters"]["Idempotency-Key"];
             };
             path: {
-                /** @description Partner id: must be 1 to 255 characters without control characters */
+                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters */
                 externalProductId: string;
             };
             cookie?: never;
@@ -2326,7 +2326,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Partner id: must be 1 to 255 characters without control characters */
+                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters */
                 externalCustomerId: string;
             };
             cookie?: never;
@@ -2473,7 +2473,7 @@ export interface operations {
                 "Idempotency-Key": components["parameters"]["Idempotency-Key"];
             };
             path: {
-                /** @description Partner id: must be 1 to 255 characters without control characters */
+                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters */
                 externalCustomerId: string;
             };
             cookie?: never;
@@ -2634,7 +2634,7 @@ export interface operations {
                 "Idempotency-Key": components["parameters"]["Idempotency-Key"];
             };
             path: {
-                /** @description Partner id: must be 1 to 255 characters without control characters */
+                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters */
                 externalCustomerId: string;
             };
             cookie?: never;
@@ -3109,7 +3109,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Partner id: must be 1 to 255 characters without control characters */
+                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters */
                 externalOrderId: string;
             };
             cookie?: never;
@@ -3256,7 +3256,7 @@ export interface operations {
                 "Idempotency-Key": components["parameters"]["Idempotency-Key"];
             };
             path: {
-                /** @description Partner id: must be 1 to 255 characters without control characters */
+                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters */
                 externalOrderId: string;
             };
             cookie?: never;
@@ -3417,7 +3417,7 @@ export interface operations {
                 "Idempotency-Key": components["parameters"]["Idempotency-Key"];
             };
             path: {
-                /** @description Partner id: must be 1 to 255 characters without control characters */
+                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters */
                 externalOrderId: string;
             };
             cookie?: never;
@@ -3575,7 +3575,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Partner id: must be 1 to 255 characters without control characters */
+                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters */
                 externalOrderId: string;
             };
             cookie?: never;
@@ -3724,7 +3724,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Partner id: must be 1 to 255 characters without control characters */
+                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters */
                 externalOrderId: string;
             };
             cookie?: never;
@@ -3873,7 +3873,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Partner id: must be 1 to 255 characters without control characters */
+                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters */
                 externalRuleId: string;
             };
             cookie?: never;
@@ -4020,7 +4020,7 @@ export interface operations {
                 "Idempotency-Key": components["parameters"]["Idempotency-Key"];
             };
             path: {
-                /** @description Partner id: must be 1 to 255 characters without control characters */
+                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters */
                 externalRuleId: string;
             };
             cookie?: never;
@@ -4181,7 +4181,7 @@ export interface operations {
                 "Idempotency-Key": components["parameters"]["Idempotency-Key"];
             };
             path: {
-                /** @description Partner id: must be 1 to 255 characters without control characters */
+                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters */
                 externalRuleId: string;
             };
             cookie?: never;

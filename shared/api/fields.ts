@@ -4,11 +4,14 @@ import { minorUnits, moneyProblem } from '../money/decimal.ts';
 
 /**
  * Partner ids are the store's own (Shopify's `gid://shopify/Product/123`, `cust/42 ü`): any 1
- * to 255 Unicode characters without control characters. They are percent-encoded in paths
- * (the signing rules already say so) and escaped in table keys (`storage/keys.ts`).
+ * to 255 Unicode characters without control characters, at most 255 bytes in UTF-8. They are
+ * percent-encoded in paths (the signing rules already say so) and escaped in table keys
+ * (`storage/keys.ts`). The byte bound keeps every key within DynamoDB's: an id escaped (at most
+ * three times its bytes) with its key's prefix stays under the 1,024-byte sort key.
  */
 export const EXTERNAL_ID_MAX_CHARACTERS = 255;
-export const EXTERNAL_ID_MESSAGE = `must be 1 to ${EXTERNAL_ID_MAX_CHARACTERS} characters without control characters`;
+export const EXTERNAL_ID_MAX_BYTES = 255;
+export const EXTERNAL_ID_MESSAGE = `must be 1 to ${EXTERNAL_ID_MAX_CHARACTERS} characters and at most ${EXTERNAL_ID_MAX_BYTES} bytes in UTF-8, without control characters`;
 /** For the contract: what `isExternalId` checks, as JSON Schema understands it (lengths count code points). */
 export const EXTERNAL_ID_JSON_PATTERN = '^[^\\u0000-\\u001F\\u007F-\\u009F]+$';
 // Unicode's control characters (C0, DEL and C1): the general category Cc.
@@ -16,6 +19,7 @@ const CONTROL_CHARACTER = /\p{Cc}/u;
 
 export function isExternalId(value: string): boolean {
   if (value.length === 0 || value.length > 2 * EXTERNAL_ID_MAX_CHARACTERS || CONTROL_CHARACTER.test(value) || !value.isWellFormed()) return false;
+  if (Buffer.byteLength(value, 'utf8') > EXTERNAL_ID_MAX_BYTES) return false;
   // Every character counts once, emoji included (a string's length counts UTF-16 units).
   let characters = 0;
   for (const _ of value) if (++characters > EXTERNAL_ID_MAX_CHARACTERS) return false;

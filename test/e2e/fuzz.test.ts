@@ -75,7 +75,14 @@ describe('bad input from every side', () => {
       await mapWithConcurrency(samples, 8, async (sample) => {
         const query = Object.fromEntries(Object.entries(sample.query).map(([k, v]) => [k, v as string[]]));
         const withBody = sample.body !== undefined && route.method !== 'GET';
-        const res = await call(key, route.method, sample.path, { query, ...(withBody ? { body: sample.body } : {}) });
+        const res = await call(key, route.method, sample.path, { query, ...(withBody ? { body: sample.body } : {}) }).catch((error: Error) => {
+          // No answer at all (the connection reset) is the worst answer: say what was sent.
+          failures.push(
+            `${route.method} ${sample.path}: no answer (${String(error.cause ?? error)}), body of ${JSON.stringify(sample.body ?? null).length} characters: ${JSON.stringify(sample.body ?? null).slice(0, 200)}`,
+          );
+          return undefined;
+        });
+        if (!res) return;
         answered++;
         const what = `${route.method} ${sample.path} → ${res.status} ${res.text.slice(0, 200)}`;
         if (res.text.length > 1024 * 1024) failures.push(`answer over 1 MiB: ${what}`);

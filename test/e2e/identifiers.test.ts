@@ -1,6 +1,6 @@
 /**
- * Partner ids as stores have them: any 1 to 255 characters without control characters,
- * percent-encoded in paths and escaped in table keys, so that no two ids collide and no id
+ * Partner ids as stores have them: any 1 to 255 characters without control characters (at most
+ * 255 bytes in UTF-8), percent-encoded in paths and escaped in table keys, so that no two ids collide and no id
  * reaches another entity's or another tenant's items.
  */
 import { describe, expect, it } from 'vitest';
@@ -20,15 +20,18 @@ const IDS = [
   'emoji 🚀☕',
   'ünïcödé-ñ',
   'x'.repeat(255),
-  '🚀'.repeat(255),
+  // The longest ids in bytes: 255 in UTF-8, and 255 that escape to three bytes each in a key.
+  `${'🚀'.repeat(63)}abc`,
+  '#'.repeat(255),
 ];
+const LONGEST = (n: number) => `${'🚀'.repeat(62)}${String(n).padStart(7, '0')}`;
 
 const path = (id: string) => `/products/${encodeURIComponent(id)}`;
 const product = (id: string) => ({
   external_product_id: id,
   title: `title of ${id}`,
   source_version: '1',
-  variants: [{ external_variant_id: `${[...id].slice(0, 250).join('')}:v`, price: '1.00', currency: 'EUR' }],
+  variants: [{ external_variant_id: `${[...id].slice(0, 60).join('')}:v`, price: '1.00', currency: 'EUR' }],
 });
 
 describe('partner ids', () => {
@@ -55,8 +58,11 @@ describe('partner ids', () => {
 
   it('refuses ids that cannot be partner ids in a body (422 with the pointer) and answers 404 for them in a path', async () => {
     const key = await newTenant();
-    const refused = await call(key, 'POST', '/products/batch', { body: { products: [product('tab\there'), product('x'.repeat(256)), product('')] } });
-    expect(refused.body.results.map((r: { outcome: string }) => r.outcome)).toEqual(['rejected', 'rejected', 'rejected']);
+    const refused = await call(key, 'POST', '/products/batch', {
+      body: { products: [product('tab\there'), product('x'.repeat(256)), product(''), product('🚀'.repeat(64))] },
+    });
+    expect(refused.body.results.map((r: { outcome: string }) => r.outcome)).toEqual(['rejected', 'rejected', 'rejected', 'rejected']);
+    expect(refused.body.results[3].errors[0]).toMatchObject({ pointer: '/products/3/external_product_id', message: expect.stringMatching(/255 bytes/) });
     expect(refused.body.results[0].errors[0].pointer).toBe('/products/0/external_product_id');
     for (const id of ['tab\there', 'x'.repeat(256), '\u0000']) {
       const res = await call(key, 'GET', path(id));
@@ -66,6 +72,34 @@ describe('partner ids', () => {
     const delivery = await call(key, 'POST', '/webhook-deliveries/not-a-delivery-id/replay');
     expect(delivery.status).toBe(404);
     expect(delivery.body.code).toBe('resource_not_found');
+  });
+
+  it('takes an order whose every id is as long as the contract allows, with 250 such lines, and reads, lists and erases it (never a 500)', async () => {
+    const key = await newTenant();
+    const [orderId, customerId] = [LONGEST(1), `#${'#'.repeat(254)}`];
+    const customer = {
+      phone: '+4915112345670',
+      locale: 'de-DE',
+      consent: { status: 'granted', proof: { source: 'checkout', reference: LONGEST(2), collected_at: '2026-11-01T09:30:00Z' } },
+      source_version: '1',
+    };
+    expect((await call(key, 'PUT', `/customers/${encodeURIComponent(customerId)}`, { body: customer })).status).toBe(200);
+    const items = Array.from({ length: 250 }, (_, i) => ({ external_variant_id: LONGEST(100 + i), quantity: 1, price: '9.99', currency: 'EUR' }));
+    const order = {
+      order_kind: 'standard',
+      external_order_id: orderId,
+      external_customer_id: customerId,
+      items,
+      contact_permission: { status: 'granted' },
+      source_version: '1',
+    };
+    const created = await call(key, 'POST', '/orders', { body: order });
+    expect(created.status, created.text).toBe(201);
+    const read = await call(key, 'GET', `/orders/${encodeURIComponent(orderId)}`);
+    expect([read.status, read.body.items.length]).toEqual([200, 250]);
+    const listed = await call(key, 'GET', '/orders');
+    expect(listed.body.data.map((o: { external_order_id: string }) => o.external_order_id)).toEqual([orderId]);
+    expect((await call(key, 'POST', `/customers/${encodeURIComponent(customerId)}/anonymize`)).status).toBe(200);
   });
 
   it('answers a path that is not valid percent-encoding with a 4xx, never a 5xx', async () => {

@@ -35,4 +35,18 @@ describe('busy answers', () => {
     }
     expect(problemResponse(new Error('a defect'), '/x', 'req-2').statusCode).toBe(500);
   });
+
+  it('answers DynamoDB refusing an item or a key as too large with 413, and any other ValidationException (a defect of ours) with 500', () => {
+    const refused = (message: string) => Object.assign(new Error(message), { name: 'ValidationException' });
+    for (const message of [
+      'Item size has exceeded the maximum allowed size',
+      'One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of 1024 bytes',
+      'One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of 2048 bytes',
+    ]) {
+      const answer = problemResponse(refused(message), '/api/v1/commerce/orders', 'req-3');
+      expect([answer.statusCode, JSON.parse(answer.body).code]).toEqual([413, 'payload_too_large']);
+      expect(answer.body).not.toContain('hashkey');
+    }
+    expect(problemResponse(refused('Invalid UpdateExpression: Syntax error'), '/x', 'req-4').statusCode).toBe(500);
+  });
 });
