@@ -16,7 +16,7 @@ import { putSubscription } from '#shared/webhooks/subscription-store.ts';
 
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 beforeAll(async () => {
-  receiver = await startReceiver(() => 'fail');
+  receiver = await startReceiver(() => 'fail', { handMadePayloads: true });
 });
 afterAll(() => receiver.close());
 
