@@ -11,9 +11,6 @@ describe('the reconciler: nothing lives only in a queue', () => {
     const pk = `T#reconcile#DELIVERY#${randomUUID()}`;
     const body = JSON.stringify({ delivery_id: pk });
     const now = new Date();
-    await tableClient().send(
-      new PutCommand({ TableName: tableName(), Item: { pk, sk: 'DELIVERY', ...dueAttributes(pk, new Date(now.getTime() - 1000), { body }) } }),
-    );
     const notYetDue = `T#reconcile#DELIVERY#${randomUUID()}`;
     await tableClient().send(
       new PutCommand({
@@ -22,8 +19,15 @@ describe('the reconciler: nothing lives only in a queue', () => {
       }),
     );
 
+    // The shared stack's own reconciler sweeps every minute; should its sweep take the record
+    // between the write and ours, the record is armed again (its next sweep is a minute away).
     const sent: QueueMessage[] = [];
-    await reconcileOverdue(now, async (m) => void sent.push(m));
+    for (let tries = 0; tries < 3 && !sent.some((m) => m.body === body); tries++) {
+      await tableClient().send(
+        new PutCommand({ TableName: tableName(), Item: { pk, sk: 'DELIVERY', ...dueAttributes(pk, new Date(now.getTime() - 1000), { body }) } }),
+      );
+      await reconcileOverdue(now, async (m) => void sent.push(m));
+    }
     expect(sent.filter((m) => m.body === body)).toHaveLength(1);
     expect(sent.some((m) => m.body === 'later')).toBe(false);
 
