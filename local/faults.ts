@@ -16,6 +16,7 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
+import { WRITE_COMMANDS } from '#shared/storage/capacity-meter.ts';
 
 export type FaultSpec = ReadonlyMap<string, number>;
 
@@ -47,7 +48,7 @@ const serviceError = (name: string, status: number): ServiceError =>
   });
 
 /** What the Node HTTP handler raises when the connection drops before the answer arrives. */
-const droppedConnection = (): ServiceError =>
+export const droppedConnection = (): ServiceError =>
   Object.assign(new Error('socket hang up (injected by LOCAL_FAULTS)'), { name: 'Error', code: 'ECONNRESET', $metadata: {}, $fault: 'client' as const });
 
 const BEFORE: Record<'dynamodb' | 'sqs', [string, number][]> = {
@@ -85,15 +86,13 @@ export function injectClientFaults(service: 'dynamodb' | 'sqs', client: DynamoDB
   );
 }
 
-const WRITES = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'TransactWriteItemsCommand', 'BatchWriteItemCommand']);
-
 /** Loses the answer of the first attempt of a share of the client's writes, after DynamoDB acted. */
 export function injectLostAnswers(client: DynamoDBClient, share: number, random = Math.random): void {
   if (share <= 0) return;
   client.middlewareStack.add(
     (next, context) => async (args) => {
       const call = context as { answerLost?: boolean };
-      if (call.answerLost !== undefined || !WRITES.has(context.commandName ?? '') || random() >= share) {
+      if (call.answerLost !== undefined || !WRITE_COMMANDS.has(context.commandName ?? '') || random() >= share) {
         call.answerLost ??= false;
         return next(args);
       }

@@ -50,7 +50,14 @@ function add(consumed: Consumed | Consumed[] | undefined, isWrite: boolean): voi
   }
 }
 
-const WRITES = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'BatchWriteItemCommand', 'TransactWriteItemsCommand']);
+/** The DynamoDB client's commands that write. */
+export const WRITE_COMMANDS: ReadonlySet<string> = new Set([
+  'PutItemCommand',
+  'UpdateItemCommand',
+  'DeleteItemCommand',
+  'BatchWriteItemCommand',
+  'TransactWriteItemsCommand',
+]);
 
 export function meterCapacity(client: DynamoDBClient): void {
   client.middlewareStack.add(
@@ -58,7 +65,7 @@ export function meterCapacity(client: DynamoDBClient): void {
       (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'TOTAL';
       const result = await next(args);
       totals.calls++;
-      add((result.output as { ConsumedCapacity?: Consumed | Consumed[] }).ConsumedCapacity, WRITES.has(context.commandName ?? ''));
+      add((result.output as { ConsumedCapacity?: Consumed | Consumed[] }).ConsumedCapacity, WRITE_COMMANDS.has(context.commandName ?? ''));
       return result;
     },
     { step: 'initialize', name: 'capacityMeter' },

@@ -14,6 +14,7 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { IdempotencyConfig } from '@aws-lambda-powertools/idempotency';
 import { afterAll, describe, expect, it } from 'vitest';
 import '../support/stack.ts';
+import { droppedConnection } from '#local/faults.ts';
 import { repoRoot } from '../support/paths.ts';
 import { decorateClients, dynamoClient, tableClient, tableName } from '#shared/storage/clients.ts';
 
@@ -61,7 +62,7 @@ decorateClients((service, client) => {
       state.loseFirst = false;
       await next(args).catch(() => undefined);
       lost++;
-      throw Object.assign(new Error('socket hang up (lost response)'), { name: 'Error', code: 'ECONNRESET', $metadata: {} });
+      throw droppedConnection();
     },
     { step: 'deserialize', name: 'lostResponses', override: true },
   );
