@@ -11,7 +11,7 @@
  *   npm run admin -- deliveries list [--tenant T] [--status S] [--event-type E] [--since TIME] [--limit N] [--json]
  *   npm run admin -- deliveries show DELIVERY_ID --tenant T [--json]
  *   npm run admin -- recover --tenant T --since TIME [--json]
- *   npm run admin -- stream-failures list [--json] | purge
+ *   npm run admin -- stream-failures list [--json] | purge [--force]
  *   npm run admin -- stream-work list [--json]
  *   npm run admin -- stream-work replay
  */
@@ -38,6 +38,7 @@ const { positionals, values } = parseArgs({
     since: { type: 'string' },
     limit: { type: 'string' },
     rate: { type: 'string' },
+    force: { type: 'boolean', default: false },
   },
 });
 
@@ -255,6 +256,14 @@ switch (area === 'recover' ? area : `${area} ${action}`) {
     break;
   }
   case 'stream-failures purge': {
+    // The queue is the evidence that records were skipped: it goes only once their work is replayed.
+    const { pendingStreamWork } = await import('#shared/stream/stream-work.ts');
+    const overdue = (await pendingStreamWork()).filter((p) => p.overdue).length;
+    if (overdue > 0 && !values.force) {
+      fail(
+        `${overdue} item(s) of stream work are overdue and not replayed yet: run stream-work replay (or wait a minute), check stream-work list, then purge (--force purges anyway)`,
+      );
+    }
     const { purgeStreamFailures } = await import('#shared/queue/stream-failures.ts');
     await purgeStreamFailures(target.streamFailureQueueUrl ?? fail('this stack has no stream failure queue output'));
     console.log('Purged the stream failure queue.');
@@ -282,6 +291,6 @@ switch (area === 'recover' ? area : `${area} ${action}`) {
   }
   default:
     fail(
-      'usage: admin (keys create --tenant T --scopes a,b [--json] | keys revoke --key-id K | tenants put --tenant T --config FILE | dlq list | dlq redrive [--tenant T] [--event-type E] [--since TIME] [--rate N] | deliveries list [--tenant T] [--status S] [--event-type E] [--since TIME] [--limit N] [--json] | deliveries show ID --tenant T [--json] | recover --tenant T --since TIME [--json] | stream-failures list [--json] | stream-failures purge | stream-work list [--json] | stream-work replay) [--stack NAME --region R]',
+      'usage: admin (keys create --tenant T --scopes a,b [--json] | keys revoke --key-id K | tenants put --tenant T --config FILE | dlq list | dlq redrive [--tenant T] [--event-type E] [--since TIME] [--rate N] | deliveries list [--tenant T] [--status S] [--event-type E] [--since TIME] [--limit N] [--json] | deliveries show ID --tenant T [--json] | recover --tenant T --since TIME [--json] | stream-failures list [--json] | stream-failures purge [--force] | stream-work list [--json] | stream-work replay) [--stack NAME --region R]',
     );
 }

@@ -5,7 +5,7 @@
  * pages as async iterators; any answer other than 2xx raises a `CommerceApiError`.
  */
 import { randomUUID } from 'node:crypto';
-import createClient from 'openapi-fetch';
+import createClient, { defaultPathSerializer } from 'openapi-fetch';
 import { CommerceApiError, type Problem } from './errors.ts';
 import type { operations, paths } from './schema.ts';
 import { signedFetch, type TransportOptions } from './transport.ts';
@@ -121,8 +121,22 @@ function webhooks(api: Api, key: Key) {
   };
 }
 
+/**
+ * Every URL parser resolves a `.` or `..` path segment away, percent-encoded or not, so
+ * `orders.result('..')` would read another resource. No id is `.` or `..` (the service refuses
+ * them), so the client answers such a call as the service answers any id that names nothing.
+ */
+function pathOf(pathname: string, params: Record<string, unknown>): string {
+  for (const [name, value] of Object.entries(params)) {
+    if (value === '.' || value === '..') {
+      throw new CommerceApiError({ status: 404, code: 'resource_not_found', message: `404 resource_not_found: no ${name} is "${value}"` });
+    }
+  }
+  return defaultPathSerializer(pathname, params);
+}
+
 export function createCommerceClient(options: ClientOptions) {
-  const api = createClient<paths>({ baseUrl: options.baseUrl.replace(/\/+$/, ''), fetch: signedFetch(options) });
+  const api = createClient<paths>({ baseUrl: options.baseUrl.replace(/\/+$/, ''), fetch: signedFetch(options), pathSerializer: pathOf });
   const key: Key = (o) => ({ 'Idempotency-Key': o?.idempotencyKey ?? randomUUID() });
   return {
     /** The underlying typed openapi-fetch client (signed and retrying), for what the methods do not cover. */

@@ -641,7 +641,7 @@ export interface components {
             products: components["schemas"]["ProductInput"][];
         };
         ProductInput: {
-            /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters */
+            /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters, and not "." or ".." */
             external_product_id: string;
             title: string;
             category?: string;
@@ -661,7 +661,7 @@ export interface components {
             variants: components["schemas"]["Variant"][];
         };
         Variant: {
-            /** @description Unique within the product; must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters */
+            /** @description Unique within the product; must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters, and not "." or ".." */
             external_variant_id: string;
             /**
              * @description Decimal string with at most the currency's ISO 4217 minor units
@@ -688,6 +688,10 @@ export interface components {
             availability: "in_stock" | "out_of_stock" | "preorder" | "backorder" | "discontinued";
             variant_count: number;
             source_version: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC (always `Z`)
+             */
             updated_at: string;
         };
         Product: {
@@ -701,13 +705,19 @@ export interface components {
             source_version: string;
             variants: components["schemas"]["VariantOutput"][];
             archived_at: string | null;
-            /** @description RFC 3339, UTC */
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC (always `Z`)
+             */
             created_at: string;
-            /** @description RFC 3339, UTC */
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC (always `Z`)
+             */
             updated_at: string;
         };
         VariantOutput: {
-            /** @description Unique within the product; must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters */
+            /** @description Unique within the product; must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters, and not "." or ".." */
             external_variant_id: string;
             /**
              * @description Decimal string with at most the currency's ISO 4217 minor units
@@ -735,9 +745,15 @@ export interface components {
             source_version: string;
             variants: components["schemas"]["VariantOutput"][];
             archived_at: string | null;
-            /** @description RFC 3339, UTC */
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC (always `Z`)
+             */
             created_at: string;
-            /** @description RFC 3339, UTC */
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC (always `Z`)
+             */
             updated_at: string;
         };
         CustomerUpsertResult: {
@@ -788,18 +804,34 @@ export interface components {
                 status: "granted" | "withdrawn";
                 proof: {
                     source: string;
+                    /**
+                     * Format: date-time
+                     * @description RFC 3339, UTC (always `Z`)
+                     */
                     collected_at: string;
                 } | null;
             };
             source_version: string;
             anonymized_at: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC (always `Z`)
+             */
             created_at: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC (always `Z`)
+             */
             updated_at: string;
         };
         AnonymizeResult: {
             external_customer_id: string;
             /** @constant */
             outcome: "anonymized";
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC (always `Z`)
+             */
             anonymized_at: string;
         };
         OrderWriteResult: {
@@ -815,9 +847,9 @@ export interface components {
         OrderInput: {
             /** @enum {string} */
             order_kind: "standard" | "repurchase_intent";
-            /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters */
+            /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters, and not "." or ".." */
             external_order_id: string;
-            /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters */
+            /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters, and not "." or ".." */
             external_customer_id: string;
             items: components["schemas"]["OrderItem"][];
             contact_permission: components["schemas"]["ContactPermission"];
@@ -834,7 +866,7 @@ export interface components {
             confidence?: string;
         };
         OrderItem: {
-            /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters */
+            /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters, and not "." or ".." */
             external_variant_id: string;
             quantity: number;
             /**
@@ -864,6 +896,10 @@ export interface components {
             /** @enum {string} */
             processing_state: "received" | "validated" | "scheduled" | "in_call" | "completed" | "cancelled" | "rejected";
             priority: number;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC (always `Z`)
+             */
             updated_at: string;
         };
         Order: {
@@ -887,11 +923,19 @@ export interface components {
             next_contact_at: string | null;
             call_attempts: number;
             correlation_id: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC (always `Z`)
+             */
             created_at: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC (always `Z`)
+             */
             updated_at: string;
         };
         OrderItemOutput: {
-            /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters */
+            /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters, and not "." or ".." */
             external_variant_id: string;
             quantity: number;
             /**
@@ -947,13 +991,25 @@ export interface components {
             };
             /** @description Ids of the sales rules whose suggestion the customer accepted */
             applied_rules: string[];
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC (always `Z`)
+             */
             completed_at: string;
         };
         CallAttempt: {
             attempt: number;
             /** @enum {string} */
             call_disposition: "answered" | "no_answer" | "busy" | "voicemail" | "failed" | "invalid_number";
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC (always `Z`)
+             */
             started_at: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC (always `Z`)
+             */
             ended_at: string;
         };
         ReportsPolicy: {
@@ -1089,6 +1145,10 @@ export interface components {
             rule_type: "replacement" | "upsell" | "cross_sell" | "quantity_constraint" | "price_constraint";
             enabled: boolean;
             priority: number;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC (always `Z`)
+             */
             updated_at: string;
         };
         SalesRule: {
@@ -1105,7 +1165,15 @@ export interface components {
             };
             source_version: string;
             archived_at: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC (always `Z`)
+             */
             created_at: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC (always `Z`)
+             */
             updated_at: string;
         };
         /** @description A line matches when any condition matches. At most 100 conditions in total (a category counts as one, each id as one). */
@@ -1129,7 +1197,15 @@ export interface components {
             };
             source_version: string;
             archived_at: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC (always `Z`)
+             */
             created_at: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC (always `Z`)
+             */
             updated_at: string;
         };
         WebhookSubscription: {
@@ -1145,9 +1221,21 @@ export interface components {
             /** @description When the service disabled it */
             disabled_at: string | null;
             health: components["schemas"]["WebhookHealth"];
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC (always `Z`)
+             */
             secret_last_rotated_at: string;
             previous_secret_expires_at: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC (always `Z`)
+             */
             created_at: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC (always `Z`)
+             */
             updated_at: string;
             /** @description Only in the answer to the PUT that creates the subscription: store it now, it is never shown again */
             secret?: string;
@@ -1179,9 +1267,21 @@ export interface components {
             /** @description When the service disabled it */
             disabled_at: string | null;
             health: components["schemas"]["WebhookHealth"];
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC (always `Z`)
+             */
             secret_last_rotated_at: string;
             previous_secret_expires_at: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC (always `Z`)
+             */
             created_at: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC (always `Z`)
+             */
             updated_at: string;
             /** @description Only in the answer to the PUT that creates the subscription: store it now, it is never shown again */
             secret?: string;
@@ -1192,7 +1292,7 @@ export interface components {
             secret_already_shown?: true;
         };
         WebhookSubscriptionInput: {
-            /** @description A public https URL; private, loopback, link-local and metadata addresses are refused */
+            /** @description A public https URL on port 443 (an explicit `:443` or none; no other port), at most 2,048 characters. Refused with 422 at the pointer `/url` with one of these messages: `is not an absolute URL`, `must use https`, `must not contain user information (user:password@)`, `must not contain a fragment`, `must use port 443`, `must name a host`, `must be a public address, not a private, loopback, link-local or metadata one`, `must be a public host name`, `could not resolve <host>` (no answer within 2 s) or `<host> resolves to a non-public address`. Checked again before every delivery (resolved afresh, the connection pinned to a checked address); a refusal then fails the attempt with `url_refused: <message>`. */
             url: string;
             event_types: ("commerce.order.status_changed.v1" | "commerce.call.attempt_completed.v1" | "commerce.order.result_ready.v1" | "commerce.writeback.failed.v1")[];
             /** @default true */
@@ -1207,6 +1307,10 @@ export interface components {
              */
             secret_already_shown?: true;
             previous_secret_expires_at: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC (always `Z`)
+             */
             secret_last_rotated_at: string;
         };
         RotateSecretRequest: {
@@ -1229,6 +1333,10 @@ export interface components {
             /** @enum {string} */
             status: "queued" | "delivering" | "retrying" | "delivered" | "dead_lettered";
             attempts: number;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC (always `Z`)
+             */
             created_at: string;
             delivered_at: string | null;
             next_attempt_at: string | null;
@@ -1247,6 +1355,10 @@ export interface components {
             /** @enum {string} */
             status: "queued" | "delivering" | "retrying" | "delivered" | "dead_lettered";
             attempts: number;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC (always `Z`)
+             */
             created_at: string;
             delivered_at: string | null;
             next_attempt_at: string | null;
@@ -1285,7 +1397,7 @@ export interface components {
             event_version: "1";
             /**
              * Format: date-time
-             * @description RFC 3339 UTC
+             * @description RFC 3339, UTC (always `Z`)
              */
             occurred_at: string;
             /** @description The receiving integration (tenant) */
@@ -1327,7 +1439,7 @@ export interface components {
             event_version: "1";
             /**
              * Format: date-time
-             * @description RFC 3339 UTC
+             * @description RFC 3339, UTC (always `Z`)
              */
             occurred_at: string;
             /** @description The receiving integration (tenant) */
@@ -1354,7 +1466,7 @@ export interface components {
             event_version: "1";
             /**
              * Format: date-time
-             * @description RFC 3339 UTC
+             * @description RFC 3339, UTC (always `Z`)
              */
             occurred_at: string;
             /** @description The receiving integration (tenant) */
@@ -1384,7 +1496,7 @@ export interface components {
             event_version: "1";
             /**
              * Format: date-time
-             * @description RFC 3339 UTC
+             * @description RFC 3339, UTC (always `Z`)
              */
             occurred_at: string;
             /** @description The receiving integration (tenant) */
@@ -2025,7 +2137,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters */
+                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters, and not "." or ".." */
                 externalProductId: string;
             };
             cookie?: never;
@@ -2172,7 +2284,7 @@ export interface operations {
                 "Idempotency-Key": components["parameters"]["Idempotency-Key"];
             };
             path: {
-                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters */
+                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters, and not "." or ".." */
                 externalProductId: string;
             };
             cookie?: never;
@@ -2326,7 +2438,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters */
+                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters, and not "." or ".." */
                 externalCustomerId: string;
             };
             cookie?: never;
@@ -2473,7 +2585,7 @@ export interface operations {
                 "Idempotency-Key": components["parameters"]["Idempotency-Key"];
             };
             path: {
-                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters */
+                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters, and not "." or ".." */
                 externalCustomerId: string;
             };
             cookie?: never;
@@ -2634,7 +2746,7 @@ export interface operations {
                 "Idempotency-Key": components["parameters"]["Idempotency-Key"];
             };
             path: {
-                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters */
+                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters, and not "." or ".." */
                 externalCustomerId: string;
             };
             cookie?: never;
@@ -3109,7 +3221,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters */
+                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters, and not "." or ".." */
                 externalOrderId: string;
             };
             cookie?: never;
@@ -3256,7 +3368,7 @@ export interface operations {
                 "Idempotency-Key": components["parameters"]["Idempotency-Key"];
             };
             path: {
-                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters */
+                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters, and not "." or ".." */
                 externalOrderId: string;
             };
             cookie?: never;
@@ -3417,7 +3529,7 @@ export interface operations {
                 "Idempotency-Key": components["parameters"]["Idempotency-Key"];
             };
             path: {
-                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters */
+                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters, and not "." or ".." */
                 externalOrderId: string;
             };
             cookie?: never;
@@ -3575,7 +3687,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters */
+                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters, and not "." or ".." */
                 externalOrderId: string;
             };
             cookie?: never;
@@ -3724,7 +3836,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters */
+                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters, and not "." or ".." */
                 externalOrderId: string;
             };
             cookie?: never;
@@ -3873,7 +3985,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters */
+                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters, and not "." or ".." */
                 externalRuleId: string;
             };
             cookie?: never;
@@ -4020,7 +4132,7 @@ export interface operations {
                 "Idempotency-Key": components["parameters"]["Idempotency-Key"];
             };
             path: {
-                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters */
+                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters, and not "." or ".." */
                 externalRuleId: string;
             };
             cookie?: never;
@@ -4181,7 +4293,7 @@ export interface operations {
                 "Idempotency-Key": components["parameters"]["Idempotency-Key"];
             };
             path: {
-                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters */
+                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters, and not "." or ".." */
                 externalRuleId: string;
             };
             cookie?: never;

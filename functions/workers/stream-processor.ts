@@ -7,6 +7,7 @@ import { webhookFanOut } from '#shared/webhooks/fan-out.ts';
 import { businessMetrics } from '#shared/observability/business-metrics.ts';
 import { config } from '../composition-root.ts';
 import { sandboxStore } from '#shared/calls/writeback.ts';
+import { claimWriteBackAttempt, settleWriteBack } from '#shared/calls/writeback-state.ts';
 import { readProduct } from '#shared/catalog/product-store.ts';
 import { putEventOnce } from '#shared/events/event-store.ts';
 import { advanceJob } from '#shared/orders/order-jobs.ts';
@@ -23,6 +24,7 @@ const reactionPorts: ReactionPorts = {
   orderIdsPage,
   jobs: { advance: advanceJob },
   store: sandboxStore,
+  writeBacks: { claim: claimWriteBackAttempt, settle: settleWriteBack },
   putEventOnce,
   forgetResultScenario,
 };
@@ -35,7 +37,7 @@ export const reactions: Reaction[] = [
   ...domainReactions(reactionPorts),
   businessMetrics,
   webhookFanOut({ subscriptionCacheSeconds: config.authCacheSeconds, orderReference: (id) => fillPath(getOrder, { externalOrderId: id }) }),
-  streamWorkDone,
+  streamWorkDone('stream-processor'),
 ];
 
 export const handler = (event: DynamoDBStreamEvent) => dispatchStream(event, reactions);

@@ -72,7 +72,8 @@ export class Workers {
     streamProcessor.addEventSource(this.streamSource([lambda.FilterCriteria.filter(STREAM_FILTERS.streamProcessor)]));
     // The stream's second reader (DynamoDB Streams allows two per shard): only product items reach it.
     const catalogIndexer = this.worker(WORKERS.catalogIndexer, FUNCTION_SETTINGS.workerTimeoutSeconds);
-    this.data.table.grant(catalogIndexer, 'dynamodb:BatchWriteItem');
+    // Index entries are batch-written; the product's stream-work entry is then removed.
+    this.data.table.grant(catalogIndexer, 'dynamodb:BatchWriteItem', 'dynamodb:UpdateItem');
     catalogIndexer.addEventSource(this.streamSource([lambda.FilterCriteria.filter(STREAM_FILTERS.catalogIndexer)]));
     return streamProcessor;
   }
@@ -96,8 +97,8 @@ export class Workers {
 
   private scheduled(): void {
     const reconciler = this.worker(WORKERS.reconciler, FUNCTION_SETTINGS.workerTimeoutSeconds);
-    // It replays overdue stream work through the stream processor's reactions, so it may do what they do.
-    this.data.table.grant(reconciler, ...ORDER_PROCESSING_TABLE_ACTIONS);
+    // It replays overdue stream work through both stream readers' reactions, so it may do what they do.
+    this.data.table.grant(reconciler, ...ORDER_PROCESSING_TABLE_ACTIONS, 'dynamodb:BatchWriteItem');
     this.data.webhookQueue.grantSendMessages(reconciler);
     new events.Rule(this.scope, 'ReconcileSchedule', {
       schedule: events.Schedule.rate(Duration.minutes(FUNCTION_SETTINGS.reconcilerEveryMinutes)),

@@ -11,14 +11,16 @@ import { minorUnits, moneyProblem } from '../money/decimal.ts';
  */
 export const EXTERNAL_ID_MAX_CHARACTERS = 255;
 export const EXTERNAL_ID_MAX_BYTES = 255;
-export const EXTERNAL_ID_MESSAGE = `must be 1 to ${EXTERNAL_ID_MAX_CHARACTERS} characters and at most ${EXTERNAL_ID_MAX_BYTES} bytes in UTF-8, without control characters`;
+export const EXTERNAL_ID_MESSAGE = `must be 1 to ${EXTERNAL_ID_MAX_CHARACTERS} characters and at most ${EXTERNAL_ID_MAX_BYTES} bytes in UTF-8, without control characters, and not "." or ".."`;
 /** For the contract: what `isExternalId` checks, as JSON Schema understands it (lengths count code points). */
-export const EXTERNAL_ID_JSON_PATTERN = '^[^\\u0000-\\u001F\\u007F-\\u009F]+$';
+export const EXTERNAL_ID_JSON_PATTERN = '^(?!\\.\\.?$)[^\\u0000-\\u001F\\u007F-\\u009F]+$';
 // Unicode's control characters (C0, DEL and C1): the general category Cc.
 const CONTROL_CHARACTER = /\p{Cc}/u;
 
 export function isExternalId(value: string): boolean {
   if (value.length === 0 || value.length > 2 * EXTERNAL_ID_MAX_CHARACTERS || CONTROL_CHARACTER.test(value) || !value.isWellFormed()) return false;
+  // URLs resolve a `.` or `..` segment away (even percent-encoded), so such an id could never be read back.
+  if (value === '.' || value === '..') return false;
   if (Buffer.byteLength(value, 'utf8') > EXTERNAL_ID_MAX_BYTES) return false;
   // Every character counts once, emoji included (a string's length counts UTF-16 units).
   let characters = 0;
@@ -35,7 +37,20 @@ export const SourceVersion = z.string().min(1).max(128).meta({
   description: 'Monotonic version of the partner record: digit strings compare as integers, RFC 3339 timestamps as instants, anything else by code points.',
 });
 
-export const Rfc3339 = z.iso.datetime({ offset: true, message: 'must be an RFC 3339 date-time with a time zone, such as 2026-11-22T10:00:00Z' });
+/** The latest instant the service stores: later ones no longer have a four-digit year in UTC. */
+export const LATEST_INSTANT = '9999-12-31T23:59:59.999Z';
+/**
+ * A partner's time, in any offset, answered and stored as the service's one canonical form:
+ * UTC with `Z` and milliseconds (`toISOString`), so its string order is its time order.
+ */
+export const Rfc3339 = z.iso
+  .datetime({ offset: true, message: 'must be an RFC 3339 date-time with a time zone, such as 2026-11-22T10:00:00Z' })
+  .refine((value) => Date.parse(value) <= Date.parse(LATEST_INSTANT), `must be no later than ${LATEST_INSTANT} in UTC`)
+  .transform((value) => new Date(value).toISOString());
+
+export const UTC_TIME_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?Z$';
+/** Every time the service answers: RFC 3339 in UTC, always with `Z`. */
+export const UtcTime = z.string().meta({ format: 'date-time', pattern: UTC_TIME_PATTERN, description: 'RFC 3339, UTC (always `Z`)' });
 
 export const CurrencyCode = z
   .string()

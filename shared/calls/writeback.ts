@@ -8,18 +8,33 @@ export interface WriteBackRequest {
   tenant: string;
   external_order_id: string;
   snapshot: Snapshot;
+  /** The same for every attempt of one result's write-back: a store that has seen it keeps it once. */
+  idempotency_key: string;
   scenario?: string;
 }
 
+/** The store refused the write-back for good (as a 4xx would): trying again cannot help. */
+export class StoreRejected extends Error {
+  override readonly name = 'StoreRejected';
+}
+
 export interface StoreWriteBack {
-  /** Resolves when written; rejects with a reason a partner can read. */
+  /** Resolves when written; rejects with a reason a partner can read (`StoreRejected` when final). */
   writeBack(request: WriteBackRequest): Promise<void>;
 }
 
+/**
+ * Attempts per result: one from the result's stream record, the others from the reconciler's
+ * sweep, the n-th waiting n stream-recovery intervals after the one before (never on the stream
+ * path, where a wait would hold up every record behind it).
+ */
 export const WRITEBACK_ATTEMPTS = 3;
+
+/** The attempts a result's write-back has made so far (kept on the result item). */
+export const writeBackAttemptsOf = (result: Record<string, unknown>): number => Number(result.writeback_attempts ?? 0);
 
 export const sandboxStore: StoreWriteBack = {
   async writeBack(request) {
-    if (request.scenario === '8') throw new Error('store_rejected: the sandbox store refuses orders of scenario 8');
+    if (request.scenario === '8') throw new StoreRejected('store_rejected: the sandbox store refuses orders of scenario 8');
   },
 };

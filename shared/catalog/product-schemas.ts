@@ -8,6 +8,7 @@ import {
   isExternalId,
   MONEY_PATTERN,
   SourceVersion,
+  UtcTime,
 } from '../api/fields.ts';
 import { minorUnits, moneyProblem } from '../money/decimal.ts';
 
@@ -107,8 +108,8 @@ export const BatchResultSchema = z
   .meta({ id: 'ProductBatchResult' });
 
 const timestamps = {
-  created_at: z.string().meta({ description: 'RFC 3339, UTC' }),
-  updated_at: z.string().meta({ description: 'RFC 3339, UTC' }),
+  created_at: UtcTime,
+  updated_at: UtcTime,
 };
 
 export const ProductSchema = z
@@ -120,7 +121,7 @@ export const ProductSchema = z
     availability: z.enum(AVAILABILITIES),
     source_version: z.string(),
     variants: z.array(VariantSchema),
-    archived_at: z.string().nullable(),
+    archived_at: UtcTime.nullable(),
     ...timestamps,
   })
   .meta({ id: 'Product' });
@@ -135,7 +136,7 @@ export const ProductSummarySchema = z
     availability: z.enum(AVAILABILITIES),
     variant_count: z.number().int(),
     source_version: z.string(),
-    updated_at: z.string(),
+    updated_at: UtcTime,
   })
   .meta({ id: 'ProductSummary' });
 

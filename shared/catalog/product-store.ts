@@ -6,6 +6,7 @@ import { tableClient, tableName } from '../storage/clients.ts';
 import { keys } from '../storage/keys.ts';
 import { jobItem } from '../orders/order-jobs.ts';
 import { paginate } from '../storage/pagination.ts';
+import { streamDueAttributes } from '../stream/stream-work.ts';
 import { archiveItem, archivedIndexes } from '../storage/tombstone.ts';
 import { versionedWrite } from '../storage/versioned-write.ts';
 import { versionAttributes } from '../versioning/version-attributes.ts';
@@ -32,7 +33,8 @@ export type BatchItemResult =
 async function writeProduct(tenant: string, input: ProductInput, now: Date) {
   return versionedWrite<StoredProduct>(
     keys.product(tenant, input.external_product_id),
-    productAttributes(tenant, input, now),
+    // Every product write carries stream work until the catalog indexer has indexed its variants.
+    { ...productAttributes(tenant, input, now), ...streamDueAttributes(keys.product(tenant, input.external_product_id).pk, now) },
     versionAttributes(input.source_version, input),
     {
       createdAt: now.toISOString(),

@@ -1,6 +1,6 @@
 /** Customers (spec 2.2, 4.3): the upsert body and the sanitized view, in one place. */
 import * as z from 'zod';
-import { Rfc3339, SourceVersion } from '../api/fields.ts';
+import { Rfc3339, SourceVersion, UtcTime } from '../api/fields.ts';
 
 /** Accepted clock skew for `collected_at`, the same as the signing window. */
 export const COLLECTED_AT_SKEW_SECONDS = 300;
@@ -55,16 +55,16 @@ export const CustomerSchema = z
     locale: z.string(),
     consent: z.object({
       status: z.enum(['granted', 'withdrawn']),
-      proof: z.object({ source: z.string(), collected_at: z.string() }).nullable(),
+      proof: z.object({ source: z.string(), collected_at: UtcTime }).nullable(),
     }),
     source_version: z.string(),
-    anonymized_at: z.string().nullable(),
-    created_at: z.string(),
-    updated_at: z.string(),
+    anonymized_at: UtcTime.nullable(),
+    created_at: UtcTime,
+    updated_at: UtcTime,
   })
   .meta({ id: 'Customer', description: 'The sanitized view: never the phone number or the proof reference.' });
 export type Customer = z.output<typeof CustomerSchema>;
 
 export const AnonymizeResultSchema = z
-  .object({ external_customer_id: z.string(), outcome: z.literal('anonymized'), anonymized_at: z.string() })
+  .object({ external_customer_id: z.string(), outcome: z.literal('anonymized'), anonymized_at: UtcTime })
   .meta({ id: 'AnonymizeResult' });

@@ -4,6 +4,7 @@
  * contract's `webhooks` section is generated from them, so the two cannot drift.
  */
 import * as z from 'zod';
+import { UtcTime } from '../api/fields.ts';
 import { CallAttemptSchema, ORDER_STATE, ResultSchema } from '../orders/order-schemas.ts';
 import { EVENT_TYPES, type PublicEventType } from './event-types.ts';
 import { EVENT_VERSION } from './outbox.ts';
@@ -57,7 +58,7 @@ const envelopeOf = <T extends PublicEventType>(type: T) =>
       event_id: z.string().meta({ description: 'Unique id and deduplication key; a replay keeps it' }),
       event_type: z.literal(type),
       event_version: z.literal(EVENT_VERSION),
-      occurred_at: z.string().meta({ format: 'date-time', description: 'RFC 3339 UTC' }),
+      occurred_at: UtcTime,
       integration_ref: z.string().meta({ description: 'The receiving integration (tenant)' }),
       external_order_id: z.string().nullable(),
       correlation_id: z.string().meta({ description: 'The same for every event of one order' }),

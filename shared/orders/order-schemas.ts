@@ -1,6 +1,6 @@
 /** Orders, results and call attempts (spec 2.3 to 2.5, 4.4, 4.5): request and response shapes. */
 import * as z from 'zod';
-import { checkMoney, CurrencyCode, ExternalId, MoneyAmount, Rfc3339, SourceVersion } from '../api/fields.ts';
+import { checkMoney, CurrencyCode, ExternalId, MoneyAmount, Rfc3339, SourceVersion, UtcTime } from '../api/fields.ts';
 import { ORDER_STATES } from './state-machine.ts';
 
 export const ORDER_KINDS = ['standard', 'repurchase_intent'] as const;
@@ -98,16 +98,16 @@ export const OrderSchema = z
     items: z.array(OrderItemSchema),
     contact_permission: z.object({ status: z.string(), basis: z.string().optional(), reference: z.string().optional() }),
     source_version: z.string(),
-    contact_not_before: z.string().nullable(),
+    contact_not_before: UtcTime.nullable(),
     priority: z.number().int(),
     confidence: z.string().nullable(),
     processing_state: ORDER_STATE,
     state_reason: z.string().nullable(),
-    next_contact_at: z.string().nullable(),
+    next_contact_at: UtcTime.nullable(),
     call_attempts: z.number().int(),
     correlation_id: z.string(),
-    created_at: z.string(),
-    updated_at: z.string(),
+    created_at: UtcTime,
+    updated_at: UtcTime,
   })
   .meta({ id: 'Order' });
 export type Order = z.output<typeof OrderSchema>;
@@ -119,7 +119,7 @@ export const OrderSummarySchema = z
     external_customer_id: z.string(),
     processing_state: ORDER_STATE,
     priority: z.number().int(),
-    updated_at: z.string(),
+    updated_at: UtcTime,
   })
   .meta({ id: 'OrderSummary' });
 
@@ -150,13 +150,13 @@ export const ResultSchema = z
     business_outcome: z.enum(BUSINESS_OUTCOMES),
     final_order_snapshot: SnapshotSchema,
     applied_rules: z.array(z.string()).meta({ description: 'Ids of the sales rules whose suggestion the customer accepted' }),
-    completed_at: z.string(),
+    completed_at: UtcTime,
   })
   .meta({ id: 'OrderResult' });
 export type OrderResult = z.output<typeof ResultSchema>;
 
 export const CallAttemptSchema = z
-  .object({ attempt: z.number().int(), call_disposition: z.enum(CALL_DISPOSITIONS), started_at: z.string(), ended_at: z.string() })
+  .object({ attempt: z.number().int(), call_disposition: z.enum(CALL_DISPOSITIONS), started_at: UtcTime, ended_at: UtcTime })
   .meta({ id: 'CallAttempt' });
 export type CallAttempt = z.output<typeof CallAttemptSchema>;
 

@@ -4,12 +4,11 @@
  * the write-back of confirmed results. Each is idempotent (a stream record can come twice) and gets what it
  * reads and writes through `ReactionPorts`, built by the stream processor's composition root.
  */
-import type { StoreWriteBack } from '../calls/writeback.ts';
-import { WRITEBACK_ATTEMPTS } from '../calls/writeback.ts';
+import { type StoreWriteBack, StoreRejected, WRITEBACK_ATTEMPTS, writeBackAttemptsOf } from '../calls/writeback.ts';
 import type { StoredProduct } from '../catalog/products.ts';
 import { type EventRecord, eventItem } from '../events/outbox.ts';
 import { mapWithConcurrency } from '../async/concurrency.ts';
-import { keys } from '../storage/keys.ts';
+import { hasStreamDue, keys } from '../storage/keys.ts';
 import { retryOnRevisionConflict } from '../storage/revision-retry.ts';
 import type { Reaction, StreamChange } from '../stream/stream-dispatch.ts';
 import { erasedCustomerFields, lastStatusEventId, orderFromItem, rejectionFields, type StoredOrder } from './order.ts';
@@ -25,6 +24,11 @@ export interface ReactionPorts {
   orderIdsPage(tenant: string, walk: OrderWalk, position: ListPosition, limit: number): Promise<{ ids: string[]; next: ListPosition | null }>;
   jobs: { advance(job: StoredJob, next: ListPosition | null, page: { orders: number; ms: number }, now: Date): Promise<void> };
   store: StoreWriteBack;
+  /** A result's write-back attempts: claimed one at a time, then settled (shared/calls/writeback-state.ts). */
+  writeBacks: {
+    claim(result: Record<string, unknown>, now: Date): Promise<boolean>;
+    settle(result: Record<string, unknown>, state: 'written' | 'failed' | 'not_needed'): Promise<boolean>;
+  };
   /** Writes an event item unless it exists (its key makes it once per cause). */
   putEventOnce(item: EventRecord & { pk: string; sk: string }): Promise<void>;
   /** Removes what a result item kept of the customer's phone. */
@@ -131,45 +135,51 @@ const orderJobReaction = (ports: ReactionPorts): Reaction => ({
   },
 });
 
-async function tryWriteBack(store: StoreWriteBack, result: StoredResult): Promise<string | undefined> {
-  let failure: string | undefined;
-  for (let attempt = 1; attempt <= WRITEBACK_ATTEMPTS; attempt++) {
-    try {
-      const request = { tenant: result.tenant, external_order_id: result.external_order_id, snapshot: result.final_order_snapshot };
-      await store.writeBack({ ...request, ...(result.scenario ? { scenario: result.scenario } : {}) });
-      return undefined;
-    } catch (error) {
-      failure = error instanceof Error ? error.message : String(error);
-      if (attempt < WRITEBACK_ATTEMPTS) await new Promise((r) => setTimeout(r, 100 * attempt));
-    }
-  }
-  return failure ?? 'unknown';
-}
-
-type StoredResult = OrderResult & { pk: string; tenant: string; scenario?: string };
+type StoredResult = OrderResult & { pk: string; sk: string; tenant: string; scenario?: string; writeback_attempts?: number };
 const resultFromItem = (item: Record<string, unknown>): StoredResult => item as unknown as StoredResult;
 
-/** A confirmed result is written back to the store when the tenant enables it; a lasting failure is an event. */
+async function writeBackFailed(ports: ReactionPorts, result: StoredResult, reason: string, attempts: number) {
+  const order = await ports.processing.ports.orders.read(result.tenant, result.external_order_id);
+  await ports.putEventOnce(
+    eventItem(keys.orderWritebackEvent(result.pk), {
+      event_type: 'commerce.writeback.failed.v1',
+      tenant: result.tenant,
+      external_order_id: result.external_order_id,
+      correlation_id: order?.correlation_id ?? 'unknown',
+      causation_id: order ? lastStatusEventId(order) : null,
+      data: { reason, attempts },
+      occurredAt: new Date(),
+    }),
+  );
+}
+
+/**
+ * A confirmed result is written back to the store when the tenant enables it: one attempt per
+ * run, claimed first so that a duplicate or replayed record never writes back twice. A failed
+ * attempt waits on the result's due entry for the reconciler's sweep; a refusal by the store,
+ * or the last attempt failing, is `commerce.writeback.failed.v1`.
+ */
 const writeBackReaction = (ports: ReactionPorts): Reaction => ({
   name: 'write-back',
   async handle(change) {
-    if (change.eventName !== 'INSERT' || change.newImage?.entity !== 'result') return;
-    const result = resultFromItem(change.newImage);
-    if (!result.final_order_snapshot.confirmed || !(await ports.processing.ports.tenantConfigOf(result.tenant)).writeback.enabled) return;
-    const failure = await tryWriteBack(ports.store, result);
-    if (failure === undefined) return;
-    const order = await ports.processing.ports.orders.read(result.tenant, result.external_order_id);
-    await ports.putEventOnce(
-      eventItem(keys.orderWritebackEvent(result.pk), {
-        event_type: 'commerce.writeback.failed.v1',
-        tenant: result.tenant,
-        external_order_id: result.external_order_id,
-        correlation_id: order?.correlation_id ?? 'unknown',
-        causation_id: order ? lastStatusEventId(order) : null,
-        data: { reason: failure, attempts: WRITEBACK_ATTEMPTS },
-        occurredAt: new Date(),
-      }),
-    );
+    // Only the result's own record (or the sweep's replay of it): its later changes, the claims included, start nothing.
+    if (change.eventName !== 'INSERT' || entityOf(change) !== 'result' || !hasStreamDue(change.newImage)) return;
+    const result = resultFromItem(change.newImage!);
+    if (!result.final_order_snapshot.confirmed || !(await ports.processing.ports.tenantConfigOf(result.tenant)).writeback.enabled) {
+      await ports.writeBacks.settle(result, 'not_needed');
+      return;
+    }
+    if (!(await ports.writeBacks.claim(result, new Date()))) return;
+    const attempt = writeBackAttemptsOf(result) + 1;
+    try {
+      const request = { tenant: result.tenant, external_order_id: result.external_order_id, snapshot: result.final_order_snapshot, idempotency_key: result.pk };
+      await ports.store.writeBack({ ...request, ...(result.scenario ? { scenario: result.scenario } : {}) });
+      await ports.writeBacks.settle(result, 'written');
+    } catch (error) {
+      if (!(error instanceof StoreRejected) && attempt < WRITEBACK_ATTEMPTS) return;
+      await writeBackFailed(ports, result, error instanceof Error ? error.message : String(error), attempt);
+      await ports.writeBacks.settle(result, 'failed');
+    }
   },
 });
 

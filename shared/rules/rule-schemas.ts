@@ -1,6 +1,6 @@
 /** Sales rules (spec 2.6, 4.6): one schema per rule type, so each action is validated for its type. */
 import * as z from 'zod';
-import { checkMoney, CurrencyCode, ExternalId, MoneyAmount, SourceVersion } from '../api/fields.ts';
+import { checkMoney, CurrencyCode, ExternalId, MoneyAmount, SourceVersion, UtcTime } from '../api/fields.ts';
 
 export const MAX_RULE_CONDITIONS = 100;
 export const RULE_TYPES = ['replacement', 'upsell', 'cross_sell', 'quantity_constraint', 'price_constraint'] as const;
@@ -91,15 +91,15 @@ export const SalesRuleSchema = z
     applies_to: AppliesToSchema,
     action: z.record(z.string(), z.unknown()),
     source_version: z.string(),
-    archived_at: z.string().nullable(),
-    created_at: z.string(),
-    updated_at: z.string(),
+    archived_at: UtcTime.nullable(),
+    created_at: UtcTime,
+    updated_at: UtcTime,
   })
   .meta({ id: 'SalesRule' });
 export type SalesRule = z.output<typeof SalesRuleSchema>;
 
 export const SalesRuleSummarySchema = z
-  .object({ external_rule_id: z.string(), rule_type: z.enum(RULE_TYPES), enabled: z.boolean(), priority: z.number().int(), updated_at: z.string() })
+  .object({ external_rule_id: z.string(), rule_type: z.enum(RULE_TYPES), enabled: z.boolean(), priority: z.number().int(), updated_at: UtcTime })
   .meta({ id: 'SalesRuleSummary' });
 
 export const RuleUpsertResultSchema = z

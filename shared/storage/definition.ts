@@ -62,8 +62,8 @@ export const STREAM_FILTERS = {
    * no reaction, nor does any REMOVE (TTL expiry included): every reaction reads a new image.
    */
   streamProcessor: { eventName: ['INSERT', 'MODIFY'], dynamodb: { Keys: { sk: { S: [{ 'anything-but': ['NONCE', 'RATE', 'IDEM'] }] } } } },
-  /** Only products feed the variant index. */
-  catalogIndexer: { dynamodb: { NewImage: { entity: { S: ['product'] } } } },
+  /** Only product writes feed the variant index: each carries a stream-work entry (its removal does not). */
+  catalogIndexer: { dynamodb: { NewImage: { entity: { S: ['product'] }, gsi2pk: { S: [{ prefix: 'STREAMDUE#' }] } } } },
 } as const;
 
 export const FUNCTION_SETTINGS = {

@@ -34,7 +34,7 @@
  * | server-side key material              | pk = SYSTEM, sk = {name}                        | table |
  * | overdue queue work                    | gsi2pk = DUE#{shard}, gsi2sk <= now             | gsi2  |
  * | a tenant's reaction jobs (paged over orders) | pk = T#{tenant}#JOBS, sk = JOB#{kind}#{subject}#{at} | table |
- * | stream work not yet done (events, jobs) | gsi2pk = STREAMDUE#{shard}, gsi2sk <= now     | gsi2  |
+ * | stream work not yet done (events, jobs, confirmed results, products) | gsi2pk = STREAMDUE#{shard}, gsi2sk <= now | gsi2 |
  *
  * Tenant data always starts with `T#{tenant}#`, so no request can address another tenant's
  * items: the tenant comes only from the authenticated principal. No partition key ever
@@ -65,6 +65,13 @@ export interface DueIndex {
   partition(shard: number): string;
 }
 
+const STREAM_DUE = 'STREAMDUE';
+/** How every stream-work due entry's partition begins. */
+export const STREAM_DUE_PREFIX = `${STREAM_DUE}#`;
+/** True while an item's stream work is not done: it carries a stream-work due entry. */
+export const hasStreamDue = (item: Record<string, unknown> | undefined): boolean =>
+  typeof item?.gsi2pk === 'string' && item.gsi2pk.startsWith(STREAM_DUE_PREFIX);
+
 const dueIndex = (prefix: string, shards: number): DueIndex => ({ shards, partition: (shard) => `${prefix}#${shard}` });
 
 /**
@@ -77,7 +84,7 @@ const dueIndex = (prefix: string, shards: number): DueIndex => ({ shards, partit
 export const DUE_INDEXES = {
   orders: dueIndex('ORDERDUE', 32),
   queueMessages: dueIndex('DUE', 128),
-  streamWork: dueIndex('STREAMDUE', 64),
+  streamWork: dueIndex(STREAM_DUE, 64),
 } as const;
 
 /** The tenant of a tenant-scoped key (tenant ids never contain `#`). */

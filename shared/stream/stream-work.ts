@@ -2,37 +2,55 @@ import { logger } from '../logging/logger.ts';
 import { streamRecoverySeconds, tableName } from '../storage/clients.ts';
 import { landed } from '../storage/conditional.ts';
 import { dueItems, EVERYTHING_DUE, postponeDue } from '../storage/due-index.ts';
-import { DUE_INDEXES, keys, tenantOfKey } from '../storage/keys.ts';
+import { DUE_INDEXES, hasStreamDue, keys, STREAM_DUE_PREFIX, tenantOfKey } from '../storage/keys.ts';
 import type { Reaction } from './stream-dispatch.ts';
-
-const STREAM_DUE_PREFIX = 'STREAMDUE#';
-
-const hasStreamDue = (item: Record<string, unknown> | undefined) => typeof item?.gsi2pk === 'string' && item.gsi2pk.startsWith(STREAM_DUE_PREFIX);
 
 /** The due entry an item carries until its stream work is done. */
 export const streamDueAttributes = (pk: string, now: Date) => keys.streamDue(pk, new Date(now.getTime() + streamRecoverySeconds() * 1000).toISOString());
 
-/** An item as written: events carry the stream-work entry until their fan-out and reactions are done. */
-export const withStreamDue = <T extends object>(item: T, now: Date): T =>
-  (item as { entity?: unknown }).entity === 'event' ? { ...item, ...streamDueAttributes((item as unknown as { pk: string }).pk, now) } : item;
+/**
+ * Items whose stream record starts work that must not be lost if the record is skipped:
+ * events (their fan-out), confirmed results (the write-back to the store) and products (the
+ * variant index). Each carries a stream-work due entry until that work is done.
+ */
+export type StreamWorkOwner = 'stream-processor' | 'catalog-indexer';
+const OWNER_OF: Readonly<Record<string, StreamWorkOwner>> = { event: 'stream-processor', result: 'stream-processor', product: 'catalog-indexer' };
+const carriesStreamWork = (item: Record<string, unknown>) =>
+  item.entity === 'result'
+    ? (item.final_order_snapshot as { confirmed?: unknown } | undefined)?.confirmed === true
+    : OWNER_OF[String(item.entity)] !== undefined;
 
-/** The stream processor's last reaction: an event whose reactions all succeeded needs no sweep. */
-export const streamWorkDone: Reaction = {
-  name: 'stream-work-done',
+/** An item as written: with its stream-work due entry when its record starts such work. */
+export const withStreamDue = <T extends object>(item: T, now: Date): T =>
+  carriesStreamWork(item as Record<string, unknown>) ? { ...item, ...streamDueAttributes((item as unknown as { pk: string }).pk, now) } : item;
+
+/**
+ * Removes an item's stream-work due entry once its work is done, unless a later write gave it
+ * a new one (that write's record brings its own work).
+ */
+export const markStreamWorkDone = (item: Record<string, unknown>) =>
+  landed({
+    update: {
+      TableName: tableName(),
+      Key: { pk: item.pk, sk: item.sk },
+      UpdateExpression: 'REMOVE gsi2pk, gsi2sk',
+      ConditionExpression: 'gsi2sk = :seen AND begins_with(gsi2pk, :prefix)',
+      ExpressionAttributeValues: { ':seen': item.gsi2sk, ':prefix': STREAM_DUE_PREFIX },
+    },
+  });
+
+/**
+ * A consumer's last reaction: the items it owns whose reactions all succeeded need no sweep.
+ * Results are left to the write-back, which removes the entry itself when the store has it.
+ */
+export const streamWorkDone = (owner: StreamWorkOwner): Reaction => ({
+  name: `${owner}-work-done`,
   async handle(change) {
     const item = change.newImage;
-    if (change.eventName !== 'INSERT' || item?.entity !== 'event' || !hasStreamDue(item)) return;
-    await landed({
-      update: {
-        TableName: tableName(),
-        Key: { pk: item.pk, sk: item.sk },
-        UpdateExpression: 'REMOVE gsi2pk, gsi2sk',
-        ConditionExpression: 'begins_with(gsi2pk, :prefix)',
-        ExpressionAttributeValues: { ':prefix': STREAM_DUE_PREFIX },
-      },
-    });
+    if (change.eventName === 'REMOVE' || !item || !hasStreamDue(item) || item.entity === 'result' || OWNER_OF[String(item.entity)] !== owner) return;
+    await markStreamWorkDone(item);
   },
-};
+});
 
 /**
  * Replays every item whose stream work is due by `dueBy` (by default: overdue now) through

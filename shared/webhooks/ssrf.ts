@@ -46,24 +46,35 @@ export const DNS_TIMEOUT_MS = 2_000;
 
 export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string };
 
+/** Why a URL is refused, as the contract words it: each is a refusal's own message. */
+export const URL_REFUSALS = {
+  notAbsolute: 'is not an absolute URL',
+  scheme: 'must use https',
+  userinfo: 'must not contain user information (user:password@)',
+  fragment: 'must not contain a fragment',
+  port: 'must use port 443',
+  noHost: 'must name a host',
+  address: 'must be a public address, not a private, loopback, link-local or metadata one',
+  hostName: 'must be a public host name',
+} as const;
+
 /** The checks that need no DNS: scheme, userinfo, port, and a literal IP host. */
 export function checkWebhookUrl(raw: string, allowPrivate: boolean): UrlCheck {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    return { ok: false, reason: 'is not an absolute URL' };
+    return { ok: false, reason: URL_REFUSALS.notAbsolute };
   }
-  if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) return { ok: false, reason: 'must use https' };
-  if (url.username || url.password) return { ok: false, reason: 'must not contain user information (user:password@)' };
-  if (url.hash) return { ok: false, reason: 'must not contain a fragment' };
-  if (!allowPrivate && url.port !== '' && url.port !== '443') return { ok: false, reason: 'must use port 443' };
+  if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) return { ok: false, reason: URL_REFUSALS.scheme };
+  if (url.username || url.password) return { ok: false, reason: URL_REFUSALS.userinfo };
+  if (url.hash) return { ok: false, reason: URL_REFUSALS.fragment };
+  if (!allowPrivate && url.port !== '' && url.port !== '443') return { ok: false, reason: URL_REFUSALS.port };
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (!host) return { ok: false, reason: 'must name a host' };
-  if (isIP(host) && !deliverable(host, allowPrivate))
-    return { ok: false, reason: 'must be a public address, not a private, loopback, link-local or metadata one' };
+  if (!host) return { ok: false, reason: URL_REFUSALS.noHost };
+  if (isIP(host) && !deliverable(host, allowPrivate)) return { ok: false, reason: URL_REFUSALS.address };
   if (!isIP(host) && !allowPrivate && (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.internal') || !host.includes('.'))) {
-    return { ok: false, reason: 'must be a public host name' };
+    return { ok: false, reason: URL_REFUSALS.hostName };
   }
   return { ok: true, url };
 }

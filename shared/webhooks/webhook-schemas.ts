@@ -1,5 +1,14 @@
 /** Webhook subscription and delivery log (spec 2.7, 4.7; contract-decisions section 8). */
 import * as z from 'zod';
+import { UtcTime } from '../api/fields.ts';
+import { DNS_TIMEOUT_MS, URL_REFUSALS } from './ssrf.ts';
+
+const WEBHOOK_URL_RULES =
+  'A public https URL on port 443 (an explicit `:443` or none; no other port), at most 2,048 characters. ' +
+  `Refused with 422 at the pointer \`/url\` with one of these messages: ${Object.values(URL_REFUSALS)
+    .map((refusal) => `\`${refusal}\``)
+    .join(', ')}, \`could not resolve <host>\` (no answer within ${DNS_TIMEOUT_MS / 1000} s) or \`<host> resolves to a non-public address\`. ` +
+  'Checked again before every delivery (resolved afresh, the connection pinned to a checked address); a refusal then fails the attempt with `url_refused: <message>`.';
 import { EVENT_TYPES } from '../events/event-types.ts';
 
 export const DELIVERY_STATUSES = ['queued', 'delivering', 'retrying', 'delivered', 'dead_lettered'] as const;
@@ -7,7 +16,7 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 export const PutSubscriptionSchema = z
   .strictObject({
-    url: z.string().max(2048).meta({ description: 'A public https URL; private, loopback, link-local and metadata addresses are refused' }),
+    url: z.string().max(2048).meta({ description: WEBHOOK_URL_RULES }),
     event_types: z
       .array(z.enum(EVENT_TYPES))
       .min(1)
@@ -21,8 +30,8 @@ export const HealthSchema = z
   .object({
     status: z.enum(['healthy', 'degraded', 'failing']),
     consecutive_failures: z.number().int(),
-    last_success_at: z.string().nullable(),
-    last_failure_at: z.string().nullable(),
+    last_success_at: UtcTime.nullable(),
+    last_failure_at: UtcTime.nullable(),
     success_rate_24h: z.number().nullable().meta({ description: 'Share of attempts in the last 24 hours answered 2xx; null without attempts' }),
   })
   .meta({ id: 'WebhookHealth' });
@@ -35,12 +44,12 @@ export const SubscriptionSchema = z
     disabled_reason: z.enum(['endpoint_failing']).nullable().meta({
       description: 'Set when the service disabled the subscription: every delivery attempt failed for 5 days. A PUT with enabled: true enables it again.',
     }),
-    disabled_at: z.string().nullable().meta({ description: 'When the service disabled it' }),
+    disabled_at: UtcTime.nullable().meta({ description: 'When the service disabled it' }),
     health: HealthSchema,
-    secret_last_rotated_at: z.string(),
-    previous_secret_expires_at: z.string().nullable(),
-    created_at: z.string(),
-    updated_at: z.string(),
+    secret_last_rotated_at: UtcTime,
+    previous_secret_expires_at: UtcTime.nullable(),
+    created_at: UtcTime,
+    updated_at: UtcTime,
     secret: z.string().optional().meta({ description: 'Only in the answer to the PUT that creates the subscription: store it now, it is never shown again' }),
     secret_already_shown: z
       .literal(true)
@@ -68,8 +77,8 @@ export const RotateResultSchema = z
       .literal(true)
       .optional()
       .meta({ description: 'In a replay (same Idempotency-Key): the new secret was shown once and is not shown again' }),
-    previous_secret_expires_at: z.string().nullable(),
-    secret_last_rotated_at: z.string(),
+    previous_secret_expires_at: UtcTime.nullable(),
+    secret_last_rotated_at: UtcTime,
   })
   .meta({ id: 'RotateSecretResult' });
 
@@ -87,9 +96,9 @@ export const DeliverySchema = z
     event_type: z.string(),
     status: z.enum(DELIVERY_STATUSES),
     attempts: z.number().int(),
-    created_at: z.string(),
-    delivered_at: z.string().nullable(),
-    next_attempt_at: z.string().nullable(),
+    created_at: UtcTime,
+    delivered_at: UtcTime.nullable(),
+    next_attempt_at: UtcTime.nullable(),
     replay_of: z.string().nullable(),
     last_attempt: LastAttemptSchema.nullable(),
   })

@@ -59,9 +59,14 @@ describe('partner ids', () => {
   it('refuses ids that cannot be partner ids in a body (422 with the pointer) and answers 404 for them in a path', async () => {
     const key = await newTenant();
     const refused = await call(key, 'POST', '/products/batch', {
-      body: { products: [product('tab\there'), product('x'.repeat(256)), product(''), product('🚀'.repeat(64))] },
+      body: { products: [product('tab\there'), product('x'.repeat(256)), product(''), product('🚀'.repeat(64)), product('.'), product('..')] },
     });
-    expect(refused.body.results.map((r: { outcome: string }) => r.outcome)).toEqual(['rejected', 'rejected', 'rejected', 'rejected']);
+    expect(refused.body.results.map((r: { outcome: string }) => r.outcome)).toEqual(Array(6).fill('rejected'));
+    // A URL resolves "." and ".." segments away, so such an id could never be read back.
+    expect(refused.body.results[5].errors[0]).toMatchObject({
+      pointer: '/products/5/external_product_id',
+      message: expect.stringMatching(/not "\." or "\.\."/),
+    });
     expect(refused.body.results[3].errors[0]).toMatchObject({ pointer: '/products/3/external_product_id', message: expect.stringMatching(/255 bytes/) });
     expect(refused.body.results[0].errors[0].pointer).toBe('/products/0/external_product_id');
     for (const id of ['tab\there', 'x'.repeat(256), '\u0000']) {

@@ -201,11 +201,26 @@ describe('a conditional write whose answer was lost', () => {
       const event = { pk: `T#${tenant}#ORDER#o-1`, sk: `EVENT#${randomUUID()}`, entity: 'event', occurred_at: now.toISOString() } as never;
       await putEventOnce(event);
       const stored = (await get(event))!;
-      await streamWorkDone.handle({ eventName: 'INSERT', newImage: stored } as never);
+      await streamWorkDone('stream-processor').handle({ eventName: 'INSERT', newImage: stored } as never);
       const doneJob = (await get(job))!;
       return { job: [doneJob.status, doneJob.pages], event: stored.entity, due: (await get(event))!.gsi2pk ?? null };
     });
     expect(clean).toEqual({ job: ['done', 1], event: 'event', due: null });
+    expect(lossy).toEqual(clean);
+  });
+
+  it('write-back: an attempt is claimed once and settled once, the due entry gone', async () => {
+    const { claimWriteBackAttempt, settleWriteBack } = await import('#shared/calls/writeback-state.ts');
+    const { clean, lossy } = await bothWays(async () => {
+      const result = { pk: `T#${tenantId()}#ORDER#o-1`, sk: 'RESULT', entity: 'result', gsi2pk: 'STREAMDUE#1', gsi2sk: new Date().toISOString() };
+      await put(result);
+      const claimed = await claimWriteBackAttempt(result, new Date());
+      const again = await claimWriteBackAttempt(result, new Date());
+      const settled = await settleWriteBack(result, 'written');
+      const stored = (await get(result))!;
+      return { claimed, again, settled, attempts: stored.writeback_attempts, state: stored.writeback_state, due: stored.gsi2pk ?? null };
+    });
+    expect(clean).toEqual({ claimed: true, again: false, settled: true, attempts: 1, state: 'written', due: null });
     expect(lossy).toEqual(clean);
   });
 

@@ -1,5 +1,8 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkWebhookUrl, isPublicAddress, resolvePublicAddress, type Resolver } from '#shared/webhooks/ssrf.ts';
+import { repoRoot } from '../support/paths.ts';
 import { signatureHeaders, verifyWebhook, webhookSignature } from '#shared/webhooks/signature.ts';
 
 const stub =
@@ -83,6 +86,16 @@ describe('SSRF protection', () => {
     expect(checkWebhookUrl('https://hooks.example.com:443/x', false).ok).toBe(true);
     expect(checkWebhookUrl('https://hooks.example.com:8443/x', false)).toMatchObject({ ok: false, reason: 'must use port 443' });
     expect(checkWebhookUrl('https://hooks.example.com:22/x', false).ok).toBe(false);
+  });
+
+  it('refuses a URL only with a message the published contract lists for it', () => {
+    const contract = JSON.parse(readFileSync(join(repoRoot, 'contract/openapi.json'), 'utf8'));
+    const documented: string = contract.components.schemas.WebhookSubscriptionInput.properties.url.description;
+    expect(documented).toContain('port 443');
+    const refused = ['not a url', 'http://h.example.com/', 'https://u:p@h.example.com/', 'https://h.example.com/#f', 'https://h.example.com:8443/'];
+    refused.push('https:///x', 'https://10.0.0.1/', 'https://localhost/', 'https://intranet/');
+    const reasons = refused.map((url) => checkWebhookUrl(url, false)).map((check) => (check.ok ? 'accepted' : check.reason));
+    for (const reason of reasons) expect(documented).toContain(`\`${reason}\``);
   });
 
   it('gives up on a resolver that does not answer in time', async () => {

@@ -97,6 +97,19 @@ describe('the partner client', () => {
     expect(seen[1]!.headers['idempotency-key']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it('never sends a "." or ".." id, which every URL parser would resolve into another resource', async () => {
+    fresh([]);
+    for (const id of ['.', '..']) {
+      const error = await client()
+        .orders.result(id)
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(CommerceApiError);
+      expect(error).toMatchObject({ status: 404, code: 'resource_not_found' });
+    }
+    await client().orders.result('...');
+    expect(seen.map((s) => s.url)).toEqual(['/api/v1/commerce/orders/.../result']);
+  });
+
   it('retries 429, 503, other 5xx and a dropped connection with one Idempotency-Key and a new nonce each time, then succeeds', async () => {
     fresh([problem(429, 'rate_limited'), problem(503, 'tenant_unavailable'), reset, problem(500, 'internal_error'), json(201, { outcome: 'created' })]);
     const answer = await client({ retry: { maxAttempts: 5, baseDelayMs: 1 } }).orders.create({} as never);
