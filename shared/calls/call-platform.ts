@@ -17,6 +17,13 @@ export interface CallRequest {
   currency: string;
 }
 
+/** One call attempt of an order, as the platform knows it. */
+export interface AttemptKey {
+  tenant: string;
+  external_order_id: string;
+  attempt: number;
+}
+
 export interface AttemptReport {
   call_disposition: CallDisposition;
   started_at: string;
@@ -35,6 +42,11 @@ export interface CallPlatform {
    */
   readonly stuckAfterSeconds: number;
   startAttempt(request: CallRequest, now: Date): Promise<AttemptReport | 'pending'>;
+  /**
+   * Ends the attempt's call, or keeps it from starting if it has not yet: an order cancelled
+   * after its dial was claimed. Idempotent; the platform still reports the attempt.
+   */
+  cancel(request: AttemptKey): Promise<void>;
   /** GDPR erasure: the platform forgets what it keeps of the customer (numbers, recordings, transcripts). */
   erase(request: { tenant: string; external_customer_id: string }): Promise<void>;
 }
@@ -67,6 +79,8 @@ export const sandboxDialer: CallPlatform = {
   name: 'sandbox',
   // Its calls take no time: a crash mid-call is recovered within a minute.
   stuckAfterSeconds: 60,
+  // Its calls end as they begin: by the time a cancel arrives, there is no call left to end.
+  async cancel() {},
   async erase(request) {
     sandboxErasures.push({ tenant: request.tenant, external_customer_id: request.external_customer_id });
     if (sandboxErasures.length > 1_000) sandboxErasures.shift();

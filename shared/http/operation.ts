@@ -46,6 +46,8 @@ export interface OperationInput<C extends OperationContract> {
   principal: Principal;
   requestId: string;
   correlationId: string;
+  /** A mutation's Idempotency-Key: a run that may repeat one whose answer was never kept recognises its own work by it. */
+  idempotencyKey: string | undefined;
   now: Date;
 }
 

@@ -23,6 +23,15 @@ import { validation } from './middleware/validation.ts';
 import type { OperationContract, OperationInput, OperationResult } from './operation.ts';
 import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/persistence';
 
+/**
+ * No early answer at the deadline (Middy's default answers 5 ms before it while the handler
+ * keeps running, and the idempotency claim would be released under work still being done):
+ * a mutation runs to its end and its answer is kept. Should Lambda end it at its timeout, the
+ * gateway answers 504 and the claim stays in progress until that deadline, and a rerun under
+ * the same key recognises work that committed (the writes are versioned or keyed by it).
+ */
+export const MIDDY_OPTIONS = { timeoutEarlyInMillis: 0 } as const;
+
 /** What the pipeline needs from outside: built once per function by its composition root. */
 export interface PipelinePorts {
   auth: AuthPorts;
@@ -45,7 +54,17 @@ function operationHandler<C extends OperationContract>(impl: (input: OperationIn
     try {
       if (!http.input?.ok) throw http.input?.error;
       const { params, query, body } = http.input.value;
-      const input = { params, query, body, principal: http.principal!, requestId: http.requestId, correlationId: http.correlationId, now: new Date() };
+      const idempotencyKey = http.headers['idempotency-key'];
+      const input = {
+        params,
+        query,
+        body,
+        principal: http.principal!,
+        requestId: http.requestId,
+        correlationId: http.correlationId,
+        idempotencyKey,
+        now: new Date(),
+      };
       const result = await impl(input as OperationInput<C>);
       if (result.replayBody !== undefined) http.replayAnswer = jsonResponse(result, result.replayBody);
       return jsonResponse(result);
@@ -66,7 +85,7 @@ export function httpHandler<C extends OperationContract>(
   contract: C,
   impl: (input: OperationInput<C>) => Promise<OperationResult>,
 ) {
-  const chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>()
+  const chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>(MIDDY_OPTIONS)
     .use(requestScope(route))
     .use(problemJson(route))
     .use(requestLimits)

@@ -3,6 +3,7 @@
  * order, decides, and writes with compare-and-set; a concurrent change (a worker moving the
  * order) makes it read and decide again, a bounded number of times.
  */
+import type { CallPlatform } from '../calls/call-platform.ts';
 import { InvalidTransitionError, NotFoundError, RevisionConflict, StaleVersionError, ValidationError } from '../errors.ts';
 import { keys } from '../storage/keys.ts';
 import { retryOnRevisionConflict } from '../storage/revision-retry.ts';
@@ -139,7 +140,8 @@ export async function patchOrder(tenant: string, id: string, patch: OrderPatchIn
 /**
  * Cancels with compare-and-set: re-reads and retries when a worker moved the order first, so
  * a cancel is never lost against a concurrent state change. Cancelling a cancelled order
- * answers it again; any other final state is 409.
+ * answers it again; any other final state is 409. A call already dialled is cancelled on the
+ * call platform.
  */
 export async function cancelOrder(
   tenant: string,
@@ -147,6 +149,7 @@ export async function cancelOrder(
   reason: string,
   sourceVersion: string | undefined,
   request: PartnerRequest,
+  calls: Pick<CallPlatform, 'cancel'>,
 ): Promise<StoredOrder> {
   return retryOnRevisionConflict(async () => {
     const order = await readOrder(tenant, id, true);
@@ -154,6 +157,11 @@ export async function cancelOrder(
     if (order.processing_state === 'cancelled') return order;
     if (isFinal(order.processing_state)) throw new InvalidTransitionError(`The order is ${order.processing_state}; it cannot be cancelled.`);
     if (sourceVersion !== undefined && compareSourceVersions(sourceVersion, order.source_version) < 0) throw new StaleVersionError(order.source_version);
-    return writeOrder(order, { to: 'cancelled', reason, set: { next_contact_at: null }, causationId: request.requestId }, request.now);
+    const cancelled = await writeOrder(order, { to: 'cancelled', reason, set: { next_contact_at: null }, causationId: request.requestId }, request.now);
+    // A dial already claimed may be ringing: the platform ends it (or never starts it).
+    if (order.processing_state === 'in_call' && order.dialing === order.call_attempts) {
+      await calls.cancel({ tenant, external_order_id: id, attempt: order.call_attempts });
+    }
+    return cancelled;
   });
 }

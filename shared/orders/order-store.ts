@@ -4,7 +4,7 @@
  * attempts, result). The order's history is its status events, read back page by page.
  */
 import { GetCommand, QueryCommand, type QueryCommandInput, type QueryCommandOutput, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { NotFoundError, RevisionConflict } from '../errors.ts';
+import { AlreadyWrittenError, NotFoundError, RevisionConflict } from '../errors.ts';
 import { streamRecoverySeconds, tableClient, tableName } from '../storage/clients.ts';
 import { conditionFailedAt, landed } from '../storage/conditional.ts';
 import { keys } from '../storage/keys.ts';
@@ -91,6 +91,7 @@ async function transact(order: StoredOrder, expectedRevision: number | 'new', no
   } catch (error) {
     // Another transaction on the order at the same moment is a change too: read again and decide again.
     if (conditionFailedAt(error, 0) || isTransactionConflict(error)) throw new RevisionConflict(`order ${order.external_order_id} changed`);
+    if (extra.some((_, i) => conditionFailedAt(error, i + 1))) throw new AlreadyWrittenError(`an item of order ${order.external_order_id} was written before`);
     throw error;
   }
 }

@@ -53,6 +53,8 @@ export interface StoredOrder extends VersionAttributes {
   retry_qualification_at?: string | undefined;
   /** While in a call: when the call platform's longest call would have ended; past it the attempt is recovered as failed and retried. */
   call_deadline_at?: string | null | undefined;
+  /** The attempt whose dial was claimed: set just before the call platform is asked to call. */
+  dialing?: number | undefined;
   /** When the order's content last changed by a PATCH or upsert: the variant-index grace counts from here (else from creation). */
   content_changed_at?: string | undefined;
   created_at: string;

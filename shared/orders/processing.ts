@@ -8,7 +8,8 @@
  */
 import type { AttemptReport, CallPlatform } from '../calls/call-platform.ts';
 import type { StoredCustomer } from '../customers/customers.ts';
-import { RevisionConflict } from '../errors.ts';
+import { AlreadyWrittenError, RevisionConflict } from '../errors.ts';
+import { retryOnRevisionConflict } from '../storage/revision-retry.ts';
 import { eventItem } from '../events/outbox.ts';
 import type { SalesRule } from '../rules/rule-schemas.ts';
 import { keys } from '../storage/keys.ts';
@@ -176,6 +177,13 @@ async function startAttempt(ports: ProcessingPorts, order: StoredOrder, now: Dat
     },
     now,
   );
+  // The dial is claimed on the order just before it: a cancel or an erasure that landed after
+  // the in_call write wins, and no one is called (a claim lost otherwise is a stuck call, retried).
+  const claimed = await ports.orders.write(inCall, { set: { dialing: attempt } }, now).catch((error: unknown) => {
+    if (error instanceof RevisionConflict) return undefined;
+    throw error;
+  });
+  if (!claimed) return undefined;
   const report = await ports.callPlatform.startAttempt(
     {
       tenant: order.tenant,
@@ -188,7 +196,7 @@ async function startAttempt(ports: ProcessingPorts, order: StoredOrder, now: Dat
     },
     now,
   );
-  return report === 'pending' ? inCall : recordFinishedCall(ports, inCall, report, now, facts);
+  return report === 'pending' ? claimed : recordFinishedCall(ports, claimed, report, now, facts);
 }
 
 /**
@@ -220,17 +228,27 @@ function attemptItems(inCall: StoredOrder, report: AttemptReport, now: Date, res
 
 /**
  * Records a call that ended. A partner may cancel while it runs (the order is cancelled at
- * once, as the contract says): the call's attempt and its event are still kept with the
- * order, which stays cancelled, so its history says what happened to the customer.
+ * once, as the contract says), and an erasure rejects the order: the call's attempt and its
+ * event are still kept with the order, whatever it became, so its history says what happened
+ * to the customer. Each attempt is its own item, written once: a report that comes again
+ * changes nothing.
  */
-async function recordFinishedCall(ports: ProcessingPorts, inCall: StoredOrder, report: AttemptReport, now: Date, facts: Facts): Promise<StoredOrder> {
+export async function recordFinishedCall(ports: ProcessingPorts, inCall: StoredOrder, report: AttemptReport, now: Date, facts?: Facts): Promise<StoredOrder> {
   try {
     return await recordAttempt(ports, inCall, report, now, facts);
   } catch (error) {
     if (!(error instanceof RevisionConflict)) throw error;
-    const current = await ports.orders.read(inCall.tenant, inCall.external_order_id);
-    if (current?.processing_state !== 'cancelled') throw error;
-    return ports.orders.write(current, { set: { call_deadline_at: null }, alsoPut: attemptItems(inCall, report, now) }, now);
+    return retryOnRevisionConflict(async () => {
+      const current = await ports.orders.read(inCall.tenant, inCall.external_order_id);
+      if (!current) throw error;
+      if (current.processing_state === 'in_call' && current.call_attempts === inCall.call_attempts) return recordAttempt(ports, current, report, now, facts);
+      try {
+        return await ports.orders.write(current, { set: { call_deadline_at: null }, alsoPut: attemptItems(inCall, report, now) }, now);
+      } catch (written) {
+        if (written instanceof AlreadyWrittenError) return current;
+        throw written;
+      }
+    });
   }
 }
 

@@ -1,5 +1,5 @@
 /** The tenant's one webhook subscription: secrets (shown once), rotation with overlap, health. */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { NotFoundError, RevisionConflict } from '../errors.ts';
 import { retryOnRevisionConflict } from '../storage/revision-retry.ts';
@@ -17,6 +17,8 @@ export interface StoredSubscription {
   previous_secret?: string;
   previous_secret_expires_at?: string;
   secret_last_rotated_at: string;
+  /** The hash of the Idempotency-Key of the last rotation. */
+  rotation?: string | null;
   created_at: string;
   updated_at: string;
   /** Since when every delivery attempt has failed (absent after a success). */
@@ -79,10 +81,24 @@ export async function putSubscription(
  * A new secret, returned once; the previous one stays valid for `overlapSeconds` (0: ends
  * now). Rotating again during an overlap ends the older secret at once.
  */
-export function rotateSecret(tenant: string, overlapSeconds: number, now: Date) {
+/**
+ * Rotates the signing secret. The rotation keeps the hash of the request's Idempotency-Key, so
+ * a rerun of a rotation whose answer was never kept (its claim released after the work
+ * committed) answers that same rotation instead of rotating again, which would end the
+ * secret the partner still uses for one it never saw.
+ */
+export function rotateSecret(tenant: string, overlapSeconds: number, now: Date, idempotencyKey?: string) {
+  const rotation = idempotencyKey === undefined ? null : createHash('sha256').update(idempotencyKey).digest('base64url').slice(0, 22);
   return retryOnRevisionConflict(async () => {
     const current = await readWebhookSubscription(tenant);
     if (!current) throw new NotFoundError('No webhook subscription: create it with PUT /webhook-subscription first.');
+    if (rotation !== null && current.rotation === rotation) {
+      return {
+        secret: current.secret,
+        previous_secret_expires_at: current.previous_secret_expires_at ?? null,
+        secret_last_rotated_at: current.secret_last_rotated_at,
+      };
+    }
     const secret = newWebhookSecret();
     const at = now.toISOString();
     const expiresAt = overlapSeconds > 0 ? new Date(now.getTime() + overlapSeconds * 1000).toISOString() : null;
@@ -91,14 +107,15 @@ export function rotateSecret(tenant: string, overlapSeconds: number, now: Date) 
         TableName: tableName(),
         Key: keys.webhookSubscription(tenant),
         UpdateExpression: expiresAt
-          ? 'SET secret = :secret, previous_secret = :previous, previous_secret_expires_at = :expires, secret_last_rotated_at = :at, updated_at = :at'
-          : 'SET secret = :secret, secret_last_rotated_at = :at, updated_at = :at REMOVE previous_secret, previous_secret_expires_at',
+          ? 'SET secret = :secret, previous_secret = :previous, previous_secret_expires_at = :expires, secret_last_rotated_at = :at, updated_at = :at, rotation = :rotation'
+          : 'SET secret = :secret, secret_last_rotated_at = :at, updated_at = :at, rotation = :rotation REMOVE previous_secret, previous_secret_expires_at',
         // Compare-and-set on the secret read above: two rotations at once cannot lose one.
         ConditionExpression: 'secret = :read',
         ExpressionAttributeValues: {
           ':secret': secret,
           ':read': current.secret,
           ':at': at,
+          ':rotation': rotation,
           ...(expiresAt ? { ':previous': current.secret, ':expires': expiresAt } : {}),
         },
       },

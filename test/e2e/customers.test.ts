@@ -27,7 +27,7 @@ describe('customers', () => {
       external_customer_id: 'c-1',
       phone_masked: '+49******12',
       locale: 'de-DE',
-      consent: { status: 'granted', proof: { source: 'checkout', collected_at: '2026-11-01T10:00:00Z' } },
+      consent: { status: 'granted', proof: { source: 'checkout', collected_at: '2026-11-01T10:00:00.000Z' } },
       anonymized_at: null,
     });
     expect(got.text).not.toContain('15112345612');

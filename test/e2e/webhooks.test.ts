@@ -3,7 +3,9 @@
  * 127.0.0.1, with retries, timeouts, resets, dead-lettering, redrive, replay and rotation.
  * The test stack shrinks the backoff (WEBHOOK_BACKOFF_SCALE) and the timeouts (×0.1: 1.5 s total).
  */
+import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { tableClient, tableName } from '#shared/storage/clients.ts';
 import { moveDeadLetters } from '#shared/queue/dead-letters.ts';
 import { verifyWebhook } from '#shared/webhooks/signature.ts';
 import { eventually } from '../support/eventually.ts';
@@ -258,5 +260,27 @@ describe('webhook delivery', () => {
     const kept = JSON.stringify(records);
     expect(kept).not.toContain(created.body.secret);
     expect(kept).not.toContain(rotated.body.secret);
+  });
+
+  it('answers a rerun of a rotation whose kept answer was lost with that same rotation, so the secret in use never ends', async () => {
+    const key = await newTenant();
+    const receiver = await startReceiver(() => 'ok');
+    await receiver.close();
+    const created = await call(key, 'PUT', '/webhook-subscription', { body: { url: receiver.url, event_types: ALL_TYPES, enabled: true } });
+    const rotated = await call(key, 'POST', '/webhook-subscription/secret/rotate', {
+      idempotencyKey: 'rotate-lost',
+      body: { previous_secret_expires_in: 3600 },
+    });
+    // The rotation committed but its answer was never kept (a run ended at its deadline): the key is free again.
+    for (const record of await scanByKeyPrefix(`T#${key.tenant}#IDEM#`)) {
+      await tableClient().send(new DeleteCommand({ TableName: tableName(), Key: { pk: record.pk, sk: record.sk } }));
+    }
+    const rerun = await call(key, 'POST', '/webhook-subscription/secret/rotate', { idempotencyKey: 'rotate-lost', body: { previous_secret_expires_in: 3600 } });
+    expect(rerun.status).toBe(200);
+    expect(rerun.body).toEqual(rotated.body);
+    const stored = (await tableClient().send(new GetCommand({ TableName: tableName(), Key: { pk: `T#${key.tenant}#WEBHOOK`, sk: 'SUBSCRIPTION' } }))).Item!;
+    expect([stored.secret, stored.previous_secret]).toEqual([rotated.body.secret, created.body.secret]);
+    const another = await call(key, 'POST', '/webhook-subscription/secret/rotate', { idempotencyKey: 'rotate-next' });
+    expect(another.body.secret).not.toBe(rotated.body.secret);
   });
 });

@@ -4,6 +4,7 @@ import { defineOperation } from '#shared/http/operation.ts';
 import { httpHandler } from '../handler.ts';
 import { CancelSchema, OrderWriteResultSchema } from '#shared/orders/order-schemas.ts';
 import { cancelOrder } from '#shared/orders/order-commands.ts';
+import { processing } from '../../order-processing.ts';
 
 export const contract = defineOperation({
   operationId: 'cancelOrder',
@@ -17,7 +18,15 @@ export const contract = defineOperation({
 });
 
 export const handler = httpHandler(contract, async ({ principal, params, body, now, requestId }) => {
-  const order = await cancelOrder(principal.tenant, params.externalOrderId, body?.reason ?? 'customer_request', body?.source_version, { now, requestId });
+  const request = { now, requestId };
+  const order = await cancelOrder(
+    principal.tenant,
+    params.externalOrderId,
+    body?.reason ?? 'customer_request',
+    body?.source_version,
+    request,
+    processing.ports.callPlatform,
+  );
   return {
     status: 200,
     body: { external_order_id: order.external_order_id, processing_state: order.processing_state, correlation_id: order.correlation_id, outcome: 'cancelled' },

@@ -12,8 +12,8 @@ export const contract = defineOperation({
   responses: { 200: { description: 'The new secret', schema: RotateResultSchema } },
 });
 
-export const handler = httpHandler(contract, async ({ principal, body, now }) => {
-  const rotated = await rotateSecret(principal.tenant, body?.previous_secret_expires_in ?? 86_400, now);
+export const handler = httpHandler(contract, async ({ principal, body, now, idempotencyKey }) => {
+  const rotated = await rotateSecret(principal.tenant, body?.previous_secret_expires_in ?? 86_400, now, idempotencyKey);
   const { secret: _shownOnce, ...rest } = rotated;
   return { status: 200, body: rotated, headers: { 'Cache-Control': 'no-store' }, replayBody: { ...rest, secret_already_shown: true } };
 });

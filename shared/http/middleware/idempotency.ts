@@ -20,6 +20,7 @@ import {
   IdempotencyAlreadyInProgressError,
   IdempotencyConfig,
   IdempotencyItemAlreadyExistsError,
+  IdempotencyPersistenceLayerError,
   IdempotencyRecordStatus,
   IdempotencyValidationError,
 } from '@aws-lambda-powertools/idempotency';
@@ -122,6 +123,13 @@ export function requireIdempotencyKey(headerValue: string | undefined): string {
   return headerValue;
 }
 
+/**
+ * Powertools wraps what DynamoDB answered in its own error; the cause is what the request
+ * answers (throttling is 429 with Retry-After, like every other throttled call), not a 500.
+ */
+const storeFailure = (error: unknown): Error =>
+  error instanceof IdempotencyPersistenceLayerError && error.cause instanceof Error ? error.cause : (error as Error);
+
 type Delegate = ReturnType<typeof makeHandlerIdempotent>;
 type DelegateRequest = Parameters<NonNullable<Delegate['before']>>[0];
 
@@ -153,7 +161,7 @@ export function idempotency(method: HttpMethod, storeFor: (tenant: string) => Ba
       } catch (error) {
         if (error instanceof IdempotencyValidationError) throw new IdempotencyConflictError('payload_mismatch');
         if (error instanceof IdempotencyAlreadyInProgressError) throw new IdempotencyConflictError('in_progress');
-        throw error;
+        throw storeFailure(error);
       }
       if (stored !== undefined) http.replay = stored as APIGatewayProxyResult;
       else claims.set(request, { delegate, request: inner });
@@ -175,7 +183,13 @@ export function idempotency(method: HttpMethod, storeFor: (tenant: string) => Ba
     },
     onError: async (request) => {
       const claim = claims.get(request);
-      if (claim) await claim.delegate.onError!(claim.request);
+      if (!claim) return;
+      try {
+        await claim.delegate.onError!(claim.request);
+      } catch (error) {
+        // The request's own error is what it answers; a claim not released expires with its deadline.
+        logger.warn('idempotency claim not released; it expires with the request deadline', { error: storeFailure(error).name });
+      }
     },
   };
 }

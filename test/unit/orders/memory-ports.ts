@@ -1,7 +1,7 @@
 /** Order processing's ports in memory: orders with the table's compare-and-set, a fixed catalog, customer and tenant. */
 import { sandboxDialer } from '#shared/calls/call-platform.ts';
 import type { StoredCustomer } from '#shared/customers/customers.ts';
-import { RevisionConflict } from '#shared/errors.ts';
+import { AlreadyWrittenError, RevisionConflict } from '#shared/errors.ts';
 import type { EventRecord } from '#shared/events/outbox.ts';
 import { applyOrderChange, historyEntryOf, type OrderRepository, type StoredOrder } from '#shared/orders/order.ts';
 import type { ProcessingPorts } from '#shared/orders/processing.ts';
@@ -23,6 +23,10 @@ export function memoryOrders(): OrderRepository & { items: object[]; orders: Map
       const key = `${order.tenant}/${order.external_order_id}`;
       if (orders.get(key)?.revision !== order.revision) throw new RevisionConflict('changed');
       const { next, items: written } = applyOrderChange(order, change, now);
+      // Like the table: an item meant to be written once (an attempt, an event) is refused when there.
+      const keyOf = (i: object) => `${(i as { pk?: string }).pk}|${(i as { sk?: string }).sk}`;
+      const existing = new Set(items.map(keyOf));
+      if (written.some((i) => existing.has(keyOf(i)))) throw new AlreadyWrittenError('written before');
       orders.set(key, next);
       items.push(...written);
       return next;

@@ -3,9 +3,9 @@
  * with no table, queue or clock of its own.
  */
 import { describe, expect, it } from 'vitest';
-import { dueOf, STREAM_RECOVERY_SECONDS } from '#shared/orders/order.ts';
+import { dueOf, erasedCustomerFields, STREAM_RECOVERY_SECONDS } from '#shared/orders/order.ts';
 import { MAX_LOST_ATTEMPTS } from '#shared/orders/call-outcome.ts';
-import { orderProcessing } from '#shared/orders/processing.ts';
+import { orderProcessing, recordFinishedCall } from '#shared/orders/processing.ts';
 import { NOON, order, ports, statesOf } from './memory-ports.ts';
 
 describe('order processing on in-memory ports', () => {
@@ -126,6 +126,51 @@ describe('order processing on in-memory ports', () => {
     expect(attempts).toEqual([expect.objectContaining({ attempt: 1, call_disposition: 'answered' })]);
     expect(p.orders.items.some((i) => (i as { event_type?: string }).event_type === 'commerce.call.attempt_completed.v1')).toBe(true);
     expect(p.orders.items.some((i) => (i as { entity?: string }).entity === 'result')).toBe(false);
+  });
+
+  it('calls no one when a cancel lands between the in_call write and the dial: the dial is claimed first, and the cancel wins', async () => {
+    const p = ports('+4915100000000');
+    p.orders.orders.set('acme/o-8', order('o-8'));
+    const write = p.orders.write;
+    p.orders.write = async (o, change, now) => {
+      const written = await write(o, change, now);
+      // The partner's cancel arrives right after the order went in_call, before anyone dials.
+      if (change.to === 'in_call') await write(written, { to: 'cancelled', reason: 'customer_request', set: { next_contact_at: null } }, now);
+      return written;
+    };
+    const dialled: number[] = [];
+    const dial = p.callPlatform.startAttempt;
+    p.callPlatform = { ...p.callPlatform, startAttempt: async (request, now) => (dialled.push(request.attempt), dial(request, now)) };
+    await orderProcessing(p).advanceOrder('acme', 'o-8', () => NOON);
+    expect(dialled).toEqual([]);
+    expect(p.orders.orders.get('acme/o-8')!.processing_state).toBe('cancelled');
+    expect(p.orders.items.some((i) => (i as { entity?: string }).entity === 'call_attempt')).toBe(false);
+  });
+
+  it("keeps a call's real outcome when an erasure scrubbed the order during the call, and a report that comes again once", async () => {
+    const p = ports('+4915100000000');
+    p.orders.orders.set('acme/o-9', order('o-9'));
+    let report: Parameters<typeof recordFinishedCall>[2] | undefined;
+    const dial = p.callPlatform.startAttempt;
+    // A real platform answers "pending" and reports when the call ends; meanwhile the customer is erased.
+    p.callPlatform = {
+      ...p.callPlatform,
+      startAttempt: async (request, now) => {
+        report = (await dial(request, now)) as typeof report;
+        return 'pending';
+      },
+    };
+    await orderProcessing(p).advanceOrder('acme', 'o-9', () => NOON);
+    const inCall = p.orders.orders.get('acme/o-9')!;
+    expect(inCall.processing_state).toBe('in_call');
+    // The erasure job scrubs the order it finds in a call (a call under way is not rejected): its revision moves on.
+    await p.orders.write(inCall, { set: erasedCustomerFields(inCall) }, NOON);
+    await recordFinishedCall(p, inCall, report!, NOON);
+    await recordFinishedCall(p, inCall, report!, NOON);
+    expect(p.orders.orders.get('acme/o-9')!.processing_state).toBe('completed');
+    const attempts = p.orders.items.filter((i) => (i as { entity?: string }).entity === 'call_attempt');
+    expect(attempts).toEqual([expect.objectContaining({ attempt: 1, call_disposition: 'answered' })]);
+    expect(p.orders.items.filter((i) => (i as { entity?: string }).entity === 'result')).toHaveLength(1);
   });
 
   it('leaves every order that waits for work findable in the due index, so a skipped stream record cannot strand it', () => {

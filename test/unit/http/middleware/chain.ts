@@ -1,7 +1,8 @@
-/** A Middy chain of the middlewares under test around a handler, with no AWS anywhere. */
+/** A Middy chain of the middlewares under test around a handler, configured as the pipeline's, with no AWS anywhere. */
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { HttpContext, HttpMiddleware, HttpState } from '#shared/http/middleware/types.ts';
+import { MIDDY_OPTIONS } from '#shared/http/pipeline.ts';
 
 export const lambdaContext = { awsRequestId: 'aws-request-id', getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
 
@@ -33,7 +34,7 @@ export function chain(
   handler: (event: APIGatewayProxyEvent, context: HttpContext) => Promise<APIGatewayProxyResult> = ok,
   context: Context = lambdaContext,
 ) {
-  let m = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>();
+  let m = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>(MIDDY_OPTIONS);
   for (const middleware of middlewares) m = m.use(middleware);
   const run = m.handler(handler);
   return (event: APIGatewayProxyEvent = apiEvent()) => run(event, context as HttpContext);

@@ -2,6 +2,7 @@ import { IdempotencyItemAlreadyExistsError, IdempotencyItemNotFoundError } from 
 import { BasePersistenceLayer, type IdempotencyRecord } from '@aws-lambda-powertools/idempotency/persistence';
 import { describe, expect, it } from 'vitest';
 import { idempotency, REPLAYED_HEADER } from '#shared/http/middleware/idempotency.ts';
+import { problemJson } from '#shared/http/middleware/problem-json.ts';
 import { chain, lambdaContext, withState } from './chain.ts';
 
 /** Powertools' persistence contract in memory: one record per key, refused while one exists. */
@@ -48,6 +49,43 @@ describe('the idempotency middleware', () => {
     expect(executions()).toBe(1);
     expect(first.headers?.[REPLAYED_HEADER]).toBeUndefined();
     expect(second).toMatchObject({ statusCode: 201, body: first.body, headers: { [REPLAYED_HEADER]: 'true' } });
+  });
+
+  it('never answers a mutation still running at its deadline: it ends, its answer is kept, and a retry replays it', async () => {
+    const store = new MemoryStore();
+    let executions = 0;
+    const slow = async () => {
+      executions++;
+      await new Promise((r) => setTimeout(r, 150));
+      return { statusCode: 200, headers: {}, body: JSON.stringify({ executions }) };
+    };
+    const deadline = Date.now() + 20;
+    const nearItsEnd = { ...lambdaContext, getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()) } as never;
+    const run = (handler: typeof slow) =>
+      chain([withState({ principal, headers: headers('k-rotate') }), idempotency('POST', () => store)], handler as never, nearItsEnd)();
+    const first = await run(slow);
+    expect(first).toMatchObject({ statusCode: 200, body: '{"executions":1}' });
+    const retry = await run(counter().handler as never);
+    expect(retry).toMatchObject({ statusCode: 200, body: first.body, headers: { [REPLAYED_HEADER]: 'true' } });
+    expect(executions).toBe(1);
+  });
+
+  it('answers DynamoDB throttling its claim as 429 with Retry-After, not as an internal error', async () => {
+    const throttled = new (class extends MemoryStore {
+      protected override async _putRecord(): Promise<void> {
+        throw Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), { name: 'ThrottlingException', $fault: 'client' });
+      }
+    })();
+    const route = { operationId: 'rotateWebhookSecret', path: '/webhook-subscription/secret/rotate' } as never;
+    const { handler, executions } = counter();
+    const answer = await chain(
+      [problemJson(route), withState({ principal, headers: headers('k-throttled') }), idempotency('POST', () => throttled)],
+      handler as never,
+    )();
+    expect(answer.statusCode).toBe(429);
+    expect(answer.headers?.['Retry-After']).toBeDefined();
+    expect(JSON.parse(answer.body as string).code).toBe('rate_limited');
+    expect(executions()).toBe(0);
   });
 
   it('gives every claim an in-progress expiry, even with no time left, so a request that dies never holds its key for 24 h', async () => {
