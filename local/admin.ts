@@ -5,6 +5,7 @@
  *
  *   npm run admin -- keys create --tenant T --scopes a,b [--json]
  *   npm run admin -- keys revoke --key-id K
+ *   npm run admin -- keys reissue-legacy [--json]
  *   npm run admin -- tenants put --tenant T --config FILE
  *   npm run admin -- dlq list
  *   npm run admin -- dlq redrive [--tenant T] [--event-type E] [--since TIME] [--rate N]
@@ -130,6 +131,20 @@ switch (area === 'recover' ? area : `${area} ${action}`) {
     const keyId = values['key-id'] ?? fail('--key-id is required');
     if (!(await revokeApiKey(keyId))) fail(`no key ${keyId}`);
     console.log(`Revoked ${keyId}; function instances stop accepting it within their cache time (at most 60 s).`);
+    break;
+  }
+  case 'keys reissue-legacy': {
+    const { reissueLegacyKeys } = await import('#shared/tenants/store.ts');
+    const reissued = await reissueLegacyKeys();
+    if (values.json) console.log(JSON.stringify(reissued));
+    else {
+      console.log(`${reissued.length} key(s) kept a stored secret, which is no longer honoured; each is revoked and re-issued.`);
+      for (const { revoked, created } of reissued) {
+        console.log(
+          `${revoked} → ${created.key_id} (tenant ${created.tenant}, scopes ${created.scopes.join(',')})\n  Secret (shown once, hand it to the partner now): ${created.secret}`,
+        );
+      }
+    }
     break;
   }
   case 'tenants put': {
@@ -291,6 +306,6 @@ switch (area === 'recover' ? area : `${area} ${action}`) {
   }
   default:
     fail(
-      'usage: admin (keys create --tenant T --scopes a,b [--json] | keys revoke --key-id K | tenants put --tenant T --config FILE | dlq list | dlq redrive [--tenant T] [--event-type E] [--since TIME] [--rate N] | deliveries list [--tenant T] [--status S] [--event-type E] [--since TIME] [--limit N] [--json] | deliveries show ID --tenant T [--json] | recover --tenant T --since TIME [--json] | stream-failures list [--json] | stream-failures purge [--force] | stream-work list [--json] | stream-work replay) [--stack NAME --region R]',
+      'usage: admin (keys create --tenant T --scopes a,b [--json] | keys revoke --key-id K | keys reissue-legacy [--json] | tenants put --tenant T --config FILE | dlq list | dlq redrive [--tenant T] [--event-type E] [--since TIME] [--rate N] | deliveries list [--tenant T] [--status S] [--event-type E] [--since TIME] [--limit N] [--json] | deliveries show ID --tenant T [--json] | recover --tenant T --since TIME [--json] | stream-failures list [--json] | stream-failures purge [--force] | stream-work list [--json] | stream-work replay) [--stack NAME --region R]',
     );
 }

@@ -16,6 +16,9 @@ const queue: SenderQueue = {
   sendToDeadLetterQueue: async (body) => {
     await queueClient().send(new SendMessageCommand({ QueueUrl: config.webhookDlqUrl, MessageBody: body }));
   },
+  sendAgain: async (body, delaySeconds) => {
+    await queueClient().send(new SendMessageCommand({ QueueUrl: config.webhookQueueUrl, MessageBody: body, DelaySeconds: delaySeconds }));
+  },
   retryIn: async (receiptHandle, seconds) => {
     await queueClient().send(
       new ChangeMessageVisibilityCommand({ QueueUrl: config.webhookQueueUrl, ReceiptHandle: receiptHandle, VisibilityTimeout: seconds }),

@@ -83,6 +83,8 @@ export class Workers {
     // Each attempt is recorded with conditional puts and updates (shared/webhooks/delivery-store.ts).
     this.data.table.grant(sender, 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem');
     this.data.webhookQueue.grantConsumeMessages(sender);
+    // A message that attempted nothing (held) is sent again rather than received again: receives count toward maxReceiveCount.
+    this.data.webhookQueue.grantSendMessages(sender);
     // The 8th failure moves the message to the DLQ itself (not by waiting for the receive count).
     this.data.webhookDlq.grantSendMessages(sender);
     sender.addEventSource(

@@ -19,7 +19,7 @@ export function dynamoAuthPorts(options: { cacheSeconds: number; secrets: KeySec
   const keyCache = ttlCache<KnownKey | undefined>(async (keyId) => {
     const record = await readApiKey(keyId);
     if (!record) return undefined;
-    const secret = record.secret ?? (await options.secrets.secretFor(keyId));
+    const secret = await options.secrets.secretFor(keyId);
     return { tenant: record.tenant, scopes: record.scopes, secret, status: record.status };
   }, options.cacheSeconds * 1000);
   return {

@@ -4,7 +4,7 @@
  * revoked key stops working within AUTH_CACHE_SECONDS (at most 60 s).
  */
 import { randomBytes } from 'node:crypto';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keySecrets, tableClient, tableName } from '../storage/clients.ts';
 import { keys } from '../storage/keys.ts';
 import type { Scope } from '../api/scopes.ts';
@@ -15,8 +15,6 @@ export interface ApiKeyRecord {
   key_id: string;
   tenant: string;
   scopes: Scope[];
-  /** Only on keys created before secrets were derived; such keys keep working until re-issued. */
-  secret?: string;
   status: 'active' | 'revoked';
   created_at: string;
   revoked_at?: string;
@@ -70,6 +68,42 @@ export function revokeApiKey(keyId: string, now = new Date()): Promise<boolean> 
       ExpressionAttributeValues: { ':revoked': 'revoked', ':now': now.toISOString() },
     },
   });
+}
+
+/**
+ * Keys made before secrets were derived kept their secret in the item; the service no longer
+ * honours it. Each such key gets a new key for its tenant and scopes (secret shown this once),
+ * and the old one is revoked with its stored secret removed. Run once, by an operator, with
+ * the admin CLI (a scan: it reads the whole table).
+ */
+export async function reissueLegacyKeys(now = new Date()): Promise<{ revoked: string; created: CreatedApiKey }[]> {
+  const reissued: { revoked: string; created: CreatedApiKey }[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await tableClient().send(
+      new ScanCommand({
+        TableName: tableName(),
+        FilterExpression: 'entity = :key AND attribute_exists(secret)',
+        ExpressionAttributeValues: { ':key': 'api_key' },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const legacy of (page.Items ?? []) as (ApiKeyRecord & { secret: string })[]) {
+      const created = await createApiKey(legacy.tenant, legacy.scopes, now);
+      await tableClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.apiKey(legacy.key_id),
+          UpdateExpression: 'SET #status = :revoked, revoked_at = :now, replaced_by = :created REMOVE secret',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':revoked': 'revoked', ':now': now.toISOString(), ':created': created.key_id },
+        }),
+      );
+      reissued.push({ revoked: legacy.key_id, created });
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return reissued;
 }
 
 export async function readApiKey(keyId: string): Promise<ApiKeyRecord | undefined> {

@@ -72,7 +72,7 @@ async function attempt(
   };
 }
 
-export type MessageAction = { kind: 'done' } | { kind: 'retry'; inSeconds: number } | { kind: 'dead_letter' };
+export type MessageAction = { kind: 'done' } | { kind: 'retry'; inSeconds: number } | { kind: 'held'; inSeconds: number } | { kind: 'dead_letter' };
 
 /** A queue message: which delivery to look at now; `from_dead_letter_queue` marks a message put in the DLQ (so a redrive may retry). */
 export interface DeliveryMessage {
@@ -95,7 +95,7 @@ export async function handleDeliveryMessage(
   // Its attempts are used up and its move to the DLQ did not happen: move it, attempt nothing.
   if (claim.kind === 'dead_lettered') return { kind: 'dead_letter' };
   // Another sender holds it, or its backoff has not passed: look again then.
-  if (claim.kind === 'held') return { kind: 'retry', inSeconds: Math.max(1, (claim.untilMs - now.getTime()) / 1000) };
+  if (claim.kind === 'held') return { kind: 'held', inSeconds: Math.max(1, (claim.untilMs - now.getTime()) / 1000) };
   const claimed = claim.delivery;
   const outcome = await attempt(claimed, settings, now, resolve);
   const { status, retryInSeconds } = await recordDeliveryAttempt(claimed, outcome, claim.lease, settings.backoffScale);
@@ -135,11 +135,16 @@ function countAttempt(status: string, delivery: { attempts: number; event_occurr
   millisecondsMetric(METRIC.deliveryLatency, now.getTime() - Date.parse(delivery.event_occurred_at ?? delivery.created_at));
 }
 
-/** What the sender does with the queue: the DLQ send and the visibility change of a retry. */
+/** What the sender does with the queue: the DLQ send, the visibility change of a retry, and a message sent again. */
 export interface SenderQueue {
   sendToDeadLetterQueue(body: string): Promise<void>;
   retryIn(receiptHandle: string, seconds: number): Promise<void>;
+  /** The same body as a new message, delayed (at most SQS's 900 s): its receives start from zero. */
+  sendAgain(body: string, delaySeconds: number): Promise<void>;
 }
+
+/** SQS's longest message delay. */
+export const MAX_DELAY_SECONDS = 900;
 
 /** A message that stays in the queue to come back later: a batch item failure, not an error. */
 export class RetryLater extends Error {
@@ -148,7 +153,10 @@ export class RetryLater extends Error {
 
 /**
  * One message of the queue: one attempt, then the message's fate. A retry keeps it (its
- * visibility set to the backoff) by throwing RetryLater; the 8th failure moves it to the DLQ,
+ * visibility set to the backoff) by throwing RetryLater; a message that made no attempt
+ * (another sender holds the delivery, or its backoff has not passed) is sent again as a new,
+ * delayed message, so receives that attempt nothing never count toward the queue's
+ * maxReceiveCount and only real dead letters reach the DLQ; the 8th failure moves it to the DLQ,
  * marked so that a redrive brings it back for one more attempt. Any other error is logged
  * with the delivery id, the tenant and its class, and the message comes back as SQS decides.
  */
@@ -164,6 +172,7 @@ export async function processDeliveryRecord(
     if (action.kind === 'dead_letter') await queue.sendToDeadLetterQueue(JSON.stringify({ ...JSON.parse(record.body), from_dead_letter_queue: true }));
     // Rounded up: a message back before its time is a receive without an attempt, and receives are counted (maxReceiveCount).
     if (action.kind === 'retry') await queue.retryIn(record.receiptHandle, Math.min(43_200, Math.ceil(action.inSeconds)));
+    if (action.kind === 'held') await queue.sendAgain(record.body, Math.min(MAX_DELAY_SECONDS, Math.ceil(action.inSeconds)));
   } catch (error) {
     const { tenant, delivery_id } = safeMessage(record.body);
     logger.error('webhook delivery message failed; it comes back', { tenant, delivery_id, error: (error as Error).name, reason: (error as Error).message });

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { call, newTenant } from '../support/stack.ts';
 import { keySecrets, tableClient, tableName } from '#shared/storage/clients.ts';
 import { keys } from '#shared/storage/keys.ts';
+import { reissueLegacyKeys } from '#shared/tenants/store.ts';
 
 describe('API keys', () => {
   it('keep no secret in the table: the key item holds neither the secret nor anything it could be read from', async () => {
@@ -17,23 +18,25 @@ describe('API keys', () => {
     expect(await keySecrets().secretFor(key.keyId)).toBe(key.secret);
   });
 
-  it('still accept a key made before secrets were derived, with the secret its item kept', async () => {
+  it('no longer honour a secret a legacy key item kept: the admin re-issue gives its tenant a new key and ends the old one', { timeout: 120_000 }, async () => {
     const key = await newTenant();
     const legacy = { keyId: `key_legacy${Date.now()}`, secret: 'legacy-secret-kept-in-the-item', tenant: key.tenant };
-    await tableClient().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: {
-          ...keys.apiKey(legacy.keyId),
-          entity: 'api_key',
-          key_id: legacy.keyId,
-          tenant: key.tenant,
-          scopes: ['commerce:read'],
-          secret: legacy.secret,
-          status: 'active',
-        },
-      }),
-    );
-    expect((await call(legacy, 'GET', '/capabilities')).status).toBe(200);
+    const item = {
+      ...keys.apiKey(legacy.keyId),
+      entity: 'api_key',
+      key_id: legacy.keyId,
+      tenant: key.tenant,
+      scopes: ['commerce:read'],
+      secret: legacy.secret,
+    };
+    await tableClient().send(new PutCommand({ TableName: tableName(), Item: { ...item, status: 'active' } }));
+    expect((await call(legacy, 'GET', '/capabilities')).status).toBe(401);
+    const reissued = (await reissueLegacyKeys()).find((r) => r.revoked === legacy.keyId)!;
+    expect(reissued.created).toMatchObject({ tenant: key.tenant, scopes: ['commerce:read'] });
+    const { Item } = await tableClient().send(new GetCommand({ TableName: tableName(), Key: keys.apiKey(legacy.keyId), ConsistentRead: true }));
+    expect(Item).toMatchObject({ status: 'revoked', replaced_by: reissued.created.key_id });
+    expect(Item?.secret).toBeUndefined();
+    const renewed = { keyId: reissued.created.key_id, secret: reissued.created.secret, tenant: key.tenant };
+    expect((await call(renewed, 'GET', '/capabilities')).status).toBe(200);
   });
 });

@@ -54,13 +54,22 @@ const stored = async (tenant: string, id: string) =>
   (await tableClient().send(new GetCommand({ TableName: tableName(), Key: keys.delivery(tenant, id), ConsistentRead: true }))).Item!;
 
 describe('webhook attempt accounting', () => {
-  it('never attempts early for a duplicate message: it waits out the backoff of the failed attempt', async () => {
+  it('never attempts early for a duplicate message: it waits out the backoff as a new delayed message, its receive not counted', async () => {
     const { tenant, id, body } = await failingDelivery();
-    expect(await handleDeliveryMessage(body, settings)).toMatchObject({ kind: 'retry' });
+    const queue = { retried: [] as number[], sentAgain: [] as { body: string; delay: number }[] };
+    const senderQueue: SenderQueue = {
+      sendToDeadLetterQueue: async () => undefined,
+      retryIn: async (_receipt, seconds) => void queue.retried.push(seconds),
+      sendAgain: async (again, delay) => void queue.sentAgain.push({ body: again, delay }),
+    };
+    await expect(processDeliveryRecord({ body, receiptHandle: 'r' }, settings, senderQueue)).rejects.toBeInstanceOf(RetryLater);
     const received = receiver.received.length;
-    const duplicate = await handleDeliveryMessage(body, settings);
-    expect(duplicate.kind).toBe('retry');
-    expect((duplicate as { inSeconds: number }).inSeconds).toBeGreaterThan(20);
+    // The duplicate attempts nothing: it is not kept in the queue (where each receive counts toward maxReceiveCount) but sent again.
+    await expect(processDeliveryRecord({ body, receiptHandle: 'r2' }, settings, senderQueue)).resolves.toBeUndefined();
+    expect(queue.retried).toHaveLength(1);
+    expect(queue.sentAgain).toEqual([{ body, delay: expect.any(Number) }]);
+    expect(queue.sentAgain[0]!.delay).toBeGreaterThan(20);
+    expect(queue.sentAgain[0]!.delay).toBeLessThanOrEqual(900);
     expect(receiver.received.length).toBe(received);
     expect((await stored(tenant, id)).attempts).toBe(1);
   });
@@ -78,6 +87,7 @@ describe('webhook attempt accounting', () => {
         moved.push(message);
       },
       retryIn: async () => undefined,
+      sendAgain: async () => undefined,
     };
     const before = receiver.received.length;
     await expect(processDeliveryRecord({ body, receiptHandle: 'r' }, settings, queue)).rejects.toThrow('Service Unavailable');
@@ -124,7 +134,11 @@ describe('webhook attempt accounting', () => {
   it('reports a retry as a message that stays, not as an error', async () => {
     const { body } = await failingDelivery();
     await expect(
-      processDeliveryRecord({ body, receiptHandle: 'r' }, settings, { sendToDeadLetterQueue: async () => undefined, retryIn: async () => undefined }),
+      processDeliveryRecord({ body, receiptHandle: 'r' }, settings, {
+        sendToDeadLetterQueue: async () => undefined,
+        retryIn: async () => undefined,
+        sendAgain: async () => undefined,
+      }),
     ).rejects.toBeInstanceOf(RetryLater);
   });
 });
