@@ -297,10 +297,10 @@ switch (area === 'recover' ? area : `${area} ${action}`) {
   case 'stream-work replay': {
     // What a skipped stream batch left undone (also listed in the stream's on-failure queue on AWS), replayed now instead of when due.
     const { replayOverdueStreamWork } = await import('#shared/stream/stream-work.ts');
-    const { reactions } = await import('#functions/workers/stream-processor.ts');
+    const { replayReactions } = await import('#functions/workers/reconciler.ts');
     const { EVERYTHING_DUE } = await import('#shared/storage/due-index.ts');
-    const { replayed, failed } = await replayOverdueStreamWork(new Date(), reactions, EVERYTHING_DUE);
-    console.log(`Replayed ${replayed} item(s) through the stream processor's reactions; ${failed} failed and come due again.`);
+    const { replayed, failed } = await replayOverdueStreamWork(new Date(), replayReactions, EVERYTHING_DUE);
+    console.log(`Replayed ${replayed} item(s) through both stream readers' reactions; ${failed} failed and come due again.`);
     if (failed) process.exitCode = 1;
     break;
   }

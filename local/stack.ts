@@ -326,11 +326,11 @@ async function reconcileAfterRestart(running: Running): Promise<void> {
   const { reconcileOverdue, sendToWebhookQueue } = await import('#shared/queue/outbox-queue.ts');
   const { EVERYTHING_DUE } = await import('#shared/storage/due-index.ts');
   const { replayOverdueStreamWork } = await import('#shared/stream/stream-work.ts');
-  const { reactions } = (await loadModule(WORKERS.streamProcessor.handler)) as { reactions: Reaction[] };
+  const { replayReactions } = (await loadModule(WORKERS.reconciler.handler)) as { replayReactions: Reaction[] };
   await asFunction(WORKERS.reconciler.name, async () => {
     const resent = await reconcileOverdue(new Date(), sendToWebhookQueue, EVERYTHING_DUE);
     if (resent) running.log(`re-sent ${resent} queue message(s) lost with the previous run`);
-    const { replayed } = await replayOverdueStreamWork(new Date(), reactions, EVERYTHING_DUE);
+    const { replayed } = await replayOverdueStreamWork(new Date(), replayReactions, EVERYTHING_DUE);
     if (replayed) running.log(`replayed the stream work of ${replayed} item(s) pending from the previous run`);
   });
 }

@@ -169,11 +169,11 @@ export class NotImplementedError extends DomainError {
  * Thrown by a compare-and-set write when another writer changed the item first; the caller
  * re-reads and decides again (see `retryOnRevisionConflict`). Never reaches a partner as such.
  */
+export class RevisionConflict extends Error {
+  override readonly name = 'RevisionConflict';
+}
+
 /** An item meant to be written once (a call attempt, an event) is already there: its write happened before. */
 export class AlreadyWrittenError extends Error {
   override readonly name = 'AlreadyWrittenError';
-}
-
-export class RevisionConflict extends Error {
-  override readonly name = 'RevisionConflict';
 }

@@ -31,10 +31,11 @@ export type BatchItemResult =
     };
 
 async function writeProduct(tenant: string, input: ProductInput, now: Date) {
+  const key = keys.product(tenant, input.external_product_id);
   return versionedWrite<StoredProduct>(
-    keys.product(tenant, input.external_product_id),
+    key,
     // Every product write carries stream work until the catalog indexer has indexed its variants.
-    { ...productAttributes(tenant, input, now), ...streamDueAttributes(keys.product(tenant, input.external_product_id).pk, now) },
+    { ...productAttributes(tenant, input, now), ...streamDueAttributes(key.pk, now) },
     versionAttributes(input.source_version, input),
     {
       createdAt: now.toISOString(),

@@ -1,3 +1,11 @@
+/**
+ * Reaction jobs: work over a tenant's orders (requalify those using an archived product,
+ * scrub those of an erased customer) done one bounded page per invocation, so any tenant
+ * size completes within the function's timeout. The job item is written in the same
+ * transaction as its cause; each page moves its position on, and that change's stream record
+ * runs the next page. While running, the job carries a stream-work due entry, so a page whose
+ * record is skipped is run by the reconciler instead.
+ */
 import { tableName } from '../storage/clients.ts';
 import { landed } from '../storage/conditional.ts';
 import { keys } from '../storage/keys.ts';

@@ -171,15 +171,19 @@ const writeBackReaction = (ports: ReactionPorts): Reaction => ({
     }
     if (!(await ports.writeBacks.claim(result, new Date()))) return;
     const attempt = writeBackAttemptsOf(result) + 1;
-    try {
-      const request = { tenant: result.tenant, external_order_id: result.external_order_id, snapshot: result.final_order_snapshot, idempotency_key: result.pk };
-      await ports.store.writeBack({ ...request, ...(result.scenario ? { scenario: result.scenario } : {}) });
+    const request = { tenant: result.tenant, external_order_id: result.external_order_id, snapshot: result.final_order_snapshot, idempotency_key: result.pk };
+    // Only the store's answer decides the outcome: a failure to note it afterwards is the table's, retried as such.
+    const failure = await ports.store.writeBack({ ...request, ...(result.scenario ? { scenario: result.scenario } : {}) }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    if (failure === undefined) {
       await ports.writeBacks.settle(result, 'written');
-    } catch (error) {
-      if (!(error instanceof StoreRejected) && attempt < WRITEBACK_ATTEMPTS) return;
-      await writeBackFailed(ports, result, error instanceof Error ? error.message : String(error), attempt);
-      await ports.writeBacks.settle(result, 'failed');
+      return;
     }
+    if (!(failure instanceof StoreRejected) && attempt < WRITEBACK_ATTEMPTS) return;
+    await writeBackFailed(ports, result, failure instanceof Error ? failure.message : String(failure), attempt);
+    await ports.writeBacks.settle(result, 'failed');
   },
 });
 

@@ -56,6 +56,9 @@ export const EVENT_SOURCES = {
  * stream record), applied by the event source mapping so a reader is not even invoked for what
  * it ignores. The CDK app sets them and the local stream poller applies them from the template.
  */
+/** The name of the stream-work due index (`keys.streamDue`): the catalog indexer's filter matches its partitions. */
+export const STREAM_DUE_INDEX = 'STREAMDUE';
+
 export const STREAM_FILTERS = {
   /**
    * The request records (nonce, rate window, idempotency: most writes of an API request) start
@@ -63,7 +66,7 @@ export const STREAM_FILTERS = {
    */
   streamProcessor: { eventName: ['INSERT', 'MODIFY'], dynamodb: { Keys: { sk: { S: [{ 'anything-but': ['NONCE', 'RATE', 'IDEM'] }] } } } },
   /** Only product writes feed the variant index: each carries a stream-work entry (its removal does not). */
-  catalogIndexer: { dynamodb: { NewImage: { entity: { S: ['product'] }, gsi2pk: { S: [{ prefix: 'STREAMDUE#' }] } } } },
+  catalogIndexer: { dynamodb: { NewImage: { entity: { S: ['product'] }, gsi2pk: { S: [{ prefix: `${STREAM_DUE_INDEX}#` }] } } } },
 } as const;
 
 export const FUNCTION_SETTINGS = {

@@ -48,7 +48,7 @@
  * `category`) reads a bounded number of entries per page instead (see pagination.ts).
  */
 import { createHash } from 'node:crypto';
-import { TABLE_DEFINITION } from './definition.ts';
+import { STREAM_DUE_INDEX, TABLE_DEFINITION } from './definition.ts';
 
 export const TABLE_TTL_ATTRIBUTE = TABLE_DEFINITION.ttlAttribute;
 /**
@@ -65,9 +65,8 @@ export interface DueIndex {
   partition(shard: number): string;
 }
 
-const STREAM_DUE = 'STREAMDUE';
 /** How every stream-work due entry's partition begins. */
-export const STREAM_DUE_PREFIX = `${STREAM_DUE}#`;
+export const STREAM_DUE_PREFIX = `${STREAM_DUE_INDEX}#`;
 /** True while an item's stream work is not done: it carries a stream-work due entry. */
 export const hasStreamDue = (item: Record<string, unknown> | undefined): boolean =>
   typeof item?.gsi2pk === 'string' && item.gsi2pk.startsWith(STREAM_DUE_PREFIX);
@@ -84,7 +83,7 @@ const dueIndex = (prefix: string, shards: number): DueIndex => ({ shards, partit
 export const DUE_INDEXES = {
   orders: dueIndex('ORDERDUE', 32),
   queueMessages: dueIndex('DUE', 128),
-  streamWork: dueIndex(STREAM_DUE, 64),
+  streamWork: dueIndex(STREAM_DUE_INDEX, 64),
 } as const;
 
 /** The tenant of a tenant-scoped key (tenant ids never contain `#`). */

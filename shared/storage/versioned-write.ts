@@ -1,3 +1,8 @@
+/**
+ * The source_version guard of contract-decisions section 3, as one reusable piece: the
+ * version check is the condition of the write itself, so two racing writers can never both
+ * win and the newer version always ends stored. Every versioned entity writes through here.
+ */
 import { StaleVersionError } from '../errors.ts';
 import { compareSourceVersions } from '../versioning/source-version.ts';
 import type { VersionAttributes } from '../versioning/version-attributes.ts';

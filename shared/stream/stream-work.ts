@@ -1,3 +1,14 @@
+/**
+ * Stream work that cannot be dropped. An item whose stream record must be handled (an event
+ * to fan out, a page of a reaction job, a confirmed result to write back, a product whose
+ * variants to index) carries an entry in the sparse due index until it has been: each stream
+ * reader clears the entries of the items it owns once every reaction succeeded, the
+ * write-back settles its own, a job moves its own on with each page. Should the record be
+ * skipped after the event source's retries (on AWS it then also lands in the stream's
+ * on-failure queue), the reconciler finds the entry once overdue and replays the item through
+ * both readers' reactions, as if the stream had brought it again; the reactions are
+ * idempotent, so a replay of work done is harmless.
+ */
 import { logger } from '../logging/logger.ts';
 import { streamRecoverySeconds, tableName } from '../storage/clients.ts';
 import { landed } from '../storage/conditional.ts';
@@ -10,15 +21,14 @@ export const streamDueAttributes = (pk: string, now: Date) => keys.streamDue(pk,
 
 /**
  * Items whose stream record starts work that must not be lost if the record is skipped:
- * events (their fan-out), confirmed results (the write-back to the store) and products (the
- * variant index). Each carries a stream-work due entry until that work is done.
+ * events (their fan-out) and products (the variant index), whose entries the stream reader
+ * that owns them removes, and confirmed results (the write-back), which settle their own.
  */
 export type StreamWorkOwner = 'stream-processor' | 'catalog-indexer';
-const OWNER_OF: Readonly<Record<string, StreamWorkOwner>> = { event: 'stream-processor', result: 'stream-processor', product: 'catalog-indexer' };
+const OWNER_OF: Readonly<Record<string, StreamWorkOwner>> = { event: 'stream-processor', product: 'catalog-indexer' };
 const carriesStreamWork = (item: Record<string, unknown>) =>
-  item.entity === 'result'
-    ? (item.final_order_snapshot as { confirmed?: unknown } | undefined)?.confirmed === true
-    : OWNER_OF[String(item.entity)] !== undefined;
+  OWNER_OF[String(item.entity)] !== undefined ||
+  (item.entity === 'result' && (item.final_order_snapshot as { confirmed?: unknown } | undefined)?.confirmed === true);
 
 /** An item as written: with its stream-work due entry when its record starts such work. */
 export const withStreamDue = <T extends object>(item: T, now: Date): T =>
@@ -39,15 +49,12 @@ export const markStreamWorkDone = (item: Record<string, unknown>) =>
     },
   });
 
-/**
- * A consumer's last reaction: the items it owns whose reactions all succeeded need no sweep.
- * Results are left to the write-back, which removes the entry itself when the store has it.
- */
+/** A stream reader's last reaction: the items it owns whose reactions all succeeded need no sweep. */
 export const streamWorkDone = (owner: StreamWorkOwner): Reaction => ({
   name: `${owner}-work-done`,
   async handle(change) {
     const item = change.newImage;
-    if (change.eventName === 'REMOVE' || !item || !hasStreamDue(item) || item.entity === 'result' || OWNER_OF[String(item.entity)] !== owner) return;
+    if (change.eventName === 'REMOVE' || !item || !hasStreamDue(item) || OWNER_OF[String(item.entity)] !== owner) return;
     await markStreamWorkDone(item);
   },
 });
