@@ -11,7 +11,7 @@ import { freePort } from '#local/processes.ts';
 import { send, type BenchKey } from '#bench/lib/client.ts';
 import { eventually } from '../support/eventually.ts';
 import { repoRoot } from '../support/paths.ts';
-import { descendants, exited, isAlive, killRuntime, startRuntime } from '../support/runtime.ts';
+import { descendants, exited, killRuntime, startRuntime, waitUntilGone } from '../support/runtime.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'commerce-start-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -20,14 +20,6 @@ const credentials = (): BenchKey => {
   const file = JSON.parse(readFileSync(join(dataDir, 'credentials.json'), 'utf8'));
   return { tenant: 'sandbox', keyId: file.key_id, secret: file.secret };
 };
-
-/** The pids still alive once they have all ended, or after 15 s. */
-const waitUntilGone = (pids: number[]) =>
-  eventually(
-    () => pids.filter(isAlive),
-    (alive) => alive.length === 0,
-    { timeoutMs: 15_000, everyMs: 100 },
-  );
 
 const dynamoDbLocal = (processes: { pid: number; command: string }[]) =>
   processes.filter((p) => p.command.startsWith('java ') && p.command.includes('DynamoDBLocal.jar'));

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/paths.ts';
-import { killRuntime, startRuntime, type Runtime } from '../support/runtime.ts';
+import { exited, killRuntime, startRuntime, type Runtime } from '../support/runtime.ts';
 import { eventually } from '../support/eventually.ts';
 
 /** The shell commands of the README's quickstart, in order. */
@@ -50,6 +50,7 @@ const until = async (read: () => string, pattern: RegExp, timeoutMs = 60_000) =>
 
 afterAll(async () => {
   for (const child of children) if (child.exitCode === null && child.pid) process.kill(-child.pid, 'SIGKILL');
+  await Promise.all(children.map(exited));
   if (runtime) await killRuntime(runtime.child);
   rmSync(dataDir, { recursive: true, force: true });
 });

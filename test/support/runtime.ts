@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { eventually } from './eventually.ts';
 import { repoRoot } from './paths.ts';
 
 export interface Runtime {
@@ -27,6 +28,7 @@ export async function startRuntime(env: Record<string, string>, options: { viaNp
     stdio: ['pipe', 'pipe', 'pipe'],
     detached: options.viaNpm ?? false,
   });
+  if (options.viaNpm) groupLeaders.add(child);
   let output = '';
   const baseUrl = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the runtime did not start: ${output}`)), 90_000);
@@ -51,11 +53,37 @@ export function exited(child: ChildProcess): Promise<void> {
   });
 }
 
+/** Runtimes started as a terminal would start them: the leaders of their own process group. */
+const groupLeaders = new WeakSet<ChildProcess>();
+
+/**
+ * SIGKILLs the runtime (with `npm start`, its whole process group, as a closed terminal
+ * would) and waits until every process it had started has ended by itself, so a caller may
+ * delete the data folder: DynamoDB Local, whose watchdog notices the loss of its parent,
+ * would otherwise still be writing into it.
+ */
 export async function killRuntime(child: ChildProcess): Promise<void> {
+  const family = child.pid ? descendants(child.pid).map((p) => p.pid) : [];
   const done = exited(child);
-  child.kill('SIGKILL');
+  if (groupLeaders.has(child) && child.pid) {
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // The group has ended already.
+    }
+  } else child.kill('SIGKILL');
   await done;
+  const left = await waitUntilGone(family);
+  if (left.length > 0) throw new Error(`still running 15 s after the runtime was killed: ${left.join(', ')}`);
 }
+
+/** The pids still alive once they have all ended, or after 15 s. */
+export const waitUntilGone = (pids: number[]) =>
+  eventually(
+    () => pids.filter(isAlive),
+    (alive) => alive.length === 0,
+    { timeoutMs: 15_000, everyMs: 100 },
+  );
 
 /** Every live descendant of `pid` with its command line (Linux /proc). */
 export function descendants(pid: number): { pid: number; command: string }[] {
