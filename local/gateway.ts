@@ -93,15 +93,27 @@ function matchRoute(method: string, relativePath: string): Match {
   return { params: {}, allowed };
 }
 
-async function readBody(req: IncomingMessage): Promise<Buffer | 'too_large'> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > GATEWAY_MAX_BYTES) return 'too_large';
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
+/**
+ * The request's body, or `too_large` as soon as it passes API Gateway's limit. The rest is
+ * left to Node, which reads and discards it once the answer is sent: leaving a loop over the
+ * request early would destroy its socket, and the client would get no answer at all.
+ */
+function readBody(req: IncomingMessage): Promise<Buffer | 'too_large'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= GATEWAY_MAX_BYTES) return void chunks.push(chunk);
+      req.off('data', onData);
+      resolve('too_large');
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(Buffer.concat(chunks)));
+    req.once('error', reject);
+    // A client gone before its body ended is answered by no one (the promise settles all the same).
+    req.once('close', () => reject(new Error('the client closed the connection before its body ended')));
+  });
 }
 
 function send(res: ServerResponse, result: APIGatewayProxyResult): void {

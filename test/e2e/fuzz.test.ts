@@ -1,6 +1,7 @@
 /**
  * Bad input from every side: more than 10,000 signed requests over every route of the route
- * table, with bodies generated from the contract's own schemas and then made worse (wrong
+ * table, with bodies generated from the contract's own schemas (now and then with every array
+ * and string as long as the contract allows) and then made worse (wrong
  * types, missing and unknown fields, huge and deeply nested arrays, long and broken Unicode),
  * paths with any ids (and broken percent-encoding), and odd or repeated query parameters.
  * Every answer must be a success or a problem+json 4xx with a code the contract lists for the
@@ -15,7 +16,7 @@ import type { Route } from '#shared/api/routes.ts';
 import { PROBLEM_CODES, type ProblemCode } from '#shared/http/problem.ts';
 import { mapWithConcurrency } from '#shared/async/concurrency.ts';
 import { repoRoot } from '../support/paths.ts';
-import { arbitraryFor, mutated } from '../support/schema-arbitrary.ts';
+import { arbitraryFor, longestString, mutated } from '../support/schema-arbitrary.ts';
 import { call, newTenant } from '../support/stack.ts';
 
 const FUZZ_REQUESTS_PER_ROUTE = 400;
@@ -36,6 +37,8 @@ function documentedCodes(route: Route): Set<string> {
 
 const idArbitrary = fc.oneof(
   fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }).map(encodeURIComponent),
+  // The longest ids the contract allows (255 characters, at most 1,020 bytes) and just past them.
+  fc.oneof(longestString(255), longestString(256), fc.constantFrom('🚀'.repeat(63), '🚀'.repeat(64))).map(encodeURIComponent),
   fc.constantFrom('%E0%A4%A', '%zz', '%', 'a%2Fb', '%00', 'x'.repeat(300), encodeURIComponent('🚀#%'), 'dlv_abc'),
 );
 

@@ -16,6 +16,19 @@ describe('request limits and tenant gate', () => {
     expect(atLimit.status).not.toBe(413);
   });
 
+  it('answers 413 payload_too_large to a body past API Gateway’s 10 MiB, as the gateway does, instead of dropping the connection', async () => {
+    const key = await newTenant();
+    // Several at once beside ordinary requests, as a client splitting an import would send them.
+    const answers = await Promise.all(
+      Array.from({ length: 16 }, (_, i) =>
+        i % 2 ? call(key, 'PUT', `/sales-rules/r-${i}`, { rawBody: bodyOfBytes(10 * 1024 * 1024 + 1) }) : call(key, 'GET', '/capabilities'),
+      ),
+    );
+    expect(answers.map((res) => [res.status, res.body.code])).toEqual(
+      Array.from({ length: 16 }, (_, i) => (i % 2 ? [413, 'payload_too_large'] : [200, undefined])),
+    );
+  });
+
   it('answers 415 unsupported_media_type to a body that is not declared as JSON', async () => {
     const key = await newTenant();
     const res = await call(key, 'PUT', '/customers/c-1', { body: { a: 1 }, headers: { 'Content-Type': 'text/plain' } });

@@ -18,11 +18,13 @@ export function arbitraryFor(schema: Schema, components: Record<string, Schema>,
     case 'object':
       return objectArbitrary(schema, components, depth);
     case 'array': {
-      const maxLength = Math.min(Number(schema.maxItems ?? 3), 3);
-      return fc.array(arbitraryFor((schema.items ?? {}) as Schema, components, depth + 1), {
-        minLength: Number(schema.minItems ?? 0),
-        maxLength: Math.max(maxLength, Number(schema.minItems ?? 0)),
-      });
+      const items = arbitraryFor((schema.items ?? {}) as Schema, components, depth + 1);
+      const minLength = Number(schema.minItems ?? 0);
+      const few = fc.array(items, { minLength, maxLength: Math.max(Math.min(Number(schema.maxItems ?? 3), 3), minLength) });
+      // Now and then as full as the contract allows: the sizes where stores and limits meet.
+      if (typeof schema.maxItems !== 'number' || schema.maxItems > 1_000) return few;
+      const full = fc.array(items, { minLength: schema.maxItems, maxLength: schema.maxItems });
+      return fc.oneof({ arbitrary: few, weight: 5 }, { arbitrary: full, weight: 1 });
     }
     case 'string':
       return stringArbitrary(schema);
@@ -59,8 +61,17 @@ function stringArbitrary(schema: Schema): fc.Arbitrary<string> {
       // A pattern JavaScript cannot take as a unicode regex: any string of the right length.
     }
   }
-  return fc.string({ unit: 'grapheme', minLength: Number(schema.minLength ?? 0), maxLength: Math.min(Number(schema.maxLength ?? 20), 20) });
+  const minLength = Number(schema.minLength ?? 0);
+  const short = fc.string({ unit: 'grapheme', minLength, maxLength: Math.min(Number(schema.maxLength ?? 20), 20) });
+  if (typeof schema.maxLength !== 'number' || schema.maxLength > 10_000) return short;
+  return fc.oneof({ arbitrary: short, weight: 5 }, { arbitrary: longestString(schema.maxLength), weight: 1 });
 }
+
+/**
+ * A string of exactly `length` characters, in ASCII or in four-byte emoji: the longest a
+ * field allows, in the fewest and in the most UTF-8 bytes.
+ */
+export const longestString = (length: number) => fc.constantFrom('x', '🚀', 'é').map((unit) => unit.repeat(length));
 
 /** A value made worse: the kinds of bad input a careless or hostile client sends. */
 export function mutated(value: unknown): fc.Arbitrary<unknown> {
@@ -83,11 +94,14 @@ export function mutated(value: unknown): fc.Arbitrary<unknown> {
     { arbitrary: replaceRandomLeaf(value, anyLeaf), weight: 4 },
     { arbitrary: dropRandomKey(value), weight: 2 },
     { arbitrary: fc.constant(isObject(value) ? { ...value, unexpected_field: 1 } : value), weight: 1 },
-    { arbitrary: fc.constant(new Array(1_500).fill(value)), weight: 1 },
+    { arbitrary: fc.constant(new Array(repeatsUpTo(value, 16 * 1024 * 1024)).fill(value)), weight: 1 },
     { arbitrary: fc.constant(nest(value, 60)), weight: 1 },
     { arbitrary: anyLeaf, weight: 1 },
   );
 }
+
+/** How often `value` repeats in an array (at most 1,500 times) before the array's JSON passes `bytes`. */
+const repeatsUpTo = (value: unknown, bytes: number) => Math.max(2, Math.min(1_500, Math.floor(bytes / Buffer.byteLength(JSON.stringify(value) ?? 'null'))));
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
