@@ -169,6 +169,7 @@ export const ROUTES: readonly Route[] = [
     path: '/sales-rules/{externalRuleId}',
     scope: 'rules:write',
     handler: 'functions/http/sales-rules/put.ts',
+    tableActions: ['Query'],
     summary: 'Upsert a sales rule',
     tag: 'Sales rules',
   }),

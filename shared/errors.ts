@@ -16,6 +16,7 @@ export const ERROR_CODES = [
   'idempotency_key_reused',
   'stale_source_version',
   'invalid_state_transition',
+  'limit_reached',
   'payload_too_large',
   'unsupported_media_type',
   'validation_failed',
@@ -116,6 +117,11 @@ export class InvalidTransitionError extends DomainError {
 export class PayloadTooLargeError extends DomainError {
   override readonly name = 'PayloadTooLargeError';
   readonly code = 'payload_too_large';
+}
+/** A per-tenant maximum the contract documents (such as the number of sales rules) is reached. */
+export class LimitReachedError extends DomainError {
+  override readonly name = 'LimitReachedError';
+  readonly code = 'limit_reached';
 }
 export class UnsupportedMediaTypeError extends DomainError {
   override readonly name = 'UnsupportedMediaTypeError';

@@ -55,7 +55,7 @@ const ORDER_PLAN: Write[] = [
     what: 'order due index (gsi2), while due and its removal',
     count: 5,
     units: 2,
-    partition: (t, o) => keys.orderDue(keys.order(t, o).pk, '').gsi2pk,
+    partition: (t, o) => keys.orderDue(keys.order(t, o).pk, new Date(0)).gsi2pk,
     scope: 'global',
   },
   { what: 'events', count: EVENTS_PER_ORDER, units: 1, partition: (t, o) => keys.order(t, o).pk, scope: 'order' },

@@ -274,7 +274,7 @@ export interface paths {
         get: operations["getSalesRule"];
         /**
          * Upsert a sales rule
-         * @description Creates or updates a sales rule, versioned by `source_version`. `action` depends on `rule_type`: replacement `{ replacement_variant }`, upsell `{ suggest_variant }`, cross_sell `{ suggest_variant, quantity }`, quantity_constraint `{ min_quantity?, max_quantity? }`, price_constraint `{ currency, min_price?, max_price? }`. `applies_to` holds at most 100 conditions.
+         * @description Creates or updates a sales rule, versioned by `source_version`. `action` depends on `rule_type`: replacement `{ replacement_variant }`, upsell `{ suggest_variant }`, cross_sell `{ suggest_variant, quantity }`, quantity_constraint `{ min_quantity?, max_quantity? }`, price_constraint `{ currency, min_price?, max_price? }`. `applies_to` holds at most 100 conditions. A tenant has at most 500 rules that are not archived: a new one past that is 409 `limit_reached` (archive one first).
          */
         put: operations["putSalesRule"];
         post?: never;
@@ -524,7 +524,7 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "invalid_signature" | "expired_timestamp" | "replay_nonce" | "insufficient_scope" | "resource_not_found" | "method_not_allowed" | "idempotency_key_reused" | "stale_source_version" | "invalid_state_transition" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "rate_limited" | "bad_request" | "internal_error" | "not_implemented" | "tenant_unavailable" | "gateway_timeout";
+            code: "invalid_signature" | "expired_timestamp" | "replay_nonce" | "insufficient_scope" | "resource_not_found" | "method_not_allowed" | "idempotency_key_reused" | "stale_source_version" | "invalid_state_transition" | "limit_reached" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "rate_limited" | "bad_request" | "internal_error" | "not_implemented" | "tenant_unavailable" | "gateway_timeout";
             detail: string;
             /** @description The request path */
             instance: string;
@@ -855,10 +855,13 @@ export interface components {
             contact_permission: components["schemas"]["ContactPermission"];
             /** @description Monotonic version of the partner record: digit strings compare as integers, RFC 3339 timestamps as instants, anything else by code points. */
             source_version: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Earliest contact time, at most 366 days after the request (later is 422); stored and answered in UTC
+             */
             contact_not_before?: string;
             /**
-             * @description Higher is called first among orders due at the same time
+             * @description Higher is called first among this tenant's orders due at the same time; it never orders one tenant's calls against another's
              * @default 0
              */
             priority?: number;
@@ -954,9 +957,9 @@ export interface components {
             /** @description Monotonic version of the partner record: digit strings compare as integers, RFC 3339 timestamps as instants, anything else by code points. */
             source_version: string;
             items?: components["schemas"]["OrderItem"][];
-            /** @description Higher is called first among orders due at the same time */
+            /** @description Higher is called first among this tenant's orders due at the same time; it never orders one tenant's calls against another's */
             priority?: number;
-            /** @description null clears it */
+            /** @description null clears it; at most 366 days after the request */
             contact_not_before?: string | null;
             confidence?: string | null;
         };
@@ -4203,7 +4206,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description idempotency_key_reused, stale_source_version */
+            /** @description idempotency_key_reused, stale_source_version, limit_reached */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -29,6 +29,7 @@ export const PROBLEM_CODES = {
   idempotency_key_reused: { status: 409, title: 'Idempotency key reused' },
   stale_source_version: { status: 409, title: 'Stale source version' },
   invalid_state_transition: { status: 409, title: 'Invalid state transition' },
+  limit_reached: { status: 409, title: 'Tenant limit reached' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   validation_failed: { status: 422, title: 'Validation failed' },

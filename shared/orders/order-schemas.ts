@@ -46,7 +46,20 @@ const Confidence = z
   .string()
   .regex(/^(0(\.\d{1,6})?|1(\.0{1,6})?)$/, 'must be a decimal string from 0 to 1, such as "0.85"')
   .meta({ example: '0.85' });
-const Priority = z.number().int().min(-1000).max(1000).meta({ description: 'Higher is called first among orders due at the same time' });
+const Priority = z
+  .number()
+  .int()
+  .min(-1000)
+  .max(1000)
+  .meta({ description: "Higher is called first among this tenant's orders due at the same time; it never orders one tenant's calls against another's" });
+
+/** How far ahead an order may be held: the service is for calls to make, not a calendar. */
+export const CONTACT_HORIZON_DAYS = 366;
+const CONTACT_HORIZON_MS = CONTACT_HORIZON_DAYS * 86_400_000;
+const ContactNotBefore = Rfc3339.refine(
+  (value) => Date.parse(value) <= Date.now() + CONTACT_HORIZON_MS,
+  `must be at most ${CONTACT_HORIZON_DAYS} days after the request`,
+).meta({ description: `Earliest contact time, at most ${CONTACT_HORIZON_DAYS} days after the request (later is 422); stored and answered in UTC` });
 
 export const OrderInputSchema = z
   .strictObject({
@@ -56,7 +69,7 @@ export const OrderInputSchema = z
     items: Items,
     contact_permission: ContactPermissionSchema,
     source_version: SourceVersion,
-    contact_not_before: Rfc3339.optional(),
+    contact_not_before: ContactNotBefore.optional(),
     priority: Priority.default(0),
     confidence: Confidence.optional(),
   })
@@ -75,7 +88,9 @@ export const OrderPatchSchema = z
     source_version: SourceVersion,
     items: Items.optional(),
     priority: Priority.optional(),
-    contact_not_before: Rfc3339.nullable().optional().meta({ description: 'null clears it' }),
+    contact_not_before: ContactNotBefore.nullable()
+      .optional()
+      .meta({ description: `null clears it; at most ${CONTACT_HORIZON_DAYS} days after the request` }),
     confidence: Confidence.nullable().optional(),
   })
   .meta({ id: 'OrderPatch', description: 'Only the fields sent change; `order_kind`, the customer and the contact permission never change.' });

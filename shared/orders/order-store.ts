@@ -58,7 +58,7 @@ export async function getOrder(tenant: string, id: string): Promise<StoredOrder>
 /** The order as its item: with its list entry and, while it waits for work, its due entry. */
 export function orderItem(order: StoredOrder, now: Date) {
   const due = dueOf(order, now, streamRecoverySeconds());
-  return { entity: 'order', ...order, ...listAttributes(order), ...(due ? keys.orderDue(order.pk, due.toISOString()) : {}) };
+  return { entity: 'order', ...order, ...listAttributes(order), ...(due ? keys.orderDue(order.pk, due) : {}) };
 }
 
 /** The order's link from its customer (an order's customer never changes): written once, with the order. */

@@ -16,6 +16,7 @@ import { keys } from '../storage/keys.ts';
 import type { TenantConfigOf } from '../tenants/config-cache.ts';
 import { lastStatusEventId, type OrderRepository, rejectionFields, type StoredOrder } from './order.ts';
 import type { OrderResult } from './order-schemas.ts';
+import { applicableRules } from '../rules/applicable-rules.ts';
 import { type Qualification, qualify, type ResolvedVariant } from './qualification.ts';
 import { nextContactAt } from './scheduler.ts';
 import { attemptCounts, attemptOutcome, callingWindow, type Facts } from './call-outcome.ts';
@@ -38,18 +39,27 @@ const QUALIFICATION_RETRY_MS = 2_000;
 /** While a tenant is suspended, its due calls are looked at again this often. */
 const SUSPENDED_RETRY_MS = 5 * 60_000;
 
-/** Everything qualification and the call need, read once: customer, variants (also those rules point to), rules, configuration. */
+/**
+ * Everything qualification and the call need, read once: customer, rules, configuration, the
+ * order's variants and then those that the rules applying to its lines point to. However many
+ * rules a tenant has (at most MAX_SALES_RULES, cached), an order reads only its own variants
+ * and its applicable rules' targets.
+ */
 async function factsFor(ports: ProcessingPorts, order: StoredOrder): Promise<Facts> {
-  const [customer, rules, config] = await Promise.all([
+  const [customer, rules, config, lineVariants] = await Promise.all([
     ports.customers.read(order.tenant, order.external_customer_id),
     ports.rules.active(order.tenant),
     ports.tenantConfigOf(order.tenant),
+    ports.variants.resolve(
+      order.tenant,
+      order.items.map((i) => i.external_variant_id),
+    ),
   ]);
-  const ruleVariants = rules.flatMap((r) =>
-    ['replacement_variant', 'suggest_variant'].map((k) => r.action[k]).filter((v): v is string => typeof v === 'string'),
-  );
-  const variants = await ports.variants.resolve(order.tenant, [...order.items.map((i) => i.external_variant_id), ...ruleVariants]);
-  return { customer, variants, rules, config };
+  const targets = applicableRules(order, lineVariants, rules)
+    .flatMap(({ rule }) => ['replacement_variant', 'suggest_variant'].map((k) => rule.action[k]))
+    .filter((v): v is string => typeof v === 'string' && !lineVariants.has(v));
+  const targetVariants = targets.length ? await ports.variants.resolve(order.tenant, [...new Set(targets)]) : new Map();
+  return { customer, variants: new Map([...lineVariants, ...targetVariants]), rules, config };
 }
 
 function qualificationOf(order: StoredOrder, facts: Facts): Qualification {

@@ -3,6 +3,11 @@ import * as z from 'zod';
 import { checkMoney, CurrencyCode, ExternalId, MoneyAmount, SourceVersion, UtcTime } from '../api/fields.ts';
 
 export const MAX_RULE_CONDITIONS = 100;
+/**
+ * How many rules a tenant may have that are not archived. Every qualification weighs a
+ * tenant's enabled rules, so their number bounds the work one tenant's orders cost.
+ */
+export const MAX_SALES_RULES = 500;
 export const RULE_TYPES = ['replacement', 'upsell', 'cross_sell', 'quantity_constraint', 'price_constraint'] as const;
 export type RuleType = (typeof RULE_TYPES)[number];
 

@@ -1,13 +1,13 @@
 /** Sales rule reads and writes on the single table. */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { NotFoundError } from '../errors.ts';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { LimitReachedError, NotFoundError } from '../errors.ts';
 import { tableClient, tableName } from '../storage/clients.ts';
 import { keys } from '../storage/keys.ts';
 import { paginate, sourcesOf } from '../storage/pagination.ts';
 import { archiveItem, archivedIndexes } from '../storage/tombstone.ts';
 import { versionedWrite } from '../storage/versioned-write.ts';
 import { versionAttributes } from '../versioning/version-attributes.ts';
-import { SalesRuleSummarySchema, type RuleInput, type SalesRule } from './rule-schemas.ts';
+import { MAX_SALES_RULES, SalesRuleSummarySchema, type RuleInput, type SalesRule } from './rule-schemas.ts';
 
 type StoredRule = SalesRule & { archived_at?: string };
 
@@ -59,8 +59,46 @@ export const ruleView = (item: StoredRule): SalesRule => ({
   updated_at: item.updated_at,
 });
 
-/** Upserts a rule; a newer version of an archived rule revives it. */
+/** The tenant's rules that are not archived, counted from the list index (keys only). */
+async function countRules(tenant: string): Promise<number> {
+  let count = 0;
+  for (const partition of keys.listShards(tenant, 'RULES', ['active'])) {
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await tableClient().send(
+        new QueryCommand({
+          TableName: tableName(),
+          IndexName: 'gsi1',
+          KeyConditionExpression: 'gsi1pk = :p',
+          ExpressionAttributeValues: { ':p': partition },
+          Select: 'COUNT',
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      count += page.Count ?? 0;
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+  }
+  return count;
+}
+
+/**
+ * A new rule (or a revived archived one) needs room under MAX_SALES_RULES. Two creations at
+ * the same moment may both find the last place: the count is a bound, not a lock.
+ */
+async function ensureRoomForRule(tenant: string, id: string): Promise<void> {
+  const { Item } = await tableClient().send(
+    new GetCommand({ TableName: tableName(), Key: keys.salesRule(tenant, id), ProjectionExpression: 'archived_at, external_rule_id' }),
+  );
+  if (Item && !Item.archived_at) return;
+  if ((await countRules(tenant)) >= MAX_SALES_RULES) {
+    throw new LimitReachedError(`A tenant has at most ${MAX_SALES_RULES} sales rules that are not archived; archive one before adding another.`);
+  }
+}
+
+/** Upserts a rule; a newer version of an archived rule revives it. A new rule needs room under MAX_SALES_RULES. */
 export async function upsertRule(tenant: string, id: string, input: RuleInput, now: Date): Promise<'upserted' | 'unchanged'> {
+  await ensureRoomForRule(tenant, id);
   const written = await versionedWrite(keys.salesRule(tenant, id), ruleAttributes(tenant, id, input, now), versionAttributes(input.source_version, input), {
     createdAt: now.toISOString(),
     remove: ['archived_at'],

@@ -48,6 +48,7 @@
  * `category`) reads a bounded number of entries per page instead (see pagination.ts).
  */
 import { createHash } from 'node:crypto';
+import { LATEST_INSTANT } from '../api/fields.ts';
 import { STREAM_DUE_INDEX, TABLE_DEFINITION } from './definition.ts';
 
 export const TABLE_TTL_ATTRIBUTE = TABLE_DEFINITION.ttlAttribute;
@@ -143,8 +144,15 @@ export const keys = {
   /** A position in an order's own collection (events, attempts), for paging through it. */
   orderCollectionPosition: (orderPk: string, sk: string): ItemKey => ({ pk: orderPk, sk }),
   productEvent: (tenant: string, id: string, atIso: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#PRODUCT#${keySegment(id)}`, sk: `EVENT#${atIso}` }),
-  /** Order work index entry: the call scheduler scans each shard for `gsi2sk <= now`. */
-  orderDue: (orderPk: string, dueAtIso: string) => ({ gsi2pk: DUE_INDEXES.orders.partition(shardOf(orderPk, DUE_INDEXES.orders.shards)), gsi2sk: dueAtIso }),
+  /**
+   * Order work index entry: the call scheduler scans each shard for `gsi2sk <= now`. The
+   * due time in canonical UTC, never past LATEST_INSTANT (a year past 9999 is written `+010000-…`,
+   * which sorts before every real time and would be due forever).
+   */
+  orderDue: (orderPk: string, dueAt: Date) => ({
+    gsi2pk: DUE_INDEXES.orders.partition(shardOf(orderPk, DUE_INDEXES.orders.shards)),
+    gsi2sk: dueAt.getTime() < Date.parse(LATEST_INSTANT) ? dueAt.toISOString() : LATEST_INSTANT,
+  }),
   delivery: (tenant: string, id: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#DELIVERY#${keySegment(id)}`, sk: 'DELIVERY' }),
   deliveryAttempt: (deliveryPk: string, attempt: number): ItemKey => ({ pk: deliveryPk, sk: `ATTEMPT#${String(attempt).padStart(3, '0')}` }),
   testEvent: (tenant: string, id: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#TESTEVENT#${keySegment(id)}`, sk: 'EVENT' }),

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/paths.ts';
+import { LATER } from '../support/times.ts';
 import { startReceiver } from '../support/receiver.ts';
 import { waitForOrder } from '../support/orders.ts';
 import { call, newTenant } from '../support/stack.ts';
@@ -15,6 +16,16 @@ interface Example {
   needs?: 'subscription';
 }
 const { requests } = JSON.parse(readFileSync(join(repoRoot, 'contract/examples.json'), 'utf8')) as { requests: Example[] };
+
+/**
+ * The example as it stands while its contact time is ahead. Once that time has passed (examples
+ * are fixed text), it is moved to LATER: a past time means "call now", and the examples that
+ * follow (a PATCH, a cancel) need the order still waiting.
+ */
+function stillAhead(body: unknown): unknown {
+  const time = (body as { contact_not_before?: string } | undefined)?.contact_not_before;
+  return time && Date.parse(time) < Date.now() + 86_400_000 ? { ...(body as object), contact_not_before: LATER } : body;
+}
 
 describe("the contract's own examples", () => {
   it('are each accepted, in order, by the running service', async () => {
@@ -31,7 +42,7 @@ describe("the contract's own examples", () => {
           // reach the variant index (a known gap, issue 12): let the first order show they have.
           await waitForOrder(key, 'o-1', (o) => o.processing_state !== 'received');
         }
-        const res = await call(key, example.method, example.path, { body: example.body });
+        const res = await call(key, example.method, example.path, { body: stillAhead(example.body) });
         expect(res.status, `${example.operationId} ${example.path}: ${res.text}`).toBeLessThan(300);
         if (example.operationId === 'upsertProductsBatch') expect(res.body.rejected, res.text).toBe(0);
       }

@@ -5,6 +5,7 @@
  * the walk ran past the function's timeout, failed on every retry and was then dropped.
  * The orders are seeded straight into the table (not through the API), so seeding is quick.
  */
+import { LATER_UTC as LATER } from '../support/times.ts';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +21,6 @@ import { killRuntime, startRuntime } from '../support/runtime.ts';
  * the job); `npm run test:large-tenant` walks the 20,000 of the issue (about 10 minutes on DynamoDB Local).
  */
 const ORDERS = Number(process.env.LARGE_TENANT_ORDERS ?? 2_000);
-const LATER = '2099-01-01T09:00:00.000Z';
 
 describe(`a tenant with ${ORDERS.toLocaleString('en')} orders`, () => {
   it('archiving their product rejects every active order, and erasing their customer scrubs every order, a bounded page per invocation', {

@@ -1,10 +1,9 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { dayFromLater, LATER, LATER_UTC } from '../support/times.ts';
 import { describe, expect, it } from 'vitest';
 import { tableClient, tableName } from '#shared/storage/clients.ts';
 import { call, type TestKey } from '../support/stack.ts';
 import { customerBody, isFinalOrder, orderBody, orderTenant, waitForOrder, wholeHistory } from '../support/orders.ts';
-
-const LATER = '2099-01-01T09:00:00Z';
 
 /** The order's history as the history reader pages it, and its stored status revision. */
 async function storedHistory(key: TestKey, id: string) {
@@ -75,7 +74,7 @@ describe('orders', () => {
     await call(key, 'PUT', '/customers/c1', { body: customerBody('+491510000000') });
     await call(key, 'POST', '/orders', { body: orderBody('later', 'c1', { contact_not_before: LATER }) });
     const scheduled = await waitForOrder(key, 'later', (o) => o.processing_state === 'scheduled');
-    expect(scheduled.next_contact_at).toBe('2099-01-01T09:00:00.000Z');
+    expect(scheduled.next_contact_at).toBe(LATER_UTC);
 
     const patched = await call(key, 'PATCH', '/orders/later', {
       body: { source_version: '2', priority: 7, items: [{ external_variant_id: 'beans', quantity: 3, price: '9.99', currency: 'EUR' }] },
@@ -175,20 +174,31 @@ describe('orders', () => {
     expect(patched.body.processing_state).toBe('validated');
   });
 
-  it('answers every partner time in UTC with Z, and refuses one past year 9999 in UTC with a pointer', async () => {
+  it('answers every partner time in UTC with Z, and refuses a contact time past the horizon or past year 9999 in UTC with a pointer', async () => {
     const key = await orderTenant();
     const consent = { status: 'granted', proof: { source: 'checkout', reference: 'p', collected_at: '2026-01-01T01:30:00.25+01:30' } };
     expect((await call(key, 'PUT', '/customers/c-offset', { body: customerBody('+4915100000000', { consent }) })).status).toBe(200);
     expect((await call(key, 'GET', '/customers/c-offset')).body.consent.proof.collected_at).toBe('2026-01-01T00:00:00.250Z');
-    const placed = await call(key, 'POST', '/orders', { body: orderBody('o-offset', 'c-offset', { contact_not_before: '2098-12-31T23:00:00-10:00' }) });
+    const placed = await call(key, 'POST', '/orders', {
+      body: orderBody('o-offset', 'c-offset', { contact_not_before: `${dayFromLater(-1)}T23:00:00-10:00` }),
+    });
     expect(placed.status).toBe(201);
-    expect((await call(key, 'GET', '/orders/o-offset')).body.contact_not_before).toBe('2099-01-01T09:00:00.000Z');
-    const patched = await call(key, 'PATCH', '/orders/o-offset', { body: { source_version: '2', contact_not_before: '2099-01-02T00:00:00+09:00' } });
+    expect((await call(key, 'GET', '/orders/o-offset')).body.contact_not_before).toBe(LATER_UTC);
+    const patched = await call(key, 'PATCH', '/orders/o-offset', { body: { source_version: '2', contact_not_before: `${dayFromLater(1)}T00:00:00+09:00` } });
     expect(patched.status).toBe(200);
-    expect((await call(key, 'GET', '/orders/o-offset')).body.contact_not_before).toBe('2099-01-01T15:00:00.000Z');
+    expect((await call(key, 'GET', '/orders/o-offset')).body.contact_not_before).toBe(LATER_UTC.replace('T09:', 'T15:'));
     const tooLate = await call(key, 'POST', '/orders', { body: orderBody('o-year-10000', 'c-offset', { contact_not_before: '9999-12-31T23:00:00-05:00' }) });
     expect(tooLate.status).toBe(422);
     expect(tooLate.body.errors).toEqual([{ pointer: '/contact_not_before', message: 'must be no later than 9999-12-31T23:59:59.999Z in UTC' }]);
+    // The horizon: a year and a day ahead is refused, on creation and on a PATCH, and nothing is written.
+    const pastHorizon = new Date(Date.now() + 367 * 86_400_000).toISOString();
+    const farOrder = await call(key, 'POST', '/orders', { body: orderBody('o-far', 'c-offset', { contact_not_before: pastHorizon }) });
+    const farPatch = await call(key, 'PATCH', '/orders/o-offset', { body: { source_version: '3', contact_not_before: pastHorizon } });
+    for (const far of [farOrder, farPatch]) {
+      expect([far.status, far.body.errors]).toEqual([422, [{ pointer: '/contact_not_before', message: 'must be at most 366 days after the request' }]]);
+    }
+    expect((await call(key, 'GET', '/orders/o-far')).status).toBe(404);
+    expect((await call(key, 'GET', '/orders/o-offset')).body.contact_not_before).toBe(LATER_UTC.replace('T09:', 'T15:'));
   });
 
   it('rejects an order placed for an erased customer and keeps nothing of them in it', async () => {

@@ -3,6 +3,7 @@
  * across the sandbox scenarios with verified webhooks, then the rest of the operations
  * through the client (all of the route table's); every delivered event matches the contract's webhook schemas.
  */
+import { LATER } from '../support/times.ts';
 import { createServer } from 'node:http';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runIntegration } from '../../examples/partner-integration/integration.ts';
@@ -102,7 +103,7 @@ describe('the partner client on the local stack', () => {
       order_kind: 'standard' as const,
       external_order_id: 'ex-later',
       external_customer_id: 'ex-customer-confirmed',
-      contact_not_before: '2030-01-01T09:00:00Z',
+      contact_not_before: LATER,
     };
     const items = [{ external_variant_id: 'ex-beans-250g', quantity: 1, price: '9.99', currency: 'EUR' }];
     await client.orders.create({ ...later, items, contact_permission: { status: 'granted' }, source_version: '1' });

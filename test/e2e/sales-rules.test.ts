@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { mapWithConcurrency } from '#shared/async/concurrency.ts';
+import { MAX_SALES_RULES } from '#shared/rules/rule-schemas.ts';
 import { call, newTenant } from '../support/stack.ts';
 
 const upsell = (extra: Record<string, unknown> = {}) => ({
@@ -59,5 +61,19 @@ describe('sales rules', () => {
     const tooMany = await call(key, 'PUT', '/sales-rules/y', { body: upsell({ applies_to: { category: 'a', external_variant_ids: ids } }) });
     expect(tooMany.status).toBe(422);
     expect(tooMany.body.errors).toEqual([{ pointer: '/applies_to', message: 'holds 101 conditions; at most 100' }]);
+  });
+
+  it(`keeps at most ${MAX_SALES_RULES} rules that are not archived: one more is 409 limit_reached, an update of one is not, and archiving makes room`, async () => {
+    const key = await newTenant({ config: { rate_limit: { requests_per_second: 1000, burst: 1000 } } });
+    const ids = Array.from({ length: MAX_SALES_RULES }, (_, i) => `r-${i}`);
+    const answers = await mapWithConcurrency(ids, 8, (id) => call(key, 'PUT', `/sales-rules/${id}`, { body: upsell() }));
+    expect(answers.filter((res) => res.status !== 200)).toEqual([]);
+    const over = await call(key, 'PUT', '/sales-rules/one-too-many', { body: upsell() });
+    expect([over.status, over.body.code]).toEqual([409, 'limit_reached']);
+    expect(over.body.detail).toContain(`at most ${MAX_SALES_RULES} sales rules`);
+    expect((await call(key, 'GET', '/sales-rules/one-too-many')).status).toBe(404);
+    expect((await call(key, 'PUT', '/sales-rules/r-0', { body: upsell({ source_version: '2', priority: 3 }) })).status).toBe(200);
+    expect((await call(key, 'DELETE', '/sales-rules/r-1')).status).toBe(200);
+    expect((await call(key, 'PUT', '/sales-rules/one-too-many', { body: upsell() })).status).toBe(200);
   });
 });

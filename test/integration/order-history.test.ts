@@ -3,6 +3,7 @@
  * number of partner changes can grow the order toward DynamoDB's 400 KB item limit. Inline,
  * about 1,500 PATCH cycles made the order unwritable (PATCH answered 500 from then on).
  */
+import { LATER } from '../support/times.ts';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { marshall } from '@aws-sdk/util-dynamodb';
@@ -16,7 +17,6 @@ import { call } from '../support/stack.ts';
 import { customerBody, orderBody, orderTenant, waitForOrder, wholeHistory } from '../support/orders.ts';
 
 const PATCHES = 2_000;
-const LATER = '2099-01-01T09:00:00Z';
 
 /** What the scheduler does with a validated order; the stream's own scheduler may have done it first. */
 async function schedule(tenant: string, id: string): Promise<void> {

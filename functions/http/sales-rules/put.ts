@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { ExternalId } from '#shared/api/fields.ts';
 import { defineOperation } from '#shared/http/operation.ts';
 import { httpHandler } from '../handler.ts';
-import { RuleInputSchema, RuleUpsertResultSchema } from '#shared/rules/rule-schemas.ts';
+import { MAX_SALES_RULES, RuleInputSchema, RuleUpsertResultSchema } from '#shared/rules/rule-schemas.ts';
 import { upsertRule } from '#shared/rules/rule-store.ts';
 
 export const contract = defineOperation({
@@ -10,11 +10,11 @@ export const contract = defineOperation({
   description:
     'Creates or updates a sales rule, versioned by `source_version`. `action` depends on `rule_type`: replacement `{ replacement_variant }`, upsell `{ suggest_variant }`, ' +
     'cross_sell `{ suggest_variant, quantity }`, quantity_constraint `{ min_quantity?, max_quantity? }`, price_constraint `{ currency, min_price?, max_price? }`. ' +
-    '`applies_to` holds at most 100 conditions.',
+    `\`applies_to\` holds at most 100 conditions. A tenant has at most ${MAX_SALES_RULES} rules that are not archived: a new one past that is 409 \`limit_reached\` (archive one first).`,
   params: z.object({ externalRuleId: ExternalId }),
   body: RuleInputSchema,
   responses: { 200: { description: 'Upserted, or unchanged for the stored version with identical content', schema: RuleUpsertResultSchema } },
-  problems: ['stale_source_version'],
+  problems: ['stale_source_version', 'limit_reached'],
 });
 
 export const handler = httpHandler(contract, async ({ principal, params, body, now }) => ({

@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { dueOf, erasedCustomerFields, STREAM_RECOVERY_SECONDS } from '#shared/orders/order.ts';
 import { MAX_LOST_ATTEMPTS } from '#shared/orders/call-outcome.ts';
-import { orderProcessing, recordFinishedCall } from '#shared/orders/processing.ts';
+import { orderProcessing, type ProcessingPorts, recordFinishedCall } from '#shared/orders/processing.ts';
+import { MAX_SALES_RULES, type SalesRule } from '#shared/rules/rule-schemas.ts';
 import { NOON, order, ports, statesOf } from './memory-ports.ts';
 
 describe('order processing on in-memory ports', () => {
@@ -271,5 +272,38 @@ describe('order processing on in-memory ports', () => {
       business_outcome: 'unreachable',
       call_disposition: 'failed',
     });
+  });
+
+  it('reads only the order’s own variants and its applicable rules’ targets, however many rules the tenant has', async () => {
+    const p = ports('+4915100000000');
+    const rule = (id: string, appliesTo: Record<string, unknown>, target: string): SalesRule => ({
+      external_rule_id: id,
+      rule_type: 'upsell',
+      priority: 0,
+      enabled: true,
+      status: 'active',
+      applies_to: appliesTo,
+      action: { suggest_variant: target },
+      source_version: '1',
+      archived_at: null,
+      created_at: NOON.toISOString(),
+      updated_at: NOON.toISOString(),
+    });
+    const rules = [
+      ...Array.from({ length: MAX_SALES_RULES - 1 }, (_, i) => rule(`other-${i}`, { external_product_ids: [`product-${i}`] }, `target-${i}`)),
+      rule('for-beans', { external_variant_ids: ['beans'] }, 'beans-1kg'),
+    ];
+    const asked: string[][] = [];
+    const resolve = p.variants.resolve;
+    const counted: ProcessingPorts = {
+      ...p,
+      rules: { active: async () => rules },
+      variants: { resolve: (tenant, ids) => (asked.push([...ids]), resolve(tenant, ids)) },
+    };
+    p.orders.orders.set('acme/o-rules', order('o-rules'));
+    await orderProcessing(counted).advanceOrder('acme', 'o-rules', () => NOON);
+    expect(p.orders.orders.get('acme/o-rules')!.processing_state).toBe('completed');
+    // One run reads its facts once: the line's variant, then the one applicable rule's target.
+    expect(asked).toEqual([['beans'], ['beans-1kg']]);
   });
 });
