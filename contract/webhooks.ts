@@ -3,6 +3,7 @@
  * typed `data` from the schemas the producers write with (`shared/events/event-schemas.ts`),
  * the delivery headers and the rules a receiver must know.
  */
+import { BREAKER_THRESHOLD, ENDPOINT_SLOTS, FIRST_PAUSE_SECONDS, LONGEST_PAUSE_SECONDS } from '#shared/webhooks/endpoint-guard.ts';
 import type * as z from 'zod';
 import { EVENT_DESCRIPTIONS, EVENT_SCHEMAS } from '#shared/events/event-schemas.ts';
 import { EVENT_TYPES } from '#shared/events/event-types.ts';
@@ -23,6 +24,7 @@ Events are POSTed as JSON (\`Content-Type: application/json\`) to the subscripti
 - Headers: \`${WEBHOOK_HEADERS.timestamp}\` (Unix seconds), \`${WEBHOOK_HEADERS.eventId}\`, \`${WEBHOOK_HEADERS.signature}\` and, during a secret rotation's overlap, \`${WEBHOOK_HEADERS.previousSignature}\` (the same signature with the previous secret).
 - Signature: lower-case hex HMAC-SHA256(secret, timestamp + "." + event_id + "." + raw body). Verify over the raw bytes received (never re-serialized JSON), compare in constant time, accept either header during a rotation, and reject timestamps more than 300 s from your clock.
 - Success is a 2xx answered within ${CONNECT_TIMEOUT_MS / 1000} s to connect and ${TOTAL_TIMEOUT_MS / 1000} s in all; redirects are not followed and at most ${RESPONSE_READ_LIMIT / 1024} KiB of the answer is read. Anything else is retried: ${MAX_ATTEMPTS} attempts in all, waiting ${BACKOFF_SECONDS.map(duration).join(', ')} before attempts 2 to ${MAX_ATTEMPTS} (±10 % jitter), all within 24 h; then the delivery is dead-lettered and can be replayed (POST /webhook-deliveries/{deliveryId}/replay).
+- Your endpoint gets at most ${ENDPOINT_SLOTS} attempts at once. After ${BREAKER_THRESHOLD} consecutive failed attempts (timeouts included) its circuit breaker opens: deliveries wait, spending no attempts, for ${FIRST_PAUSE_SECONDS} s (doubling after each failed probe, at most ${LONGEST_PAUSE_SECONDS / 60} min); then one attempt probes the endpoint and a success closes the breaker. \`GET /webhook-subscription\` shows it in \`health.breaker\` and \`health.paused_until\`.
 - Delivery is at least once and unordered across orders: deduplicate by \`event_id\` (a replay keeps it) and order an order's status events by their \`occurred_at\`.
 - An envelope larger than ${INLINE_PAYLOAD_MAX_BYTES / 1024} KiB is delivered with \`data\` = \`{ "truncated": true, "reason": "payload_too_large", "reference": <order path> }\`: read the order instead.`;
 

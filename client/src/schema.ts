@@ -1256,6 +1256,13 @@ export interface components {
             last_failure_at: string | null;
             /** @description Share of attempts in the last 24 hours answered 2xx; null without attempts */
             success_rate_24h: number | null;
+            /**
+             * @description The endpoint circuit breaker: `open` after 5 consecutive failed attempts (timeouts included), when deliveries wait without spending attempts until `paused_until` (30 s, doubling on each failed probe up to 10 min); `half_open` while one attempt probes the endpoint; `closed` again after a success.
+             * @enum {string}
+             */
+            breaker: "closed" | "open" | "half_open";
+            /** @description While the breaker is open: when the endpoint is tried again */
+            paused_until: string | null;
         };
         WebhookSubscriptionOutput: {
             /**

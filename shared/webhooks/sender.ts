@@ -11,6 +11,7 @@ import { postPinned } from './http-post.ts';
 import { signatureHeaders } from './signature.ts';
 import { requestExcerpt, responseExcerpt } from './excerpt.ts';
 import { checkWebhookUrl, resolvePublicAddress, type Resolver } from './ssrf.ts';
+import { claimSlot, releaseSlot, settleSlot } from './endpoint-guard.ts';
 import { activeSecrets, noteEndpointAttempt, readWebhookSubscription, type StoredSubscription } from './subscription-store.ts';
 
 export const CONNECT_TIMEOUT_MS = 5_000;
@@ -33,6 +34,7 @@ export const systemResolver: Resolver = (host) => lookup(host, { all: true, verb
 
 async function attempt(
   delivery: StoredDelivery,
+  subscription: StoredSubscription | undefined,
   settings: SenderSettings,
   now: Date,
   resolve: Resolver,
@@ -46,7 +48,6 @@ async function attempt(
     requestExcerpt: requestExcerpt(delivery.payload),
     responseExcerpt: '',
   });
-  const subscription = await readWebhookSubscription(delivery.tenant);
   if (!subscription) return failed('no_subscription');
   const checked = checkWebhookUrl(subscription.url, settings.allowPrivateUrls);
   if (!checked.ok) return failed(`url_refused: ${checked.reason}`);
@@ -90,14 +91,22 @@ export async function handleDeliveryMessage(
   const { tenant, delivery_id, from_dead_letter_queue } = JSON.parse(body) as DeliveryMessage;
   // Longer than one attempt can take (its timeout and the writes around it).
   const leaseSeconds = Math.ceil((2 * TOTAL_TIMEOUT_MS * settings.timeoutScale) / 1000) + 5;
+  // The endpoint first: while its breaker is open or its slots are taken, the delivery waits
+  // without being claimed and without spending an attempt.
+  const subscription = await readWebhookSubscription(tenant);
+  const slot = subscription ? await claimSlot(tenant, subscription, now, leaseSeconds) : undefined;
+  if (slot?.kind === 'wait') return { kind: 'held', inSeconds: Math.max(1, slot.seconds) };
   const claim = await claimDelivery(tenant, delivery_id, now, leaseSeconds, from_dead_letter_queue === true);
+  if (claim.kind !== 'claimed' && slot) await releaseSlot(tenant, slot);
   if (claim.kind === 'finished') return { kind: 'done' };
   // Its attempts are used up and its move to the DLQ did not happen: move it, attempt nothing.
   if (claim.kind === 'dead_lettered') return { kind: 'dead_letter' };
   // Another sender holds it, or its backoff has not passed: look again then.
   if (claim.kind === 'held') return { kind: 'held', inSeconds: Math.max(1, (claim.untilMs - now.getTime()) / 1000) };
   const claimed = claim.delivery;
-  const outcome = await attempt(claimed, settings, now, resolve);
+  const outcome = await attempt(claimed, subscription, settings, now, resolve);
+  const delivered = outcome.error === null;
+  if (slot && subscription) await settleSlot(tenant, subscription, slot, delivered, now, settings.backoffScale);
   const { status, retryInSeconds } = await recordDeliveryAttempt(claimed, outcome, claim.lease, settings.backoffScale);
   // Identifiers, status and timing only: never the payload, the URL or a secret.
   logger.info('webhook attempt', {

@@ -8,8 +8,10 @@ import { keys } from '../storage/keys.ts';
 import type { PublicEventType } from '../events/event-types.ts';
 import type { WebhookHealth } from './health.ts';
 import { landed } from '../storage/conditional.ts';
+import { breakerState, type EndpointState } from './endpoint-guard.ts';
 
-export interface StoredSubscription {
+/** With the endpoint's slots and breaker (endpoint-guard.ts). */
+export interface StoredSubscription extends EndpointState {
   url: string;
   event_types: PublicEventType[];
   enabled: boolean;
@@ -68,7 +70,9 @@ export async function putSubscription(
       TableName: tableName(),
       Key: key,
       // The partner's PUT decides `enabled`: an automatic disabling ends with it.
-      UpdateExpression: 'SET #url = :url, event_types = :types, enabled = :enabled, updated_at = :at REMOVE failing_since, disabled_reason, disabled_at',
+      // A changed endpoint starts with a closed breaker.
+      UpdateExpression:
+        'SET #url = :url, event_types = :types, enabled = :enabled, updated_at = :at REMOVE failing_since, disabled_reason, disabled_at, consecutive_failures, paused_until, pauses',
       ExpressionAttributeNames: { '#url': 'url' },
       ExpressionAttributeValues: { ':url': input.url, ':types': input.event_types, ':enabled': input.enabled, ':at': at },
       ReturnValues: 'ALL_NEW',
@@ -140,7 +144,7 @@ export function subscriptionView(s: StoredSubscription, health: WebhookHealth, n
     enabled: s.enabled,
     disabled_reason: s.disabled_reason ?? null,
     disabled_at: s.disabled_at ?? null,
-    health,
+    health: { ...health, breaker: breakerState(s, now), paused_until: breakerState(s, now) === 'open' ? s.paused_until! : null },
     secret_last_rotated_at: s.secret_last_rotated_at,
     previous_secret_expires_at: overlap,
     created_at: s.created_at,

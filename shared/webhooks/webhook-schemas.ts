@@ -33,6 +33,12 @@ export const HealthSchema = z
     last_success_at: UtcTime.nullable(),
     last_failure_at: UtcTime.nullable(),
     success_rate_24h: z.number().nullable().meta({ description: 'Share of attempts in the last 24 hours answered 2xx; null without attempts' }),
+    breaker: z.enum(['closed', 'open', 'half_open']).meta({
+      description:
+        'The endpoint circuit breaker: `open` after 5 consecutive failed attempts (timeouts included), when deliveries wait without spending attempts until `paused_until` ' +
+        '(30 s, doubling on each failed probe up to 10 min); `half_open` while one attempt probes the endpoint; `closed` again after a success.',
+    }),
+    paused_until: UtcTime.nullable().meta({ description: 'While the breaker is open: when the endpoint is tried again' }),
   })
   .meta({ id: 'WebhookHealth' });
 

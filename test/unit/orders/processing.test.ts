@@ -298,7 +298,12 @@ describe('order processing on in-memory ports', () => {
     const counted: ProcessingPorts = {
       ...p,
       rules: { active: async () => rules },
-      variants: { resolve: (tenant, ids) => (asked.push([...ids]), resolve(tenant, ids)) },
+      variants: {
+        resolve: (tenant, ids) => {
+          asked.push([...ids]);
+          return resolve(tenant, ids);
+        },
+      },
     };
     p.orders.orders.set('acme/o-rules', order('o-rules'));
     await orderProcessing(counted).advanceOrder('acme', 'o-rules', () => NOON);

@@ -1,0 +1,147 @@
+/**
+ * What keeps one tenant's endpoint from holding the sender that every tenant shares: at most
+ * ENDPOINT_SLOTS attempts to an endpoint at once, and a circuit breaker. After BREAKER_THRESHOLD
+ * consecutive failed attempts (timeouts included) the endpoint is paused as a whole: its
+ * deliveries wait without spending attempts. When the pause ends, one attempt probes it; a
+ * success closes the breaker, a failure pauses it again for twice as long (at most 10 min).
+ *
+ * The state lives on the subscription item (read by every attempt already): slot leases
+ * `slot_0`…, `consecutive_failures`, `paused_until` and `pauses`.
+ */
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { tableClient, tableName } from '../storage/clients.ts';
+import { isConditionFailed, landed } from '../storage/conditional.ts';
+import { keys } from '../storage/keys.ts';
+
+export const ENDPOINT_SLOTS = 4;
+export const BREAKER_THRESHOLD = 5;
+export const FIRST_PAUSE_SECONDS = 30;
+export const LONGEST_PAUSE_SECONDS = 600;
+
+export interface EndpointState {
+  consecutive_failures?: number;
+  paused_until?: string;
+  pauses?: number;
+  [slot: `slot_${number}`]: string | undefined;
+}
+
+export type BreakerState = 'closed' | 'open' | 'half_open';
+
+/** Open while paused; half open once the pause has passed and no success has closed it yet. */
+export function breakerState(s: EndpointState, now: Date): BreakerState {
+  if (!s.paused_until) return 'closed';
+  return Date.parse(s.paused_until) > now.getTime() ? 'open' : 'half_open';
+}
+
+/** The pause after the breaker opened `pauses` times in a row, in seconds (at least 1 s however scaled). */
+export const pauseSeconds = (pauses: number, scale = 1): number =>
+  Math.max(1, Math.min(LONGEST_PAUSE_SECONDS, FIRST_PAUSE_SECONDS * 2 ** Math.max(0, pauses - 1)) * scale);
+
+export type SlotClaim = { kind: 'slot'; slot: number; lease: string } | { kind: 'wait'; seconds: number };
+
+const update = (tenant: string, expression: string, condition: string, values: Record<string, unknown>, names?: Record<string, string>) =>
+  landed({
+    update: {
+      TableName: tableName(),
+      Key: keys.webhookSubscription(tenant),
+      UpdateExpression: expression,
+      ConditionExpression: `attribute_exists(pk) AND ${condition}`,
+      ExpressionAttributeValues: values,
+      ...(names ? { ExpressionAttributeNames: names } : {}),
+    },
+  });
+
+/**
+ * A slot for one attempt, or how long to wait: while the breaker is open, until its pause
+ * ends; while every slot is leased (or another sender probes a half-open breaker), a moment.
+ * A half-open breaker's slot also moves the pause on by the lease, so one attempt probes.
+ */
+export async function claimSlot(tenant: string, s: EndpointState, now: Date, leaseSeconds: number): Promise<SlotClaim> {
+  const state = breakerState(s, now);
+  if (state === 'open') return { kind: 'wait', seconds: (Date.parse(s.paused_until!) - now.getTime()) / 1000 };
+  const lease = new Date(now.getTime() + leaseSeconds * 1000).toISOString();
+  const free = Array.from({ length: ENDPOINT_SLOTS }, (_, slot) => slot).filter((slot) => !s[`slot_${slot}`] || s[`slot_${slot}`]! < now.toISOString());
+  // Senders start from different free slots, so they rarely meet on one.
+  for (const slot of free.sort(() => Math.random() - 0.5)) {
+    const name = { '#slot': `slot_${slot}` };
+    const slotFree = '(attribute_not_exists(#slot) OR #slot < :now)';
+    const claimed =
+      state === 'half_open'
+        ? await update(
+            tenant,
+            'SET #slot = :lease, paused_until = :lease',
+            `${slotFree} AND paused_until = :seen`,
+            { ':lease': lease, ':now': now.toISOString(), ':seen': s.paused_until },
+            name,
+          )
+        : await update(
+            tenant,
+            'SET #slot = :lease',
+            `${slotFree} AND attribute_not_exists(paused_until)`,
+            { ':lease': lease, ':now': now.toISOString() },
+            name,
+          );
+    if (claimed) return { kind: 'slot', slot, lease };
+    if (state === 'half_open') break;
+  }
+  return { kind: 'wait', seconds: 1 + Math.random() * 2 };
+}
+
+/**
+ * Gives the slot back and counts the attempt: a success closes the breaker; a failure adds to
+ * the run of failures, and the BREAKER_THRESHOLD-th (or a failed probe) pauses the endpoint.
+ * Returns the breaker's state after the attempt.
+ */
+export async function settleSlot(
+  tenant: string,
+  s: EndpointState,
+  claim: { slot: number; lease: string },
+  delivered: boolean,
+  now: Date,
+  pauseScale = 1,
+): Promise<BreakerState> {
+  const send = (expression: string, values?: Record<string, unknown>, ownSlot = true) =>
+    tableClient()
+      .send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.webhookSubscription(tenant),
+          UpdateExpression: expression,
+          // A slot whose lease ran out may be another attempt's now: it is left to that one.
+          ConditionExpression: ownSlot ? 'attribute_exists(pk) AND #slot = :lease' : 'attribute_exists(pk)',
+          ExpressionAttributeNames: { '#slot': `slot_${claim.slot}` },
+          ExpressionAttributeValues: { ...values, ...(ownSlot ? { ':lease': claim.lease } : {}) },
+          ReturnValues: 'ALL_NEW',
+        }),
+      )
+      .then((r) => r.Attributes as EndpointState | undefined)
+      .catch((error: unknown) => {
+        if (ownSlot && isConditionFailed(error)) return undefined;
+        throw error;
+      });
+  if (delivered) {
+    await ((await send('REMOVE #slot, consecutive_failures, paused_until, pauses')) ??
+      send('REMOVE consecutive_failures, paused_until, pauses', undefined, false));
+    return 'closed';
+  }
+  const counted =
+    (await send('REMOVE #slot ADD consecutive_failures :one', { ':one': 1 })) ?? (await send('ADD consecutive_failures :one', { ':one': 1 }, false));
+  const probeFailed = breakerState(s, now) === 'half_open';
+  if (!probeFailed && (counted?.consecutive_failures ?? 0) < BREAKER_THRESHOLD) return 'closed';
+  // Paused already by another attempt's failure: attempts that were under way add no pause.
+  if (!probeFailed && counted?.paused_until) return 'open';
+  const pauses = (counted?.pauses ?? 0) + 1;
+  const until = new Date(now.getTime() + pauseSeconds(pauses, pauseScale) * 1000).toISOString();
+  const seen = counted?.paused_until;
+  await update(tenant, 'SET paused_until = :until, pauses = :pauses', seen ? 'paused_until = :seen' : 'attribute_not_exists(paused_until)', {
+    ':until': until,
+    ':pauses': pauses,
+    ...(seen ? { ':seen': seen } : {}),
+  });
+  return 'open';
+}
+
+/** Gives back a slot that made no attempt (the delivery was finished or held elsewhere). */
+export function releaseSlot(tenant: string, claim: { slot: number; lease: string }): Promise<boolean> {
+  return update(tenant, 'REMOVE #slot', '#slot = :lease', { ':lease': claim.lease }, { '#slot': `slot_${claim.slot}` });
+}

@@ -1,0 +1,128 @@
+/**
+ * One sender serves every tenant. Tenant A's endpoint accepts connections and never answers,
+ * with 100 deliveries pending; tenant B's deliveries still arrive within moments, A's breaker
+ * opens (its deliveries wait without spending attempts) and closes once A answers again.
+ * The test stack's timeouts are ×0.1 (1.5 s per attempt) and the breaker's pause is 1 s.
+ */
+import { createServer, type Server } from 'node:http';
+import type { Socket } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { mapWithConcurrency } from '#shared/async/concurrency.ts';
+import { ENDPOINT_SLOTS } from '#shared/webhooks/endpoint-guard.ts';
+import { eventually } from '../support/eventually.ts';
+import { startReceiver } from '../support/receiver.ts';
+import { call, newTenant, type TestKey } from '../support/stack.ts';
+
+/** An endpoint that takes every request and answers none until told to; it counts what is open at once. */
+async function hangingEndpoint() {
+  let answering = false;
+  let open = 0;
+  let mostOpen = 0;
+  let answered = 0;
+  let requests = 0;
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((req, res) => {
+    req.resume();
+    requests++;
+    open++;
+    mostOpen = Math.max(mostOpen, open);
+    res.on('close', () => open--);
+    if (answering) {
+      answered++;
+      res.writeHead(200).end('ok');
+    }
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hooks`,
+    answer: () => {
+      answering = true;
+    },
+    figures: () => ({ mostOpen, answered, requests }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+const subscribe = async (key: TestKey, url: string) =>
+  expect((await call(key, 'PUT', '/webhook-subscription', { body: { url, event_types: ['commerce.order.status_changed.v1'] } })).status).toBe(201);
+
+const health = async (key: TestKey) => (await call(key, 'GET', '/webhook-subscription')).body.health as { breaker: string; paused_until: string | null };
+
+describe('a hanging endpoint of one tenant', () => {
+  it("does not delay another tenant's deliveries; its breaker opens, and closes once it answers", { timeout: 180_000 }, async () => {
+    const hanging = await hangingEndpoint();
+    const receiver = await startReceiver(() => 'ok');
+    try {
+      const [a, b] = [await newTenant({ config: { rate_limit: { requests_per_second: 500, burst: 500 } } }), await newTenant()];
+      await subscribe(a, hanging.url);
+      await subscribe(b, receiver.url);
+      const pending = await mapWithConcurrency(
+        Array.from({ length: 100 }),
+        10,
+        async () => (await call(a, 'POST', '/webhook-subscription/test')).body.delivery_id as string,
+      );
+      expect(pending.filter(Boolean)).toHaveLength(100);
+
+      // B's test events while A's pile waits: each arrives within a few seconds of being sent.
+      const delays: number[] = [];
+      const breakerSeen = new Set<string>();
+      for (let i = 0; i < 5; i++) {
+        const sent = Date.now();
+        const event = (await call(b, 'POST', '/webhook-subscription/test')).body.event_id as string;
+        const arrived = await eventually(
+          () => receiver.received.find((r) => r.headers['x-svc-webhook-event-id'] === event),
+          (r) => r !== undefined,
+          { timeoutMs: 30_000, everyMs: 20 },
+        );
+        delays.push((arrived?.at ?? Number.POSITIVE_INFINITY) - sent);
+        breakerSeen.add((await health(a)).breaker);
+      }
+      expect(
+        delays.every((ms) => ms < 3_000),
+        `B's delays: ${delays.join(', ')} ms`,
+      ).toBe(true);
+      const opened = await eventually(
+        () => health(a),
+        (h) => h.breaker === 'open',
+        { timeoutMs: 20_000, everyMs: 100 },
+      );
+      expect(opened.paused_until).not.toBeNull();
+      // Never more than its slots at once, however many deliveries wait.
+      expect(hanging.figures().mostOpen).toBeLessThanOrEqual(ENDPOINT_SLOTS);
+
+      // Paused as a whole: the 100 deliveries (8 attempts each, 800 in all without a breaker)
+      // got the few attempts before it opened and one probe per pause.
+      const whileHanging = hanging.figures().requests;
+      expect(whileHanging).toBeLessThan(100);
+
+      hanging.answer();
+      const closed = await eventually(
+        () => health(a),
+        (h) => h.breaker === 'closed',
+        { timeoutMs: 30_000, everyMs: 200 },
+      );
+      expect(closed).toMatchObject({ breaker: 'closed', paused_until: null });
+      // A's deliveries arrive once it answers. The test's 1 s pauses give far more probes than
+      // AWS's 30 s to 10 min ones, so a delivery probed 8 times is dead-lettered (replayable).
+      const count = async (status: string) => (await call(a, 'GET', '/webhook-deliveries', { query: { status, limit: '200' } })).body.data.length as number;
+      const settled = await eventually(
+        async () => ({ delivered: await count('delivered'), dead: await count('dead_lettered') }),
+        ({ delivered, dead }) => delivered + dead === 100,
+        { timeoutMs: 90_000, everyMs: 500 },
+      );
+      expect(settled.delivered + settled.dead).toBe(100);
+      expect(settled.dead).toBeLessThanOrEqual(whileHanging / 8);
+    } finally {
+      await hanging.close();
+      await receiver.close();
+    }
+  });
+});

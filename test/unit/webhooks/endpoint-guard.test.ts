@@ -1,0 +1,16 @@
+import { describe, expect, it } from 'vitest';
+import { breakerState, pauseSeconds } from '#shared/webhooks/endpoint-guard.ts';
+
+describe('the endpoint breaker', () => {
+  it('pauses 30 s, doubling after each failed probe, at most 10 min (and at least 1 s however scaled)', () => {
+    expect([1, 2, 3, 4, 5, 6, 7, 12].map((pauses) => pauseSeconds(pauses))).toEqual([30, 60, 120, 240, 480, 600, 600, 600]);
+    expect(pauseSeconds(1, 0.0001)).toBe(1);
+  });
+
+  it('is open while paused, half open once the pause has passed, closed without a pause', () => {
+    const now = new Date('2026-11-24T12:00:00Z');
+    expect(breakerState({}, now)).toBe('closed');
+    expect(breakerState({ paused_until: '2026-11-24T12:00:30.000Z' }, now)).toBe('open');
+    expect(breakerState({ paused_until: '2026-11-24T11:59:59.000Z' }, now)).toBe('half_open');
+  });
+});
