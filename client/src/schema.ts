@@ -363,7 +363,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test event through the delivery path
-         * @description Sends a test event (`test: true`, type `commerce.order.status_changed.v1`, a synthetic `external_order_id`) through the same outbox and delivery path, whatever the allowlist and `enabled` say. Answers at once with the delivery to watch in GET /webhook-deliveries.
+         * @description Sends a test event (`test: true`, type `commerce.order.status_changed.v1`, a synthetic `external_order_id`) through the same outbox and delivery path, whatever the allowlist and `enabled` say. Answers at once with the delivery to watch in GET /webhook-deliveries. Test and replay deliveries together: at most 200 in 20 s per tenant (429 `rate_limited` with Retry-After past it).
          */
         post: operations["testWebhookSubscription"];
         delete?: never;
@@ -423,7 +423,7 @@ export interface paths {
         put?: never;
         /**
          * Replay a delivery of the same immutable event
-         * @description A new delivery (`queued`, `replay_of` the original) of the same immutable event: the same `event_id` and the same payload bytes. No body.
+         * @description A new delivery (`queued`, `replay_of` the original) of the same immutable event: the same `event_id` and the same payload bytes. No body. Test and replay deliveries together: at most 200 in 20 s per tenant (429 `rate_limited` with Retry-After past it).
          */
         post: operations["replayWebhookDelivery"];
         delete?: never;

@@ -1,6 +1,7 @@
 import { BatchProcessor, EventType, FullBatchFailureError, processPartialResponse } from '@aws-lambda-powertools/batch';
 import { ChangeMessageVisibilityCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
+import { messageGroupOf } from '#shared/queue/outbox-queue.ts';
 import { queueClient } from '#shared/storage/clients.ts';
 import { processDeliveryRecord, RetryLater, type SenderQueue, type SenderSettings } from '#shared/webhooks/sender.ts';
 import { config } from '../composition-root.ts';
@@ -17,7 +18,9 @@ const queue: SenderQueue = {
     await queueClient().send(new SendMessageCommand({ QueueUrl: config.webhookDlqUrl, MessageBody: body }));
   },
   sendAgain: async (body, delaySeconds) => {
-    await queueClient().send(new SendMessageCommand({ QueueUrl: config.webhookQueueUrl, MessageBody: body, DelaySeconds: delaySeconds }));
+    await queueClient().send(
+      new SendMessageCommand({ QueueUrl: config.webhookQueueUrl, MessageBody: body, DelaySeconds: delaySeconds, ...messageGroupOf(body) }),
+    );
   },
   retryIn: async (receiptHandle, seconds) => {
     await queueClient().send(

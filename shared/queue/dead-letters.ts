@@ -3,6 +3,7 @@
  * move back to the webhook queue message by message (the SQS emulator has no
  * StartMessageMoveTask; on AWS the admin CLI starts one instead).
  */
+import { messageGroupOf } from './outbox-queue.ts';
 import { DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { queueClient, queueUrls } from '../storage/clients.ts';
 
@@ -59,7 +60,7 @@ export async function moveDeadLetters(options: MoveOptions = {}): Promise<number
     for (const m of fresh) {
       seen.add(m.MessageId ?? '');
       if (options.select && !(await options.select(parseBody(m.Body)))) continue;
-      await queueClient().send(new SendMessageCommand({ QueueUrl: webhookQueueUrl, MessageBody: m.Body ?? '' }));
+      await queueClient().send(new SendMessageCommand({ QueueUrl: webhookQueueUrl, MessageBody: m.Body ?? '', ...messageGroupOf(m.Body ?? '') }));
       await queueClient().send(new DeleteMessageCommand({ QueueUrl: webhookDlqUrl, ReceiptHandle: m.ReceiptHandle! }));
       moved++;
       options.onProgress?.(moved);

@@ -9,6 +9,7 @@ import type { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { mapWithConcurrency } from '#shared/async/concurrency.ts';
 import { ENDPOINT_SLOTS } from '#shared/webhooks/endpoint-guard.ts';
+import { WEBHOOK_SEND_LIMIT } from '#shared/webhooks/send-limit.ts';
 import { eventually } from '../support/eventually.ts';
 import { startReceiver } from '../support/receiver.ts';
 import { call, newTenant, type TestKey } from '../support/stack.ts';
@@ -122,6 +123,30 @@ describe('a hanging endpoint of one tenant', () => {
       expect(settled.dead).toBeLessThanOrEqual(whileHanging / 8);
     } finally {
       await hanging.close();
+      await receiver.close();
+    }
+  });
+
+  it(`holds test and replay deliveries to ${WEBHOOK_SEND_LIMIT.burst} per window per tenant, with Retry-After, whatever its request rate`, async () => {
+    const receiver = await startReceiver(() => 'ok');
+    try {
+      const key = await newTenant({ config: { rate_limit: { requests_per_second: 500, burst: 500 } } });
+      await subscribe(key, receiver.url);
+      const answers = await mapWithConcurrency(Array.from({ length: WEBHOOK_SEND_LIMIT.burst + 40 }), 10, () =>
+        call(key, 'POST', '/webhook-subscription/test'),
+      );
+      const refused = answers.filter((res) => res.status === 429);
+      // The window may turn during the burst: at most two windows' worth are admitted.
+      expect(answers.filter((res) => res.status === 202).length).toBeLessThanOrEqual(2 * WEBHOOK_SEND_LIMIT.burst);
+      expect(refused.length).toBeGreaterThan(0);
+      for (const res of refused) {
+        expect(res.body.code).toBe('rate_limited');
+        expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      }
+      const delivered = (await call(key, 'GET', '/webhook-deliveries', { query: { limit: '1' } })).body.data[0];
+      const replay = await call(key, 'POST', `/webhook-deliveries/${delivered.delivery_id}/replay`);
+      expect([202, 429]).toContain(replay.status);
+    } finally {
       await receiver.close();
     }
   });

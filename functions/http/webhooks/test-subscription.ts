@@ -6,6 +6,7 @@ import { defineOperation } from '#shared/http/operation.ts';
 import { httpHandler } from '../handler.ts';
 import { keys } from '#shared/storage/keys.ts';
 import { deliveryIdFor } from '#shared/webhooks/payload.ts';
+import { admitWebhookSend, WEBHOOK_SEND_LIMIT_TEXT } from '#shared/webhooks/send-limit.ts';
 import { readWebhookSubscription } from '#shared/webhooks/subscription-store.ts';
 import { TestResultSchema } from '#shared/webhooks/webhook-schemas.ts';
 
@@ -13,12 +14,14 @@ export const contract = defineOperation({
   operationId: 'testWebhookSubscription',
   description:
     'Sends a test event (`test: true`, type `commerce.order.status_changed.v1`, a synthetic `external_order_id`) through the same outbox and delivery path, ' +
-    'whatever the allowlist and `enabled` say. Answers at once with the delivery to watch in GET /webhook-deliveries.',
+    'whatever the allowlist and `enabled` say. Answers at once with the delivery to watch in GET /webhook-deliveries. ' +
+    WEBHOOK_SEND_LIMIT_TEXT,
   responses: { 202: { description: 'Queued', schema: TestResultSchema } },
 });
 
 export const handler = httpHandler(contract, async ({ principal, correlationId, requestId, now }) => {
   if (!(await readWebhookSubscription(principal.tenant))) throw new NotFoundError('No webhook subscription yet: create it with PUT /webhook-subscription.');
+  await admitWebhookSend(principal.tenant, now);
   const id = randomUUID();
   const event = eventItem(keys.testEvent(principal.tenant, id), {
     event_type: 'commerce.order.status_changed.v1',

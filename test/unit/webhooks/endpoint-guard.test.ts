@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { messageGroupOf } from '#shared/queue/outbox-queue.ts';
 import { breakerState, pauseSeconds } from '#shared/webhooks/endpoint-guard.ts';
 
 describe('the endpoint breaker', () => {
@@ -12,5 +13,13 @@ describe('the endpoint breaker', () => {
     expect(breakerState({}, now)).toBe('closed');
     expect(breakerState({ paused_until: '2026-11-24T12:00:30.000Z' }, now)).toBe('open');
     expect(breakerState({ paused_until: '2026-11-24T11:59:59.000Z' }, now)).toBe('half_open');
+  });
+});
+
+describe('the webhook queue message group', () => {
+  it('is the tenant (an SQS fair queue serves tenants evenly), hashed when SQS would not take it as it is', () => {
+    expect(messageGroupOf(JSON.stringify({ tenant: 'acme', delivery_id: 'dlv_1' }))).toEqual({ MessageGroupId: 'acme' });
+    expect(messageGroupOf(JSON.stringify({ tenant: 'ä'.repeat(3) })).MessageGroupId).toMatch(/^[0-9a-f]{64}$/);
+    expect(messageGroupOf('not json')).toEqual({});
   });
 });
