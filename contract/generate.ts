@@ -3,6 +3,12 @@
  * validates with. `npm run contract` writes contract/openapi.json; a test fails when the
  * committed file is out of date.
  */
+import { FUNCTION_SETTINGS, WAF_RATE_LIMITS_PER_5_MINUTES } from '#shared/storage/definition.ts';
+import { MAX_SALES_RULES } from '#shared/rules/rule-schemas.ts';
+import { WEBHOOK_SEND_LIMIT } from '#shared/webhooks/send-limit.ts';
+import { CONTACT_HORIZON_DAYS } from '#shared/orders/order-schemas.ts';
+import { ENDPOINT_SLOTS } from '#shared/webhooks/endpoint-guard.ts';
+import { CALLS_PER_TENANT_PER_SWEEP } from '#shared/orders/due-sweep.ts';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -115,6 +121,11 @@ application/problem+json with type, title, status, code, detail, instance, reque
 
 ## Limits
 Request body 2 MiB (413 payload_too_large), page limit 1..200 (default 50), per-key rate limit (default 50 requests per second with bursts of 100; 429 rate_limited with Retry-After). A suspended tenant gets 503 tenant_unavailable with Retry-After.
+At the edge: signed requests at most ${WAF_RATE_LIMITS_PER_5_MINUTES.perKeyAndAddress.toLocaleString('en')} per key id and source address in 5 minutes (above any rate a key is granted), requests without well-formed X-SVC headers at most ${WAF_RATE_LIMITS_PER_5_MINUTES.unsignedPerAddress} per source address in 5 minutes; past either, 429 rate_limited with Retry-After: 60.
+Per tenant: at most ${MAX_SALES_RULES} sales rules that are not archived (409 limit_reached); test and replay deliveries at most ${WEBHOOK_SEND_LIMIT.burst} in ${WEBHOOK_SEND_LIMIT.burst / WEBHOOK_SEND_LIMIT.requests_per_second} s (429); \`contact_not_before\` at most ${CONTACT_HORIZON_DAYS} days ahead (422). Partner ids are at most 255 bytes in UTF-8. A webhook endpoint gets at most ${ENDPOINT_SLOTS} attempts at once.
+
+## Fairness
+One deployment serves every tenant. \`priority\` orders a tenant's own orders only: each call sweep serves tenants in turn, at most ${CALLS_PER_TENANT_PER_SWEEP} orders of one tenant per sweep, so another tenant's backlog delays your due calls by at most one sweep (${FUNCTION_SETTINGS.callSchedulerEveryMinutes} min). Webhook queue messages are grouped by tenant (SQS fair queues), an endpoint's attempts are capped and a failing endpoint is paused as a whole (its circuit breaker), so a slow or failing endpoint delays only its own tenant's deliveries.
 
 ## Retries
 Retry 429, 503 and other 5xx answers and network errors with the same Idempotency-Key (a new nonce and timestamp each time): wait Retry-After when given, else a random time up to an exponentially growing cap (full jitter). A 409 with Retry-After (the first request with that key is still running) is retried the same way.

@@ -11,10 +11,11 @@ import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
 import { ROUTES } from '#functions/routes.ts';
 import { BASE_PATH, type Route } from '#shared/api/routes.ts';
-import { MethodNotAllowedError, RateLimitedError } from '#shared/errors.ts';
+import { MethodNotAllowedError } from '#shared/errors.ts';
+import { WELL_FORMED_HEADERS } from '#shared/auth/authenticate.ts';
 import { GATEWAY_PROBLEMS, gatewayProblemBody, gatewayStatus } from '#shared/http/gateway-responses.ts';
 import { renderProblem } from '#shared/http/problem.ts';
-import { FUNCTION_SETTINGS, WAF_RATE_LIMIT_PER_5_MINUTES } from '#shared/storage/definition.ts';
+import { FUNCTION_SETTINGS, WAF_RATE_LIMITS_PER_5_MINUTES } from '#shared/storage/definition.ts';
 import { CommerceFunction, routeFunctionId } from './commerce-function.ts';
 import { DataStore } from './data-store.ts';
 
@@ -99,29 +100,55 @@ export class PartnerApi {
 
   /**
    * Unauthenticated traffic must not cost a function call or a table read, nor let one source
-   * use up the stage throttle every partner shares: a rate-based rule per source address
-   * answers a flood 429 (with Retry-After) at the edge. Sampled requests stay off: they would
-   * keep signatures and bodies.
+   * use up the stage throttle every partner shares. Signed requests are counted per key id and
+   * source address, above any rate a key is granted; requests without well-formed
+   * authentication headers per source address, low. A block is answered by API Gateway's
+   * WAF_FILTERED response (a WAF custom response would take precedence and cannot carry the
+   * request id): 429 problem+json with Retry-After and X-Request-Id. Sampled requests stay
+   * off: they would keep signatures and bodies.
    */
   private firewall(scope: Construct): void {
-    const limited = renderProblem(new RateLimitedError(60), '', '');
     const visibility = (metricName: string) => ({ cloudWatchMetricsEnabled: true, metricName, sampledRequestsEnabled: false });
+    // singleHeader is free-form JSON in CloudFormation's schema: its member is written as CloudFormation spells it.
+    const header = (name: string) => ({ singleHeader: { Name: name } });
+    const none = [{ priority: 0, type: 'NONE' }];
+    const wellFormed = {
+      andStatement: {
+        statements: Object.entries(WELL_FORMED_HEADERS).map(([name, form]) => ({
+          regexMatchStatement: { fieldToMatch: header(name), regexString: form.source, textTransformations: none },
+        })),
+      },
+    };
     const acl = new wafv2.CfnWebACL(scope, 'ApiFirewall', {
       scope: 'REGIONAL',
       defaultAction: { allow: {} },
       visibilityConfig: visibility('commerce-api-firewall'),
-      customResponseBodies: {
-        rate_limited: { contentType: 'APPLICATION_JSON', content: JSON.stringify({ ...limited.body, instance: undefined, request_id: undefined }) },
-      },
       rules: [
         {
-          name: 'rate-per-source-address',
+          name: 'rate-per-key-and-address',
           priority: 0,
-          statement: { rateBasedStatement: { limit: WAF_RATE_LIMIT_PER_5_MINUTES, aggregateKeyType: 'IP' } },
-          action: {
-            block: { customResponse: { responseCode: 429, customResponseBodyKey: 'rate_limited', responseHeaders: [{ name: 'Retry-After', value: '60' }] } },
+          statement: {
+            rateBasedStatement: {
+              limit: WAF_RATE_LIMITS_PER_5_MINUTES.perKeyAndAddress,
+              aggregateKeyType: 'CUSTOM_KEYS',
+              customKeys: [{ header: { name: 'x-svc-key-id', textTransformations: none } }, { ip: {} }],
+            },
           },
-          visibilityConfig: visibility('commerce-api-rate-per-source'),
+          action: { block: {} },
+          visibilityConfig: visibility('commerce-api-rate-per-key'),
+        },
+        {
+          name: 'rate-unsigned-per-address',
+          priority: 1,
+          statement: {
+            rateBasedStatement: {
+              limit: WAF_RATE_LIMITS_PER_5_MINUTES.unsignedPerAddress,
+              aggregateKeyType: 'IP',
+              scopeDownStatement: { notStatement: { statement: wellFormed } },
+            },
+          },
+          action: { block: {} },
+          visibilityConfig: visibility('commerce-api-rate-unsigned'),
         },
       ],
     });

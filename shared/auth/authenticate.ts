@@ -45,6 +45,15 @@ const SHA256_HEX = /^[0-9a-f]{64}$/;
 const SIGNATURE = new RegExp(`^${SIGNATURE_PREFIX}([0-9a-f]{64})$`);
 const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|\+00:00)$/;
 
+/** The form of each authentication header: checked here first, and by the WAF at the edge (a request without them gets the low per-address limit). */
+export const WELL_FORMED_HEADERS: Readonly<Record<string, RegExp>> = {
+  'x-svc-key-id': KEY_ID,
+  'x-svc-timestamp': RFC3339_UTC,
+  'x-svc-nonce': NONCE,
+  'x-svc-content-sha256': SHA256_HEX,
+  'x-svc-signature': SIGNATURE,
+};
+
 export async function authenticate(request: IncomingRequest, ports: AuthPorts): Promise<Principal> {
   const h = request.headers;
   const keyId = h['x-svc-key-id'];

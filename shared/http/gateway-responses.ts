@@ -22,6 +22,8 @@ export const GATEWAY_PROBLEMS: readonly GatewayProblem[] = [
   { responseType: 'REQUEST_TOO_LARGE', code: 'payload_too_large', detail: 'The request exceeds the size limit; split large imports.' },
   { responseType: 'UNSUPPORTED_MEDIA_TYPE', code: 'unsupported_media_type', detail: 'Use Content-Type: application/json.' },
   { responseType: 'THROTTLED', code: 'rate_limited', detail: 'Request rate exceeded; retry with exponential backoff.', retryAfterSeconds: 1 },
+  // The WAF blocks only by rate (its rules answer through this response, with a request id).
+  { responseType: 'WAF_FILTERED', code: 'rate_limited', detail: 'Request rate exceeded at the edge; retry after Retry-After.', retryAfterSeconds: 60 },
   { responseType: 'QUOTA_EXCEEDED', code: 'rate_limited', detail: 'Request quota exceeded; retry with exponential backoff.', retryAfterSeconds: 60 },
   {
     responseType: 'INTEGRATION_TIMEOUT',

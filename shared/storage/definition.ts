@@ -84,5 +84,11 @@ export const FUNCTION_SETTINGS = {
   workerReservedConcurrency: { 'stream-processor': 10, 'catalog-indexer': 4, 'webhook-sender': 20, reconciler: 1, 'call-scheduler': 2 },
 } as const;
 
-/** A rate-based WAF rule: requests per source address in any 5 minutes before it is answered 429 (an anonymous flood never reaches a function). */
-export const WAF_RATE_LIMIT_PER_5_MINUTES = 6_000;
+/**
+ * The WAF's rate-based rules, in requests per 5 minutes. Signed requests count per key id and
+ * source address, above the largest rate a key can be granted (10,000 a second): the per-key
+ * limit the service itself enforces stays the one a partner meets. Requests without
+ * well-formed authentication headers count per source address, low: an anonymous flood never
+ * reaches a function, and partners behind one shared address are not counted together.
+ */
+export const WAF_RATE_LIMITS_PER_5_MINUTES = { perKeyAndAddress: 3_600_000, unsignedPerAddress: 600 } as const;

@@ -1,3 +1,5 @@
+import { WELL_FORMED_HEADERS } from '#shared/auth/authenticate.ts';
+import { WAF_RATE_LIMITS_PER_5_MINUTES } from '#shared/storage/definition.ts';
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { Match, Template } from 'aws-cdk-lib/assertions';
@@ -233,16 +235,52 @@ describe('the CDK app', () => {
     expect(actions).not.toContain('dynamodb:Scan');
   });
 
-  it('answers an anonymous flood at the edge: a rate-based WAF rule per source address on the stage, 429 with Retry-After', () => {
+  it('limits at the edge per key id and address above any granted key rate, and requests without well-formed signature headers low per address; a block is a 429 problem with Retry-After and a request id', () => {
+    const unsignedScope = {
+      NotStatement: {
+        Statement: {
+          AndStatement: {
+            Statements: Object.entries(WELL_FORMED_HEADERS).map(([name, form]) => ({
+              RegexMatchStatement: {
+                FieldToMatch: { SingleHeader: { Name: name } },
+                RegexString: form.source,
+                TextTransformations: [{ Priority: 0, Type: 'NONE' }],
+              },
+            })),
+          },
+        },
+      },
+    };
     template.hasResourceProperties('AWS::WAFv2::WebACL', {
       Scope: 'REGIONAL',
       Rules: [
         Match.objectLike({
-          Statement: { RateBasedStatement: Match.objectLike({ AggregateKeyType: 'IP' }) },
-          Action: { Block: { CustomResponse: Match.objectLike({ ResponseCode: 429, ResponseHeaders: [{ Name: 'Retry-After', Value: '60' }] }) } },
+          Statement: {
+            RateBasedStatement: {
+              Limit: WAF_RATE_LIMITS_PER_5_MINUTES.perKeyAndAddress,
+              AggregateKeyType: 'CUSTOM_KEYS',
+              CustomKeys: [{ Header: { Name: 'x-svc-key-id', TextTransformations: [{ Priority: 0, Type: 'NONE' }] } }, { IP: {} }],
+            },
+          },
+          Action: { Block: {} },
+          VisibilityConfig: Match.objectLike({ SampledRequestsEnabled: false }),
+        }),
+        Match.objectLike({
+          Statement: {
+            RateBasedStatement: { Limit: WAF_RATE_LIMITS_PER_5_MINUTES.unsignedPerAddress, AggregateKeyType: 'IP', ScopeDownStatement: unsignedScope },
+          },
+          Action: { Block: {} },
           VisibilityConfig: Match.objectLike({ SampledRequestsEnabled: false }),
         }),
       ],
+    });
+    // Above the largest rate a key can be granted, over the rule's 5 minutes.
+    expect(WAF_RATE_LIMITS_PER_5_MINUTES.perKeyAndAddress).toBeGreaterThan(10_000 * 300);
+    template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+      ResponseType: 'WAF_FILTERED',
+      StatusCode: '429',
+      ResponseParameters: Match.objectLike({ 'gatewayresponse.header.Retry-After': "'60'" }),
+      ResponseTemplates: { 'application/json': Match.stringLikeRegexp('"request_id":"\\$context.requestId"') },
     });
     template.resourceCountIs('AWS::WAFv2::WebACLAssociation', 1);
     for (const type of ['THROTTLED', 'QUOTA_EXCEEDED']) {
