@@ -21,6 +21,7 @@ const SUITES: Record<string, { needsStack: boolean; load: () => Promise<{ run: (
     webhooks: { needsStack: true, load: () => import('./suites/webhooks.ts') },
     load: { needsStack: true, load: () => import('./suites/load.ts') },
     cost: { needsStack: true, load: () => import('./suites/cost.ts') },
+    fairness: { needsStack: true, load: () => import('./suites/fairness.ts') },
     model: { needsStack: false, load: () => import('./suites/model.ts') },
     scale: { needsStack: false, load: () => import('./suites/scale.ts') },
   };

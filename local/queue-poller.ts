@@ -17,13 +17,17 @@ export interface QueuePollerOptions {
   handler: (event: SQSEvent) => Promise<SQSBatchResponse | undefined>;
   onError?: (error: unknown) => void;
   /**
-   * The mapping's maximum concurrency: Lambda starts five pollers and scales up to this many
-   * concurrent invocations; locally at most five run, never more than this.
+   * The mapping's maximum concurrency: Lambda starts five pollers and, while every one is busy
+   * and messages wait, adds more (up to 300 a minute) up to this many concurrent invocations.
    */
   maxConcurrency?: number;
 }
 
 const LAMBDA_INITIAL_POLLERS = 5;
+/** Lambda's scale-up for SQS: up to 300 more concurrent invocations a minute, one every 200 ms. */
+const SCALE_UP_EVERY_MS = 200;
+/** Without a mapping maximum, as many as Lambda's default for one function here. */
+const DEFAULT_MAX_POLLERS = 20;
 
 const toRecord = (m: Message, options: QueuePollerOptions): SQSRecord => ({
   messageId: m.MessageId!,
@@ -92,14 +96,22 @@ export function startQueuePoller(options: QueuePollerOptions): { stop: () => Pro
       }
     }
   };
-  const loop = Promise.all(Array.from({ length: Math.min(LAMBDA_INITIAL_POLLERS, options.maxConcurrency ?? LAMBDA_INITIAL_POLLERS) }, receiveLoop));
+  const maxPollers = options.maxConcurrency ?? DEFAULT_MAX_POLLERS;
+  const loops = Array.from({ length: Math.min(LAMBDA_INITIAL_POLLERS, maxPollers) }, receiveLoop);
+  // Scale up while every poller is handling a batch (messages keep coming): a slow batch then
+  // holds one invocation of many, as on Lambda, not one of five.
+  const scaler = setInterval(() => {
+    if (running && batchesInFlight >= loops.length && loops.length < maxPollers) loops.push(receiveLoop());
+  }, SCALE_UP_EVERY_MS);
+  scaler.unref();
   return {
     /** Now while a batch is being handled, else when the last one ended. */
     lastActivityAt: () => (batchesInFlight > 0 ? Date.now() : lastActivityAt),
     stop: async () => {
       running = false;
+      clearInterval(scaler);
       abort.abort();
-      await loop;
+      await Promise.all(loops);
     },
   };
 }

@@ -13,7 +13,7 @@ import { tableClient, tableName } from '../storage/clients.ts';
 import { isConditionFailed, landed } from '../storage/conditional.ts';
 import { keys } from '../storage/keys.ts';
 
-export const ENDPOINT_SLOTS = 4;
+export const ENDPOINT_SLOTS = 5;
 export const BREAKER_THRESHOLD = 5;
 export const FIRST_PAUSE_SECONDS = 30;
 export const LONGEST_PAUSE_SECONDS = 600;
@@ -37,7 +37,7 @@ export function breakerState(s: EndpointState, now: Date): BreakerState {
 export const pauseSeconds = (pauses: number, scale = 1): number =>
   Math.max(1, Math.min(LONGEST_PAUSE_SECONDS, FIRST_PAUSE_SECONDS * 2 ** Math.max(0, pauses - 1)) * scale);
 
-export type SlotClaim = { kind: 'slot'; slot: number; lease: string } | { kind: 'wait'; seconds: number };
+export type SlotClaim = { kind: 'slot'; slot: number; lease: string } | { kind: 'wait'; reason: 'paused' | 'busy'; seconds: number };
 
 const update = (tenant: string, expression: string, condition: string, values: Record<string, unknown>, names?: Record<string, string>) =>
   landed({
@@ -58,7 +58,11 @@ const update = (tenant: string, expression: string, condition: string, values: R
  */
 export async function claimSlot(tenant: string, s: EndpointState, now: Date, leaseSeconds: number): Promise<SlotClaim> {
   const state = breakerState(s, now);
-  if (state === 'open') return { kind: 'wait', seconds: (Date.parse(s.paused_until!) - now.getTime()) / 1000 };
+  if (state === 'open') {
+    // Spread over up to twice the rest of the pause: the waiting deliveries do not all come back at once.
+    const rest = (Date.parse(s.paused_until!) - now.getTime()) / 1000;
+    return { kind: 'wait', reason: 'paused', seconds: rest * (1 + Math.random()) };
+  }
   const lease = new Date(now.getTime() + leaseSeconds * 1000).toISOString();
   const free = Array.from({ length: ENDPOINT_SLOTS }, (_, slot) => slot).filter((slot) => !s[`slot_${slot}`] || s[`slot_${slot}`]! < now.toISOString());
   // Senders start from different free slots, so they rarely meet on one.
@@ -84,7 +88,7 @@ export async function claimSlot(tenant: string, s: EndpointState, now: Date, lea
     if (claimed) return { kind: 'slot', slot, lease };
     if (state === 'half_open') break;
   }
-  return { kind: 'wait', seconds: 1 + Math.random() * 2 };
+  return { kind: 'wait', reason: 'busy', seconds: 1 + Math.random() * 2 };
 }
 
 /**
@@ -109,7 +113,7 @@ export async function settleSlot(
           UpdateExpression: expression,
           // A slot whose lease ran out may be another attempt's now: it is left to that one.
           ConditionExpression: ownSlot ? 'attribute_exists(pk) AND #slot = :lease' : 'attribute_exists(pk)',
-          ExpressionAttributeNames: { '#slot': `slot_${claim.slot}` },
+          ...(ownSlot ? { ExpressionAttributeNames: { '#slot': `slot_${claim.slot}` } } : {}),
           ExpressionAttributeValues: { ...values, ...(ownSlot ? { ':lease': claim.lease } : {}) },
           ReturnValues: 'ALL_NEW',
         }),

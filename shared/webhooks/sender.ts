@@ -73,13 +73,41 @@ async function attempt(
   };
 }
 
-export type MessageAction = { kind: 'done' } | { kind: 'retry'; inSeconds: number } | { kind: 'held'; inSeconds: number } | { kind: 'dead_letter' };
+/** How often a sender looks for a free slot of a busy endpoint before it puts the message back. */
+const SLOT_LOOKS = 3;
+
+/**
+ * A slot of the endpoint, waiting a few moments while all are taken (a healthy endpoint frees
+ * one within moments; putting the message back would cost it seconds). Never longer: a slow
+ * endpoint's messages must not hold the sender that every tenant shares.
+ */
+async function awaitSlot(tenant: string, subscription: StoredSubscription, now: Date, leaseSeconds: number) {
+  let seen = subscription;
+  for (let look = 1; ; look++) {
+    const slot = await claimSlot(tenant, seen, look === 1 ? now : new Date(), leaseSeconds);
+    if (slot.kind === 'slot' || slot.reason === 'paused' || look === SLOT_LOOKS) return slot;
+    await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 100));
+    seen = (await readWebhookSubscription(tenant)) ?? seen;
+  }
+}
+
+export type MessageAction =
+  | { kind: 'done' }
+  | { kind: 'retry'; inSeconds: number }
+  /** `busyWaits`: the message comes back counting one more wait for a busy endpoint. */
+  | { kind: 'held'; inSeconds: number; busyWaits?: number }
+  | { kind: 'dead_letter' };
+
+/** Each wait for a busy endpoint twice as long as the one before (1 s, 2 s, … at most 64 s), jittered. */
+const busyWait = (waits: number) => Math.min(64, 2 ** waits) * (1 + Math.random());
 
 /** A queue message: which delivery to look at now; `from_dead_letter_queue` marks a message put in the DLQ (so a redrive may retry). */
 export interface DeliveryMessage {
   tenant: string;
   delivery_id: string;
   from_dead_letter_queue?: boolean;
+  /** How often this message already waited for a busy endpoint (each wait doubles). */
+  busy_waits?: number;
 }
 
 export async function handleDeliveryMessage(
@@ -88,14 +116,15 @@ export async function handleDeliveryMessage(
   now = new Date(),
   resolve: Resolver = systemResolver,
 ): Promise<MessageAction> {
-  const { tenant, delivery_id, from_dead_letter_queue } = JSON.parse(body) as DeliveryMessage;
+  const { tenant, delivery_id, from_dead_letter_queue, busy_waits = 0 } = JSON.parse(body) as DeliveryMessage;
   // Longer than one attempt can take (its timeout and the writes around it).
   const leaseSeconds = Math.ceil((2 * TOTAL_TIMEOUT_MS * settings.timeoutScale) / 1000) + 5;
   // The endpoint first: while its breaker is open or its slots are taken, the delivery waits
   // without being claimed and without spending an attempt.
   const subscription = await readWebhookSubscription(tenant);
-  const slot = subscription ? await claimSlot(tenant, subscription, now, leaseSeconds) : undefined;
-  if (slot?.kind === 'wait') return { kind: 'held', inSeconds: Math.max(1, slot.seconds) };
+  const slot = subscription ? await awaitSlot(tenant, subscription, now, leaseSeconds) : undefined;
+  if (slot?.kind === 'wait' && slot.reason === 'paused') return { kind: 'held', inSeconds: Math.max(1, slot.seconds) };
+  if (slot?.kind === 'wait') return { kind: 'held', inSeconds: busyWait(busy_waits), busyWaits: busy_waits + 1 };
   const claim = await claimDelivery(tenant, delivery_id, now, leaseSeconds, from_dead_letter_queue === true);
   if (claim.kind !== 'claimed' && slot) await releaseSlot(tenant, slot);
   if (claim.kind === 'finished') return { kind: 'done' };
@@ -105,9 +134,14 @@ export async function handleDeliveryMessage(
   if (claim.kind === 'held') return { kind: 'held', inSeconds: Math.max(1, (claim.untilMs - now.getTime()) / 1000) };
   const claimed = claim.delivery;
   const outcome = await attempt(claimed, subscription, settings, now, resolve);
-  const delivered = outcome.error === null;
-  if (slot && subscription) await settleSlot(tenant, subscription, slot, delivered, now, settings.backoffScale);
   const { status, retryInSeconds } = await recordDeliveryAttempt(claimed, outcome, claim.lease, settings.backoffScale);
+  // The endpoint's bookkeeping after the attempt's own record: should it fail, the slot's lease
+  // ends by itself and the breaker counts the next attempt.
+  if (slot?.kind === 'slot' && subscription) {
+    await settleSlot(tenant, subscription, slot, outcome.error === null, now, settings.backoffScale).catch((error: Error) =>
+      logger.warn('webhook endpoint slot not settled', { tenant, delivery_id, error: error.name }),
+    );
+  }
   // Identifiers, status and timing only: never the payload, the URL or a secret.
   logger.info('webhook attempt', {
     tenant,
@@ -181,7 +215,10 @@ export async function processDeliveryRecord(
     if (action.kind === 'dead_letter') await queue.sendToDeadLetterQueue(JSON.stringify({ ...JSON.parse(record.body), from_dead_letter_queue: true }));
     // Rounded up: a message back before its time is a receive without an attempt, and receives are counted (maxReceiveCount).
     if (action.kind === 'retry') await queue.retryIn(record.receiptHandle, Math.min(43_200, Math.ceil(action.inSeconds)));
-    if (action.kind === 'held') await queue.sendAgain(record.body, Math.min(MAX_DELAY_SECONDS, Math.ceil(action.inSeconds)));
+    if (action.kind === 'held') {
+      const body = action.busyWaits ? JSON.stringify({ ...JSON.parse(record.body), busy_waits: action.busyWaits }) : record.body;
+      await queue.sendAgain(body, Math.min(MAX_DELAY_SECONDS, Math.ceil(action.inSeconds)));
+    }
   } catch (error) {
     const { tenant, delivery_id } = safeMessage(record.body);
     logger.error('webhook delivery message failed; it comes back', { tenant, delivery_id, error: (error as Error).name, reason: (error as Error).message });
