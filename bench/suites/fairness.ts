@@ -1,58 +1,16 @@
-/**
- * `fairness`: the noisy-neighbour suite. Tenant B runs a normal mix (orders due now, one a
- * second, each called by the sandbox dialer; every event delivered to B's receiver), first
- * alone and then while tenant A floods:
- *
- * - A_DUE orders due now at priority 1000 and A_LATER with far contact times, all at once;
- * - a webhook endpoint that accepts connections and never answers, with a storm of test
- *   deliveries to it (as many as A's limit lets through, the rest 429);
- * - the most sales rules a tenant may have (MAX_SALES_RULES, set up before the flood: every
- *   qualification of A's orders weighs them; one more is refused);
- * - GET /capabilities at its own rate limit (A_RATE a second) the whole time.
- *
- * Figures: B's p50 and p99 from POST /orders to the order's `in_call` (its first call) and
- * from an event's `occurred_at` to its delivery at B's receiver, during the flood beside
- * alone (the floor): target ≤ 1.5×. Sizing: A's request flood is 20 requests a second plus
- * its orders and rules in bursts, a small fraction of what the 2-core machine serves (the
- * `load` suite measures hundreds a second), so what would slow B is the design (one sweep,
- * one sender for every tenant), not the CPU.
- */
-import { createServer, type Server } from 'node:http';
-import type { Socket } from 'node:net';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { mapWithConcurrency } from '#shared/async/concurrency.ts';
 import { MAX_SALES_RULES } from '#shared/rules/rule-schemas.ts';
-import { tableClient, tableName } from '#shared/storage/clients.ts';
-import { keys } from '#shared/storage/keys.ts';
-import { startReceiver } from '#test/support/receiver.ts';
-import { type BenchKey, benchTenant, CALL_NOW_CONFIG, send } from '../lib/client.ts';
+import { startHangingEndpoint, startReceiver } from '#test/support/receiver.ts';
+import { benchTenant, CALL_NOW_CONFIG, send } from '../lib/client.ts';
 import { figure, type Figure } from '../lib/figures.ts';
 import { percentile, progress } from '../lib/measure.ts';
+import { prepareOrdering } from '../lib/ordering.ts';
 
 const B_ORDERS = 30;
 const A_DUE = 60;
 const A_LATER = 60;
 const A_RATE = 20;
 const A_TEST_DELIVERIES = 400;
-
-/** A product, a customer who answers, and the variant indexed. */
-async function prepare(baseUrl: string, key: BenchKey): Promise<void> {
-  await send(baseUrl, key, 'POST', '/products/batch', {
-    products: [
-      { external_product_id: 'coffee', title: 'Coffee', source_version: '1', variants: [{ external_variant_id: 'beans', price: '9.99', currency: 'EUR' }] },
-    ],
-  });
-  await send(baseUrl, key, 'PUT', '/customers/c0', {
-    phone: '+4915100000000',
-    locale: 'de-DE',
-    consent: { status: 'granted', proof: { source: 'checkout', reference: 'r', collected_at: '2026-01-01T00:00:00Z' } },
-    source_version: '1',
-  });
-  for (let i = 0; !(await tableClient().send(new GetCommand({ TableName: tableName(), Key: keys.variant(key.tenant, 'beans') }))).Item; i++) {
-    if (i > 600) throw new Error('the variant index did not catch up');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const order = (id: string, extra: Record<string, unknown> = {}) => ({
   order_kind: 'standard',
@@ -74,7 +32,7 @@ interface Delivered {
 /** B's normal mix: one order a second; the time to each order's first call and each event's delivery. */
 async function tenantB(baseUrl: string, label: string) {
   const key = await benchTenant(`fair-b-${label}`);
-  await prepare(baseUrl, key);
+  await prepareOrdering(baseUrl, key);
   const receiver = await startReceiver(() => 'ok');
   try {
     const types = ['commerce.order.status_changed.v1', 'commerce.call.attempt_completed.v1', 'commerce.order.result_ready.v1'];
@@ -113,36 +71,12 @@ async function tenantB(baseUrl: string, label: string) {
   }
 }
 
-/** An endpoint that takes every request and answers none. */
-async function hangingEndpoint() {
-  const sockets = new Set<Socket>();
-  let requests = 0;
-  const server: Server = createServer((req) => {
-    req.resume();
-    requests++;
-  });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hooks`,
-    requests: () => requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  };
-}
-
 /** Tenant A's flood; resolves its tallies once `stop` is called. */
 async function tenantA(baseUrl: string, endpoint: string) {
   const key = await benchTenant('fair-a', { ...CALL_NOW_CONFIG, rate_limit: { requests_per_second: A_RATE, burst: A_RATE } });
   const statuses = new Map<number, number>();
   const count = (status: number) => statuses.set(status, (statuses.get(status) ?? 0) + 1);
-  await prepare(baseUrl, key);
+  await prepareOrdering(baseUrl, key);
   await send(baseUrl, key, 'PUT', '/webhook-subscription', { url: endpoint, event_types: ['commerce.order.status_changed.v1'] });
   // The most rules a tenant may have (every qualification of A's orders weighs them), and one
   // more, refused: written before the flood, as a tenant's rules are set up once.
@@ -198,7 +132,7 @@ async function tenantA(baseUrl: string, endpoint: string) {
 export async function run(baseUrl: string): Promise<Figure[]> {
   progress(`B alone: ${B_ORDERS} orders, one a second`);
   const alone = await tenantB(baseUrl, 'alone');
-  const endpoint = await hangingEndpoint();
+  const endpoint = await startHangingEndpoint();
   try {
     progress(
       `A floods: ${A_DUE} due and ${A_LATER} later orders at priority 1000, ${MAX_SALES_RULES} rules, ${A_TEST_DELIVERIES} test deliveries to a hanging endpoint, ${A_RATE} requests/s`,
@@ -207,8 +141,8 @@ export async function run(baseUrl: string): Promise<Figure[]> {
     const during = await tenantB(baseUrl, 'during');
     const aStatuses = await a.stop();
     const breaker = (await send(baseUrl, a.key, 'GET', '/webhook-subscription')).body?.health;
-    progress(`A's answers: ${JSON.stringify(aStatuses)}; its endpoint got ${endpoint.requests()} attempts; breaker ${breaker?.breaker}`);
-    const note = `B: ${B_ORDERS} orders and ${during.events} events delivered during the flood (${alone.events} alone), none lost; A's answers ${JSON.stringify(aStatuses)}, its rules ${a.rulesKept.stored} stored and ${a.rulesKept.refused} refused (set up before the flood), its hanging endpoint got ${endpoint.requests()} attempts for ${A_TEST_DELIVERIES} test deliveries`;
+    progress(`A's answers: ${JSON.stringify(aStatuses)}; its endpoint got ${endpoint.figures().requests} attempts; breaker ${breaker?.breaker}`);
+    const note = `B: ${B_ORDERS} orders and ${during.events} events delivered during the flood (${alone.events} alone), none lost; A's answers ${JSON.stringify(aStatuses)}, its rules ${a.rulesKept.stored} stored and ${a.rulesKept.refused} refused (set up before the flood), its hanging endpoint got ${endpoint.figures().requests} attempts for ${A_TEST_DELIVERIES} test deliveries`;
     const pair = (name: string, unit: string, value: number, floor: number) =>
       figure({
         suite: 'fairness',

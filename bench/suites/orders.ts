@@ -9,6 +9,7 @@ import { capacityTotals, resetCapacityTotals } from '#shared/storage/capacity-me
 import { keys } from '#shared/storage/keys.ts';
 import { mapWithConcurrency } from '#shared/async/concurrency.ts';
 import { benchTenant, send } from '../lib/client.ts';
+import { prepareOrdering } from '../lib/ordering.ts';
 import { figure, type Figure } from '../lib/figures.ts';
 import { percentile, progress } from '../lib/measure.ts';
 
@@ -16,25 +17,6 @@ const ORDERS = 1000;
 const IN_FLIGHT = 20;
 
 type Key = Awaited<ReturnType<typeof benchTenant>>;
-
-/** A product, a customer who answers, and the variant indexed (the catalog indexer writes it in the background). */
-async function prepare(baseUrl: string, key: Key): Promise<void> {
-  await send(baseUrl, key, 'POST', '/products/batch', {
-    products: [
-      { external_product_id: 'coffee', title: 'Coffee', source_version: '1', variants: [{ external_variant_id: 'beans', price: '9.99', currency: 'EUR' }] },
-    ],
-  });
-  await send(baseUrl, key, 'PUT', '/customers/c0', {
-    phone: '+4915100000000',
-    locale: 'de-DE',
-    consent: { status: 'granted', proof: { source: 'checkout', reference: 'r', collected_at: '2026-01-01T00:00:00Z' } },
-    source_version: '1',
-  });
-  for (let i = 0; !(await tableClient().send(new GetCommand({ TableName: tableName(), Key: keys.variant(key.tenant, 'beans') }))).Item; i++) {
-    if (i > 600) throw new Error('the variant index did not catch up');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** POSTs the orders, IN_FLIGHT at a time; when each was posted. */
 async function postOrders(baseUrl: string, key: Key): Promise<Map<string, number>> {
@@ -79,7 +61,7 @@ async function awaitResults(key: Key, postedAt: Map<string, number>): Promise<Ma
 
 export async function run(baseUrl: string): Promise<Figure[]> {
   const key = await benchTenant('bench-orders');
-  await prepare(baseUrl, key);
+  await prepareOrdering(baseUrl, key);
   resetCapacityTotals();
   const postedAt = await postOrders(baseUrl, key);
   const completedAt = await awaitResults(key, postedAt);

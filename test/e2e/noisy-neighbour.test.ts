@@ -1,56 +1,10 @@
-/**
- * One sender serves every tenant. Tenant A's endpoint accepts connections and never answers,
- * with 100 deliveries pending; tenant B's deliveries still arrive within moments, A's breaker
- * opens (its deliveries wait without spending attempts) and closes once A answers again.
- * The test stack's timeouts are ×0.1 (1.5 s per attempt) and the breaker's pause is 1 s.
- */
-import { createServer, type Server } from 'node:http';
-import type { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { mapWithConcurrency } from '#shared/async/concurrency.ts';
 import { ENDPOINT_SLOTS } from '#shared/webhooks/endpoint-guard.ts';
 import { WEBHOOK_SEND_LIMIT } from '#shared/webhooks/send-limit.ts';
 import { eventually } from '../support/eventually.ts';
-import { startReceiver } from '../support/receiver.ts';
+import { startHangingEndpoint, startReceiver } from '../support/receiver.ts';
 import { call, newTenant, type TestKey } from '../support/stack.ts';
-
-/** An endpoint that takes every request and answers none until told to; it counts what is open at once. */
-async function hangingEndpoint() {
-  let answering = false;
-  let open = 0;
-  let mostOpen = 0;
-  let answered = 0;
-  let requests = 0;
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((req, res) => {
-    req.resume();
-    requests++;
-    open++;
-    mostOpen = Math.max(mostOpen, open);
-    res.on('close', () => open--);
-    if (answering) {
-      answered++;
-      res.writeHead(200).end('ok');
-    }
-  });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hooks`,
-    answer: () => {
-      answering = true;
-    },
-    figures: () => ({ mostOpen, answered, requests }),
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 const subscribe = async (key: TestKey, url: string) =>
   expect((await call(key, 'PUT', '/webhook-subscription', { body: { url, event_types: ['commerce.order.status_changed.v1'] } })).status).toBe(201);
@@ -59,7 +13,7 @@ const health = async (key: TestKey) => (await call(key, 'GET', '/webhook-subscri
 
 describe('a hanging endpoint of one tenant', () => {
   it("does not delay another tenant's deliveries; its breaker opens, and closes once it answers", { timeout: 180_000 }, async () => {
-    const hanging = await hangingEndpoint();
+    const hanging = await startHangingEndpoint();
     const receiver = await startReceiver(() => 'ok');
     try {
       const [a, b] = [await newTenant({ config: { rate_limit: { requests_per_second: 500, burst: 500 } } }), await newTenant()];

@@ -11,7 +11,7 @@ import { startReceiver } from '../support/receiver.ts';
 import { tableClient, tableName } from '#shared/storage/clients.ts';
 import { keys } from '#shared/storage/keys.ts';
 import { claimDelivery, recordDeliveryAttempt } from '#shared/webhooks/delivery-store.ts';
-import { handleDeliveryMessage, processDeliveryRecord, RetryLater, type SenderQueue } from '#shared/webhooks/sender.ts';
+import { processDeliveryRecord, RetryLater, type SenderQueue } from '#shared/webhooks/sender.ts';
 import { putSubscription } from '#shared/webhooks/subscription-store.ts';
 
 let receiver: Awaited<ReturnType<typeof startReceiver>>;

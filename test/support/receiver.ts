@@ -1,5 +1,6 @@
 /** A real HTTP receiver on 127.0.0.1 for webhook tests: scripted answers, every request recorded. */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { Socket } from 'node:net';
 import { eventViolations } from './contract.ts';
 
 export type Behaviour = 'ok' | 'fail' | 'sleep' | 'reset' | 'redirect';
@@ -48,5 +49,43 @@ export async function startReceiver(
       });
       if (violations.size) throw new Error(`events outside the contract: ${[...violations].slice(0, 5).join('; ')}`);
     },
+  };
+}
+
+/** An endpoint that takes every request and answers none until told to; it counts what is open at once. */
+export async function startHangingEndpoint() {
+  let answering = false;
+  let open = 0;
+  let mostOpen = 0;
+  let answered = 0;
+  let requests = 0;
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((req, res) => {
+    req.resume();
+    requests++;
+    open++;
+    mostOpen = Math.max(mostOpen, open);
+    res.on('close', () => open--);
+    if (answering) {
+      answered++;
+      res.writeHead(200).end('ok');
+    }
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hooks`,
+    answer: () => {
+      answering = true;
+    },
+    figures: () => ({ mostOpen, answered, requests }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
   };
 }

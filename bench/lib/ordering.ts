@@ -1,0 +1,24 @@
+/** What an order needs before it can be called, for the suites that place orders. */
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { tableClient, tableName } from '#shared/storage/clients.ts';
+import { keys } from '#shared/storage/keys.ts';
+import { type BenchKey, send } from './client.ts';
+
+/** A product, a customer who answers, and the variant indexed (the catalog indexer writes it in the background). */
+export async function prepareOrdering(baseUrl: string, key: BenchKey): Promise<void> {
+  await send(baseUrl, key, 'POST', '/products/batch', {
+    products: [
+      { external_product_id: 'coffee', title: 'Coffee', source_version: '1', variants: [{ external_variant_id: 'beans', price: '9.99', currency: 'EUR' }] },
+    ],
+  });
+  await send(baseUrl, key, 'PUT', '/customers/c0', {
+    phone: '+4915100000000',
+    locale: 'de-DE',
+    consent: { status: 'granted', proof: { source: 'checkout', reference: 'r', collected_at: '2026-01-01T00:00:00Z' } },
+    source_version: '1',
+  });
+  for (let i = 0; !(await tableClient().send(new GetCommand({ TableName: tableName(), Key: keys.variant(key.tenant, 'beans') }))).Item; i++) {
+    if (i > 600) throw new Error('the variant index did not catch up');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
