@@ -8,9 +8,8 @@
  * The state lives on the subscription item (read by every attempt already): slot leases
  * `slot_0`…, `consecutive_failures`, `paused_until` and `pauses`.
  */
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { tableClient, tableName } from '../storage/clients.ts';
-import { isConditionFailed, landed } from '../storage/conditional.ts';
+import { tableName } from '../storage/clients.ts';
+import { landed, writeConditionally } from '../storage/conditional.ts';
 import { keys } from '../storage/keys.ts';
 
 export const ENDPOINT_SLOTS = 5;
@@ -104,32 +103,38 @@ export async function settleSlot(
   now: Date,
   pauseScale = 1,
 ): Promise<BreakerState> {
-  const send = (expression: string, values?: Record<string, unknown>, ownSlot = true) =>
-    tableClient()
-      .send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.webhookSubscription(tenant),
-          UpdateExpression: expression,
-          // A slot whose lease ran out may be another attempt's now: it is left to that one.
-          ConditionExpression: ownSlot ? 'attribute_exists(pk) AND #slot = :lease' : 'attribute_exists(pk)',
-          ...(ownSlot ? { ExpressionAttributeNames: { '#slot': `slot_${claim.slot}` } } : {}),
-          ExpressionAttributeValues: { ...values, ...(ownSlot ? { ':lease': claim.lease } : {}) },
-          ReturnValues: 'ALL_NEW',
-        }),
-      )
-      .then((r) => r.Attributes as EndpointState | undefined)
-      .catch((error: unknown) => {
-        if (ownSlot && isConditionFailed(error)) return undefined;
-        throw error;
-      });
+  // Through the one conditional write, so a retried write never counts a failure twice. A slot
+  // whose lease ran out may be another attempt's now: it is left to that one.
+  const write = async (expression: string, values: Record<string, unknown> = {}) => {
+    const own = await writeConditionally({
+      update: {
+        TableName: tableName(),
+        Key: keys.webhookSubscription(tenant),
+        UpdateExpression: `REMOVE #slot${expression.startsWith('REMOVE') ? `, ${expression.slice('REMOVE '.length)}` : ` ${expression}`}`,
+        ConditionExpression: 'attribute_exists(pk) AND #slot = :lease',
+        ExpressionAttributeNames: { '#slot': `slot_${claim.slot}` },
+        ExpressionAttributeValues: { ...values, ':lease': claim.lease },
+        ReturnValues: 'ALL_NEW',
+      },
+    });
+    if (own.written) return own.item as EndpointState | undefined;
+    const other = await writeConditionally({
+      update: {
+        TableName: tableName(),
+        Key: keys.webhookSubscription(tenant),
+        UpdateExpression: expression,
+        ConditionExpression: 'attribute_exists(pk)',
+        ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
+        ReturnValues: 'ALL_NEW',
+      },
+    });
+    return other.item as EndpointState | undefined;
+  };
   if (delivered) {
-    await ((await send('REMOVE #slot, consecutive_failures, paused_until, pauses')) ??
-      send('REMOVE consecutive_failures, paused_until, pauses', undefined, false));
+    await write('REMOVE consecutive_failures, paused_until, pauses');
     return 'closed';
   }
-  const counted =
-    (await send('REMOVE #slot ADD consecutive_failures :one', { ':one': 1 })) ?? (await send('ADD consecutive_failures :one', { ':one': 1 }, false));
+  const counted = await write('ADD consecutive_failures :one', { ':one': 1 });
   const probeFailed = breakerState(s, now) === 'half_open';
   if (!probeFailed && (counted?.consecutive_failures ?? 0) < BREAKER_THRESHOLD) return 'closed';
   // Paused already by another attempt's failure: attempts that were under way add no pause.

@@ -10,13 +10,14 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { IdempotencyConfig } from '@aws-lambda-powertools/idempotency';
 import { afterAll, describe, expect, it } from 'vitest';
 import '../support/stack.ts';
 import { droppedConnection } from '#local/faults.ts';
 import { repoRoot } from '../support/paths.ts';
 import { decorateClients, dynamoClient, tableClient, tableName } from '#shared/storage/clients.ts';
+import { keys } from '#shared/storage/keys.ts';
 
 /** Where each conditional write was made from (file:line), and how many first attempts were lost. */
 const sites = new Set<string>();
@@ -282,6 +283,67 @@ describe('a conditional write whose answer was lost', () => {
       };
     });
     expect(clean).toEqual({ created: true, rotatedIsStored: true, failing: 'failing', recovered: 'recovered', disabled: 'disabled', enabled: false });
+    expect(lossy).toEqual(clean);
+  });
+
+  it('webhook endpoints: a slot is claimed once and given back once; five failures open the breaker, a probe’s success closes it, as without the loss', async () => {
+    const { putSubscription, readWebhookSubscription } = await import('#shared/webhooks/subscription-store.ts');
+    const { BREAKER_THRESHOLD, claimSlot, releaseSlot, settleSlot } = await import('#shared/webhooks/endpoint-guard.ts');
+    const { clean, lossy } = await bothWays(async () => {
+      const tenant = tenantId();
+      const now = new Date();
+      const input = { url: 'https://hooks.example.com/w', event_types: ['commerce.order.status_changed.v1'] as never, enabled: true };
+      await putSubscription(tenant, input, now);
+      const read = async () => (await readWebhookSubscription(tenant))!;
+      const unused = await claimSlot(tenant, await read(), now, 30);
+      // An attempt whose lease ran out settles without taking the slot from its new holder.
+      const overrun = unused.kind === 'slot' && (await settleSlot(tenant, await read(), { slot: unused.slot, lease: 'ran-out' }, true, now));
+      const keptForHolder = unused.kind === 'slot' && (await read())[`slot_${unused.slot}`] === unused.lease;
+      const released = unused.kind === 'slot' && (await releaseSlot(tenant, unused));
+      // Four failures counted already (each failure's write is the same as the fifth's).
+      await tableClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.webhookSubscription(tenant),
+          UpdateExpression: 'SET consecutive_failures = :four',
+          ExpressionAttributeValues: { ':four': BREAKER_THRESHOLD - 1 },
+        }),
+      );
+      const before = await read();
+      const fifth = await claimSlot(tenant, before, now, 30);
+      if (fifth.kind !== 'slot') throw new Error('no slot');
+      const states = [await settleSlot(tenant, before, fifth, false, now)];
+      const opened = await read();
+      const whileOpen = (await claimSlot(tenant, opened, now, 30)).kind;
+      const later = new Date(Date.parse(opened.paused_until!) + 1000);
+      const probe = await claimSlot(tenant, opened, later, 30);
+      if (probe.kind !== 'slot') throw new Error('no probe');
+      const closed = await settleSlot(tenant, opened, probe, true, later);
+      const after = await read();
+      const slotsLeft = Object.keys(after).filter((name) => name.startsWith('slot_')).length;
+      return {
+        overrun,
+        keptForHolder,
+        released,
+        states,
+        failures: opened.consecutive_failures,
+        whileOpen,
+        closed,
+        slotsLeft,
+        paused: after.paused_until ?? null,
+      };
+    });
+    expect(clean).toEqual({
+      overrun: 'closed',
+      keptForHolder: true,
+      released: true,
+      states: ['open'],
+      failures: 5,
+      whileOpen: 'wait',
+      closed: 'closed',
+      slotsLeft: 0,
+      paused: null,
+    });
     expect(lossy).toEqual(clean);
   });
 
