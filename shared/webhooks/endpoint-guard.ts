@@ -98,7 +98,8 @@ export async function claimSlot(tenant: string, s: EndpointState, now: Date, lea
 export async function settleSlot(
   tenant: string,
   s: EndpointState,
-  claim: { slot: number; lease: string },
+  /** The attempt's slot; none when it went ahead without one (it waited its turns already). */
+  claim: { slot: number; lease: string } | undefined,
   delivered: boolean,
   now: Date,
   pauseScale = 1,
@@ -106,18 +107,20 @@ export async function settleSlot(
   // Through the one conditional write, so a retried write never counts a failure twice. A slot
   // whose lease ran out may be another attempt's now: it is left to that one.
   const write = async (expression: string, values: Record<string, unknown> = {}) => {
-    const own = await writeConditionally({
-      update: {
-        TableName: tableName(),
-        Key: keys.webhookSubscription(tenant),
-        UpdateExpression: `REMOVE #slot${expression.startsWith('REMOVE') ? `, ${expression.slice('REMOVE '.length)}` : ` ${expression}`}`,
-        ConditionExpression: 'attribute_exists(pk) AND #slot = :lease',
-        ExpressionAttributeNames: { '#slot': `slot_${claim.slot}` },
-        ExpressionAttributeValues: { ...values, ':lease': claim.lease },
-        ReturnValues: 'ALL_NEW',
-      },
-    });
-    if (own.written) return own.item as EndpointState | undefined;
+    const own =
+      claim &&
+      (await writeConditionally({
+        update: {
+          TableName: tableName(),
+          Key: keys.webhookSubscription(tenant),
+          UpdateExpression: `REMOVE #slot${expression.startsWith('REMOVE') ? `, ${expression.slice('REMOVE '.length)}` : ` ${expression}`}`,
+          ConditionExpression: 'attribute_exists(pk) AND #slot = :lease',
+          ExpressionAttributeNames: { '#slot': `slot_${claim.slot}` },
+          ExpressionAttributeValues: { ...values, ':lease': claim.lease },
+          ReturnValues: 'ALL_NEW',
+        },
+      }));
+    if (own?.written) return own.item as EndpointState | undefined;
     const other = await writeConditionally({
       update: {
         TableName: tableName(),

@@ -11,7 +11,7 @@ import { postPinned } from './http-post.ts';
 import { signatureHeaders } from './signature.ts';
 import { requestExcerpt, responseExcerpt } from './excerpt.ts';
 import { checkWebhookUrl, resolvePublicAddress, type Resolver } from './ssrf.ts';
-import { claimSlot, releaseSlot, settleSlot } from './endpoint-guard.ts';
+import { claimSlot, releaseSlot, type SlotClaim, settleSlot } from './endpoint-guard.ts';
 import { activeSecrets, noteEndpointAttempt, readWebhookSubscription, type StoredSubscription } from './subscription-store.ts';
 
 export const CONNECT_TIMEOUT_MS = 5_000;
@@ -73,6 +73,9 @@ async function attempt(
   };
 }
 
+/** How often a message waits for a busy endpoint before it goes ahead without a slot. */
+const BUSY_WAITS = 3;
+
 /** How often a sender looks for a free slot of a busy endpoint before it puts the message back. */
 const SLOT_LOOKS = 3;
 
@@ -81,13 +84,20 @@ const SLOT_LOOKS = 3;
  * one within moments; putting the message back would cost it seconds). Never longer: a slow
  * endpoint's messages must not hold the sender that every tenant shares.
  */
-async function awaitSlot(tenant: string, subscription: StoredSubscription, now: Date, leaseSeconds: number) {
+async function awaitSlot(tenant: string, subscription: StoredSubscription, now: Date, leaseSeconds: number): Promise<SlotClaim | undefined> {
   let seen = subscription;
-  for (let look = 1; ; look++) {
-    const slot = await claimSlot(tenant, seen, look === 1 ? now : new Date(), leaseSeconds);
-    if (slot.kind === 'slot' || slot.reason === 'paused' || look === SLOT_LOOKS) return slot;
-    await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 100));
-    seen = (await readWebhookSubscription(tenant)) ?? seen;
+  try {
+    for (let look = 1; ; look++) {
+      const slot = await claimSlot(tenant, seen, look === 1 ? now : new Date(), leaseSeconds);
+      if (slot.kind === 'slot' || slot.reason === 'paused' || look === SLOT_LOOKS) return slot;
+      await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 100));
+      seen = (await readWebhookSubscription(tenant)) ?? seen;
+    }
+  } catch (error) {
+    // The guard serves fairness, not correctness: when its table cannot be reached, the
+    // attempt goes ahead without a slot rather than the message waiting out its visibility.
+    logger.warn('webhook endpoint slot not claimed', { tenant, error: (error as Error).name });
+    return undefined;
   }
 }
 
@@ -98,8 +108,11 @@ export type MessageAction =
   | { kind: 'held'; inSeconds: number; busyWaits?: number }
   | { kind: 'dead_letter' };
 
-/** Each wait for a busy endpoint twice as long as the one before (1 s, 2 s, … at most 64 s), jittered. */
-const busyWait = (waits: number) => Math.min(64, 2 ** waits) * (1 + Math.random());
+/**
+ * Each wait for a busy endpoint twice as long as the one before (1 s, 2 s, …), jittered, at
+ * most one attempt's timeout: by then every slot has been given back or its attempt has failed.
+ */
+const busyWait = (waits: number, settings: SenderSettings) => Math.min((TOTAL_TIMEOUT_MS * settings.timeoutScale) / 1000, 2 ** waits) * (1 + Math.random() / 2);
 
 /** A queue message: which delivery to look at now; `from_dead_letter_queue` marks a message put in the DLQ (so a redrive may retry). */
 export interface DeliveryMessage {
@@ -124,9 +137,11 @@ export async function handleDeliveryMessage(
   const subscription = await readWebhookSubscription(tenant);
   const slot = subscription ? await awaitSlot(tenant, subscription, now, leaseSeconds) : undefined;
   if (slot?.kind === 'wait' && slot.reason === 'paused') return { kind: 'held', inSeconds: Math.max(1, slot.seconds) };
-  if (slot?.kind === 'wait') return { kind: 'held', inSeconds: busyWait(busy_waits), busyWaits: busy_waits + 1 };
+  // A busy endpoint's message waits its turn a few times, then goes ahead without a slot: the
+  // cap shapes a burst, and the breaker (not the waiting) stops an endpoint that is failing.
+  if (slot?.kind === 'wait' && busy_waits < BUSY_WAITS) return { kind: 'held', inSeconds: busyWait(busy_waits, settings), busyWaits: busy_waits + 1 };
   const claim = await claimDelivery(tenant, delivery_id, now, leaseSeconds, from_dead_letter_queue === true);
-  if (claim.kind !== 'claimed' && slot) await releaseSlot(tenant, slot);
+  if (claim.kind !== 'claimed' && slot?.kind === 'slot') await releaseSlot(tenant, slot).catch(() => false);
   if (claim.kind === 'finished') return { kind: 'done' };
   // Its attempts are used up and its move to the DLQ did not happen: move it, attempt nothing.
   if (claim.kind === 'dead_lettered') return { kind: 'dead_letter' };
@@ -137,8 +152,8 @@ export async function handleDeliveryMessage(
   const { status, retryInSeconds } = await recordDeliveryAttempt(claimed, outcome, claim.lease, settings.backoffScale);
   // The endpoint's bookkeeping after the attempt's own record: should it fail, the slot's lease
   // ends by itself and the breaker counts the next attempt.
-  if (slot?.kind === 'slot' && subscription) {
-    await settleSlot(tenant, subscription, slot, outcome.error === null, now, settings.backoffScale).catch((error: Error) =>
+  if (subscription && slot) {
+    await settleSlot(tenant, subscription, slot.kind === 'slot' ? slot : undefined, outcome.error === null, now, settings.backoffScale).catch((error: Error) =>
       logger.warn('webhook endpoint slot not settled', { tenant, delivery_id, error: error.name }),
     );
   }
