@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { mapWithConcurrency } from '#shared/async/concurrency.ts';
 import { ENDPOINT_SLOTS } from '#shared/webhooks/endpoint-guard.ts';
+import { QUEUE_DEFINITIONS } from '#shared/storage/definition.ts';
 import { admitWebhookSend, WEBHOOK_SEND_LIMIT } from '#shared/webhooks/send-limit.ts';
 import { eventually } from '../support/eventually.ts';
 import { startHangingEndpoint, startReceiver } from '../support/receiver.ts';
@@ -12,7 +13,7 @@ const subscribe = async (key: TestKey, url: string) =>
 const health = async (key: TestKey) => (await call(key, 'GET', '/webhook-subscription')).body.health as { breaker: string; paused_until: string | null };
 
 describe('a hanging endpoint of one tenant', () => {
-  it("does not delay another tenant's deliveries; its breaker opens, and closes once it answers", { timeout: 180_000 }, async () => {
+  it("does not delay another tenant's deliveries; its breaker opens, and closes once it answers", { timeout: 600_000 }, async () => {
     const hanging = await startHangingEndpoint();
     const receiver = await startReceiver(() => 'ok');
     try {
@@ -65,15 +66,20 @@ describe('a hanging endpoint of one tenant', () => {
         { timeoutMs: 30_000, everyMs: 200 },
       );
       expect(closed).toMatchObject({ breaker: 'closed', paused_until: null });
-      // A's deliveries arrive once it answers. The test's 1 s pauses give far more probes than
-      // AWS's 30 s to 10 min ones, so a delivery probed 8 times is dead-lettered (replayable).
+      // A's deliveries arrive once it answers: none is lost. The test's 1 s pauses give far more
+      // probes than AWS's 30 s to 10 min ones, so a delivery probed 8 times is dead-lettered
+      // (replayable). Most settle within seconds; now and then one takes the queue's visibility
+      // timeout to come back (a known defect, named in the README): the wait allows for it.
       const count = async (status: string) => (await call(a, 'GET', '/webhook-deliveries', { query: { status, limit: '200' } })).body.data.length as number;
       const settled = await eventually(
         async () => ({ delivered: await count('delivered'), dead: await count('dead_lettered') }),
         ({ delivered, dead }) => delivered + dead === 100,
-        { timeoutMs: 90_000, everyMs: 500 },
+        { timeoutMs: (QUEUE_DEFINITIONS.webhooks.visibilityTimeoutSeconds + 60) * 1000, everyMs: 1000 },
       );
-      expect(settled.delivered + settled.dead).toBe(100);
+      const unsettled = (await call(a, 'GET', '/webhook-deliveries', { query: { limit: '200' } })).body.data.filter(
+        (d: { status: string }) => d.status !== 'delivered' && d.status !== 'dead_lettered',
+      );
+      expect(settled.delivered + settled.dead, `not settled: ${JSON.stringify(unsettled).slice(0, 800)}`).toBe(100);
       expect(settled.dead).toBeLessThanOrEqual(whileHanging / 8);
     } finally {
       await hanging.close();
