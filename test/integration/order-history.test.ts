@@ -43,6 +43,8 @@ describe('order history', () => {
     // Still writable through the API, as a partner would find it.
     const patched = await call(key, 'PATCH', '/orders/long-lived', { body: { source_version: String(PATCHES + 2), priority: 7 } });
     expect(patched.status).toBe(200);
+    // The stream's scheduler moves the re-validated order on; compare the history with the order once it rests.
+    await waitForOrder(key, 'long-lived', (o) => o.processing_state === 'scheduled' && o.source_version === String(PATCHES + 2));
     const orderPk = keys.order(key.tenant, 'long-lived').pk;
     const { Item } = await tableClient().send(new GetCommand({ TableName: tableName(), Key: { pk: orderPk, sk: 'ORDER' }, ConsistentRead: true }));
     expect(Buffer.byteLength(JSON.stringify(marshall(Item!, { convertClassInstanceToMap: true })))).toBeLessThan(4_096);
