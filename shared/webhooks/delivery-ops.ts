@@ -73,12 +73,13 @@ export interface AttemptRecord {
 export async function deliveryWithAttempts(tenant: string, deliveryId: string): Promise<{ delivery: FoundDelivery; attempts: AttemptRecord[] } | undefined> {
   const { pk } = keys.delivery(tenant, deliveryId);
   const { Items = [] } = await tableClient().send(
-    new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } }),
+    new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ConsistentRead: true }),
   );
   const item = Items.find((i) => i.entity === 'delivery');
   if (!item) return undefined;
   const { payload: _payload, ...delivery } = item as FoundDelivery & { payload?: string };
-  const attempts = Items.filter((i) => i.entity === 'delivery_attempt').map(
+  // An entry past the delivery's count is an attempt whose record has not landed (or never will).
+  const attempts = Items.filter((i) => i.entity === 'delivery_attempt' && (i.attempt as number) <= (item.attempts as number)).map(
     ({ attempt, at, status_code, error, latency_ms, request_excerpt, response_excerpt }) =>
       ({ attempt, at, status_code, error, latency_ms, request_excerpt, response_excerpt }) as AttemptRecord,
   );

@@ -214,6 +214,26 @@ export async function recordDeliveryAttempt(
   };
   delete next.delivering_until;
   const { gsi2pk: _a, gsi2sk: _b, queue_message: _c, ...rest } = next as StoredDelivery & Record<string, unknown>;
+  // The attempt's log entry first, so a delivery never reads as attempted without it (readers
+  // show entries up to the delivery's `attempts`). Per attempt number, a later claim's entry
+  // replaces an earlier one's, never the reverse: the log agrees with the delivery's record.
+  await landed({
+    put: {
+      TableName: tableName(),
+      Item: {
+        ...keys.deliveryAttempt(previous.pk, attempts),
+        entity: 'delivery_attempt',
+        attempt: attempts,
+        lease,
+        ...lastAttempt,
+        request_excerpt: outcome.requestExcerpt,
+        response_excerpt: outcome.responseExcerpt,
+        expires_at: Math.floor(outcome.at.getTime() / 1000) + DELIVERY_RETENTION_SECONDS,
+      },
+      ConditionExpression: 'attribute_not_exists(pk) OR lease <= :lease',
+      ExpressionAttributeValues: { ':lease': lease },
+    },
+  });
   // Only the holder of the current lease records: a sender whose lease ran out while it waited
   // on a slow receiver must never overwrite what a later sender wrote (`delivered` above all).
   const recorded = await landed({
@@ -230,21 +250,5 @@ export async function recordDeliveryAttempt(
     },
   });
   if (!recorded) return { status: 'superseded', retryInSeconds: 0 };
-  // The attempt log entry is informational: written after the delivery, once per attempt number.
-  await landed({
-    put: {
-      TableName: tableName(),
-      Item: {
-        ...keys.deliveryAttempt(previous.pk, attempts),
-        entity: 'delivery_attempt',
-        attempt: attempts,
-        ...lastAttempt,
-        request_excerpt: outcome.requestExcerpt,
-        response_excerpt: outcome.responseExcerpt,
-        expires_at: Math.floor(outcome.at.getTime() / 1000) + DELIVERY_RETENTION_SECONDS,
-      },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    },
-  });
   return { status, retryInSeconds: retryIn };
 }

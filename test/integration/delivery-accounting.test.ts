@@ -10,6 +10,7 @@ import '../support/stack.ts';
 import { startReceiver } from '../support/receiver.ts';
 import { tableClient, tableName } from '#shared/storage/clients.ts';
 import { keys } from '#shared/storage/keys.ts';
+import { deliveryWithAttempts } from '#shared/webhooks/delivery-ops.ts';
 import { claimDelivery, recordDeliveryAttempt } from '#shared/webhooks/delivery-store.ts';
 import { processDeliveryRecord, RetryLater, type SenderQueue } from '#shared/webhooks/sender.ts';
 import { putSubscription } from '#shared/webhooks/subscription-store.ts';
@@ -112,6 +113,24 @@ describe('webhook attempt accounting', () => {
     expect((await recordDeliveryAttempt(later.delivery, outcome(200), later.lease)).status).toBe('delivered');
     expect((await recordDeliveryAttempt(first.delivery, outcome(500), first.lease)).status).toBe('superseded');
     expect(await stored(tenant, id)).toMatchObject({ status: 'delivered', attempts: 1 });
+    expect((await deliveryWithAttempts(tenant, id))?.attempts).toEqual([expect.objectContaining({ attempt: 1, status_code: 200 })]);
+  });
+
+  it('shows an attempt in the delivery’s log exactly when the delivery counts it, whichever sender records first', async () => {
+    const { tenant, id } = await failingDelivery();
+    const t0 = new Date();
+    const first = await claimDelivery(tenant, id, t0, 1);
+    const later = await claimDelivery(tenant, id, new Date(t0.getTime() + 2_000), 30);
+    if (first.kind !== 'claimed' || later.kind !== 'claimed') throw new Error('not claimed');
+    const outcome = (statusCode: number) => ({ at: new Date(), statusCode, error: null, latencyMs: 1, requestExcerpt: '', responseExcerpt: '' });
+    // The sender whose lease ran out records first: its attempt is not the delivery's.
+    expect((await recordDeliveryAttempt(first.delivery, outcome(500), first.lease)).status).toBe('superseded');
+    expect(await deliveryWithAttempts(tenant, id)).toMatchObject({ delivery: { attempts: 0 }, attempts: [] });
+    expect((await recordDeliveryAttempt(later.delivery, outcome(200), later.lease)).status).toBe('delivered');
+    expect(await deliveryWithAttempts(tenant, id)).toMatchObject({
+      delivery: { status: 'delivered', attempts: 1 },
+      attempts: [expect.objectContaining({ attempt: 1, status_code: 200 })],
+    });
   });
 
   // The SDK's own repeat of a record write whose answer was lost: test/integration/lost-responses.test.ts.
