@@ -175,6 +175,25 @@ export async function claimDelivery(tenant: string, id: string, now: Date, lease
   return refusal(claimed.item ? deliveryFromItem(claimed.item) : undefined, now);
 }
 
+/**
+ * Moves the reconciler's look at a delivery on to `handleBy` (and the grace), never earlier:
+ * a delivery held while its endpoint is paused has a message coming back then, and must not
+ * gain a second one from the reconciler for every grace period the pause lasts. A delivery
+ * that is finished (no due entry) is left alone.
+ */
+export async function deferDelivery(tenant: string, id: string, handleBy: Date): Promise<boolean> {
+  const { gsi2sk } = dueFor(keys.delivery(tenant, id).pk, tenant, id, handleBy);
+  return landed({
+    update: {
+      TableName: tableName(),
+      Key: keys.delivery(tenant, id),
+      UpdateExpression: 'SET gsi2sk = :due',
+      ConditionExpression: 'gsi2sk < :due',
+      ExpressionAttributeValues: { ':due': gsi2sk },
+    },
+  });
+}
+
 export interface AttemptOutcome {
   at: Date;
   statusCode: number | null;

@@ -6,7 +6,7 @@ import { lookup } from 'node:dns/promises';
 import { logger } from '../logging/logger.ts';
 import { METRIC } from '../observability/metric-names.ts';
 import { countMetric, millisecondsMetric } from '../observability/metrics.ts';
-import { type AttemptOutcome, claimDelivery, recordDeliveryAttempt, type StoredDelivery } from './delivery-store.ts';
+import { type AttemptOutcome, claimDelivery, deferDelivery, recordDeliveryAttempt, type StoredDelivery } from './delivery-store.ts';
 import { postPinned } from './http-post.ts';
 import { signatureHeaders } from './signature.ts';
 import { requestExcerpt, responseExcerpt } from './excerpt.ts';
@@ -136,7 +136,11 @@ export async function handleDeliveryMessage(
   // without being claimed and without spending an attempt.
   const subscription = await readWebhookSubscription(tenant);
   const slot = subscription ? await awaitSlot(tenant, subscription, now, leaseSeconds) : undefined;
-  if (slot?.kind === 'wait' && slot.reason === 'paused') return { kind: 'held', inSeconds: Math.max(1, slot.seconds) };
+  if (slot?.kind === 'wait' && slot.reason === 'paused') {
+    const inSeconds = Math.max(1, slot.seconds);
+    await deferDelivery(tenant, delivery_id, new Date(now.getTime() + inSeconds * 1000));
+    return { kind: 'held', inSeconds };
+  }
   // A busy endpoint's message waits its turn a few times, then goes ahead without a slot: the
   // cap shapes a burst, and the breaker (not the waiting) stops an endpoint that is failing.
   if (slot?.kind === 'wait' && busy_waits < BUSY_WAITS) return { kind: 'held', inSeconds: busyWait(busy_waits, settings), busyWaits: busy_waits + 1 };

@@ -4,11 +4,11 @@
  * attempt, and a sender whose lease ran out never overwrites what a later sender wrote.
  */
 import { randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../support/stack.ts';
 import { startReceiver } from '../support/receiver.ts';
-import { tableClient, tableName } from '#shared/storage/clients.ts';
+import { queueRedeliveryGraceSeconds, tableClient, tableName } from '#shared/storage/clients.ts';
 import { keys } from '#shared/storage/keys.ts';
 import { deliveryWithAttempts } from '#shared/webhooks/delivery-ops.ts';
 import { claimDelivery, recordDeliveryAttempt } from '#shared/webhooks/delivery-store.ts';
@@ -73,6 +73,43 @@ describe('webhook attempt accounting', () => {
     expect(queue.sentAgain[0]!.delay).toBeLessThanOrEqual(900);
     expect(receiver.received.length).toBe(received);
     expect((await stored(tenant, id)).attempts).toBe(1);
+  });
+
+  it('holds a delivery whose endpoint is paused without an attempt, and moves the reconciler’s look past the hold', async () => {
+    const { tenant, id, body } = await failingDelivery();
+    const now = Date.now();
+    const due = keys.due(keys.delivery(tenant, id).pk, new Date(now + 60_000).toISOString());
+    const pausedUntil = new Date(now + 600_000).toISOString();
+    await tableClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.delivery(tenant, id),
+        UpdateExpression: 'SET gsi2pk = :pk, gsi2sk = :sk',
+        ExpressionAttributeValues: { ':pk': due.gsi2pk, ':sk': due.gsi2sk },
+      }),
+    );
+    await tableClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.webhookSubscription(tenant),
+        UpdateExpression: 'SET paused_until = :until',
+        ExpressionAttributeValues: { ':until': pausedUntil },
+      }),
+    );
+    const sentAgain: number[] = [];
+    const senderQueue: SenderQueue = {
+      sendToDeadLetterQueue: async () => undefined,
+      retryIn: async () => undefined,
+      sendAgain: async (_b, delay) => void sentAgain.push(delay),
+    };
+    const received = receiver.received.length;
+    await expect(processDeliveryRecord({ body, receiptHandle: 'r' }, settings, senderQueue)).resolves.toBeUndefined();
+    expect(receiver.received.length).toBe(received);
+    expect(await stored(tenant, id)).toMatchObject({ status: 'queued', attempts: 0 });
+    // Back when the pause has passed (spread over up to twice its rest), and not looked at by the reconciler before then and its grace.
+    expect(sentAgain).toHaveLength(1);
+    expect(sentAgain[0]).toBeGreaterThanOrEqual(590);
+    expect(Date.parse((await stored(tenant, id)).gsi2sk)).toBeGreaterThanOrEqual(now + (sentAgain[0]! - 1 + queueRedeliveryGraceSeconds()) * 1000);
   });
 
   it('moves an 8th failure to the DLQ even when the first move fails, and never attempts a 9th time', async () => {

@@ -237,7 +237,7 @@ describe('a conditional write whose answer was lost', () => {
   });
 
   it('deliveries: enqueued once, claimed by its sender (not "held"), its attempt recorded (not "superseded")', async () => {
-    const { enqueueDelivery, claimDelivery, recordDeliveryAttempt } = await import('#shared/webhooks/delivery-store.ts');
+    const { enqueueDelivery, claimDelivery, deferDelivery, recordDeliveryAttempt } = await import('#shared/webhooks/delivery-store.ts');
     const { clean, lossy } = await bothWays(async () => {
       const tenant = tenantId();
       const id = `dlv_${randomUUID()}`;
@@ -254,9 +254,22 @@ describe('a conditional write whose answer was lost', () => {
       if (claim.kind !== 'claimed') return { enqueued, claim: claim.kind };
       const outcome = { at: new Date(), statusCode: 200, error: null, latencyMs: 5, requestExcerpt: '', responseExcerpt: '' };
       const recorded = await recordDeliveryAttempt(claim.delivery, outcome, claim.lease);
-      return { enqueued, claim: claim.kind, recorded: recorded.status, attempts: claim.delivery.attempts };
+      // A delivery held for a paused endpoint: the reconciler's look at it moves on, never back.
+      const held = `dlv_${randomUUID()}`;
+      await enqueueDelivery(tenant, held, event as never, '{}', null, new Date(), { parked: true });
+      const dueIn = (hours: number) => keys.due(keys.delivery(tenant, held).pk, new Date(Date.now() + hours * 3_600_000).toISOString());
+      await tableClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.delivery(tenant, held),
+          UpdateExpression: 'SET gsi2pk = :pk, gsi2sk = :sk',
+          ExpressionAttributeValues: { ':pk': dueIn(1).gsi2pk, ':sk': dueIn(1).gsi2sk },
+        }),
+      );
+      const deferred = [await deferDelivery(tenant, held, new Date(Date.now() + 2 * 3_600_000)), await deferDelivery(tenant, held, new Date())];
+      return { enqueued, claim: claim.kind, recorded: recorded.status, attempts: claim.delivery.attempts, deferred };
     });
-    expect(clean).toEqual({ enqueued: true, claim: 'claimed', recorded: 'delivered', attempts: 0 });
+    expect(clean).toEqual({ enqueued: true, claim: 'claimed', recorded: 'delivered', attempts: 0, deferred: [true, false] });
     expect(lossy).toEqual(clean);
   });
 
