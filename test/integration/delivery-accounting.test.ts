@@ -10,6 +10,7 @@ import '../support/stack.ts';
 import { startReceiver } from '../support/receiver.ts';
 import { queueRedeliveryGraceSeconds, tableClient, tableName } from '#shared/storage/clients.ts';
 import { keys } from '#shared/storage/keys.ts';
+import { dueAttributes } from '#shared/queue/outbox-queue.ts';
 import { deliveryWithAttempts } from '#shared/webhooks/delivery-ops.ts';
 import { claimDelivery, recordDeliveryAttempt } from '#shared/webhooks/delivery-store.ts';
 import { processDeliveryRecord, RetryLater, type SenderQueue } from '#shared/webhooks/sender.ts';
@@ -78,14 +79,14 @@ describe('webhook attempt accounting', () => {
   it('holds a delivery whose endpoint is paused without an attempt, and moves the reconciler’s look past the hold', async () => {
     const { tenant, id, body } = await failingDelivery();
     const now = Date.now();
-    const due = keys.due(keys.delivery(tenant, id).pk, new Date(now + 60_000).toISOString());
+    const due = dueAttributes(keys.delivery(tenant, id).pk, new Date(now + 60_000), { body });
     const pausedUntil = new Date(now + 600_000).toISOString();
     await tableClient().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.delivery(tenant, id),
-        UpdateExpression: 'SET gsi2pk = :pk, gsi2sk = :sk',
-        ExpressionAttributeValues: { ':pk': due.gsi2pk, ':sk': due.gsi2sk },
+        UpdateExpression: 'SET gsi2pk = :pk, gsi2sk = :sk, queue_message = :m',
+        ExpressionAttributeValues: { ':pk': due.gsi2pk, ':sk': due.gsi2sk, ':m': due.queue_message },
       }),
     );
     await tableClient().send(

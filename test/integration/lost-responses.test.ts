@@ -18,6 +18,7 @@ import { droppedConnection } from '#local/faults.ts';
 import { repoRoot } from '../support/paths.ts';
 import { decorateClients, dynamoClient, tableClient, tableName } from '#shared/storage/clients.ts';
 import { keys } from '#shared/storage/keys.ts';
+import { dueAttributes } from '#shared/queue/outbox-queue.ts';
 
 /** Where each conditional write was made from (file:line), and how many first attempts were lost. */
 const sites = new Set<string>();
@@ -257,16 +258,17 @@ describe('a conditional write whose answer was lost', () => {
       // A delivery held for a paused endpoint: the reconciler's look at it moves on, never back.
       const held = `dlv_${randomUUID()}`;
       await enqueueDelivery(tenant, held, event as never, '{}', null, new Date(), { parked: true });
-      const dueIn = (hours: number) => keys.due(keys.delivery(tenant, held).pk, new Date(Date.now() + hours * 3_600_000).toISOString());
+      const due = dueAttributes(keys.delivery(tenant, held).pk, new Date(Date.now() + 3_600_000), { body: JSON.stringify({ tenant, delivery_id: held }) });
+      const setDue = 'SET gsi2pk = :pk, gsi2sk = :sk, queue_message = :m';
+      const dueValues = { ':pk': due.gsi2pk, ':sk': due.gsi2sk, ':m': due.queue_message };
       await tableClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.delivery(tenant, held),
-          UpdateExpression: 'SET gsi2pk = :pk, gsi2sk = :sk',
-          ExpressionAttributeValues: { ':pk': dueIn(1).gsi2pk, ':sk': dueIn(1).gsi2sk },
-        }),
+        new UpdateCommand({ TableName: tableName(), Key: keys.delivery(tenant, held), UpdateExpression: setDue, ExpressionAttributeValues: dueValues }),
       );
       const deferred = [await deferDelivery(tenant, held, new Date(Date.now() + 2 * 3_600_000)), await deferDelivery(tenant, held, new Date())];
+      // Nothing left for the shared stack's reconciler: a parked delivery has no due entry.
+      await tableClient().send(
+        new UpdateCommand({ TableName: tableName(), Key: keys.delivery(tenant, held), UpdateExpression: 'REMOVE gsi2pk, gsi2sk, queue_message' }),
+      );
       return { enqueued, claim: claim.kind, recorded: recorded.status, attempts: claim.delivery.attempts, deferred };
     });
     expect(clean).toEqual({ enqueued: true, claim: 'claimed', recorded: 'delivered', attempts: 0, deferred: [true, false] });

@@ -53,6 +53,8 @@ export default async function setup(project: TestProject) {
       WEBHOOK_TIMEOUT_SCALE: '0.1',
     },
     reconcileEveryMs: 60_000,
+    // The runtime's own lines (a poller's error, a skipped stream record) beside the handlers'.
+    log: (line: string) => appendFileSync(logFile, `${JSON.stringify({ level: 'RUNTIME', timestamp: new Date().toISOString(), message: line })}\n`),
   });
   project.provide('stack', { baseUrl: stack.baseUrl, env: stack.env });
   project.provide('logFile', logFile);
