@@ -36,10 +36,13 @@ const queue: SenderQueue = {
  * failed for another reason is, so Lambda's Errors metric (and its alarm) sees it. Single
  * failures are counted as SenderFailures and logged with delivery id, tenant and error class.
  */
-const processor = new BatchProcessor(EventType.SQS);
 const recordHandler = (record: SQSRecord) => processDeliveryRecord(record, settings, queue);
 
 export const handler = async (event: SQSEvent, context: Context) => {
+  // One processor per invocation: it holds the batch's failures, and invocations that share a
+  // process (the local runtime runs concurrent ones in one) must not reset each other's. Shared,
+  // one invocation's start dropped another's retries from its answer, and their messages were deleted.
+  const processor = new BatchProcessor(EventType.SQS);
   const response = await processPartialResponse(event, recordHandler, processor, { context, throwOnFullBatchFailure: false });
   const failures = processor.errors.filter((error) => !(error instanceof RetryLater));
   if (event.Records.length > 0 && failures.length === event.Records.length) throw new FullBatchFailureError(failures);

@@ -6,8 +6,14 @@
 import { readFileSync } from 'node:fs';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { describe, expect, inject, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import '../support/stack.ts';
 import { eventually } from '../support/eventually.ts';
+import { startReceiver } from '../support/receiver.ts';
+import { tableClient, tableName } from '#shared/storage/clients.ts';
+import { keys } from '#shared/storage/keys.ts';
+import { putSubscription } from '#shared/webhooks/subscription-store.ts';
 
 const { handler } = await import('#functions/workers/webhook-sender.ts');
 
@@ -46,6 +52,45 @@ describe('the webhook sender', () => {
     expect(lines).toContainEqual(expect.objectContaining({ level: 'ERROR', tenant: 't-sender-a', delivery_id: { not: 'an id' }, error: expect.any(String) }));
     const metrics = await logged((l) => l.startsWith('{"_aws"') && l.includes('"SenderFailures"'));
     expect(metrics.length).toBeGreaterThan(0);
+  });
+
+  it('answers each of two invocations running at once with its own failures (the local runtime runs them in one process)', async () => {
+    const receiver = await startReceiver(() => 'ok', { delayMs: 800, handMadePayloads: true });
+    try {
+      const tenant = `t-${randomUUID().slice(0, 8)}`;
+      await putSubscription(tenant, { url: receiver.url, event_types: ['commerce.order.status_changed.v1'], enabled: true }, new Date());
+      const slow = `dlv_${randomUUID().replaceAll('-', '')}`;
+      const at = new Date().toISOString();
+      const delivery = {
+        ...keys.delivery(tenant, slow),
+        entity: 'delivery',
+        tenant,
+        delivery_id: slow,
+        event_id: `evt_${slow}`,
+        event_type: 'commerce.order.status_changed.v1',
+        external_order_id: 'o-1',
+        status: 'queued',
+        attempts: 0,
+        created_at: at,
+        delivered_at: null,
+        next_attempt_at: at,
+        replay_of: null,
+        last_attempt: null,
+        payload: '{"x":1}',
+        list_view: { status: 'queued' },
+      };
+      await tableClient().send(new PutCommand({ TableName: tableName(), Item: delivery }));
+      // The first fails at once and its slow neighbour keeps the invocation open while the second runs.
+      const first = handler({ Records: [record('x-broken', broken(tenant)), record('x-slow', JSON.stringify({ tenant, delivery_id: slow }))] }, context);
+      await new Promise((r) => setTimeout(r, 200));
+      const second = await handler({ Records: [record('y-gone', JSON.stringify({ tenant, delivery_id: 'dlv_gone' }))] }, context);
+      expect(second.batchItemFailures).toEqual([]);
+      // Its failed message stays in the queue; an answer without it would have it deleted, and lost.
+      expect((await first).batchItemFailures).toEqual([{ itemIdentifier: 'x-broken' }]);
+      expect(receiver.received).toHaveLength(1);
+    } finally {
+      await receiver.close();
+    }
   });
 
   it('raises when every message of the batch failed so, which Lambda counts as an error', async () => {
