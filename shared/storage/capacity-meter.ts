@@ -1,6 +1,9 @@
 /**
  * Consumed-capacity metering for benchmarks and cost figures: when COST_METERING is on,
- * every DynamoDB call asks for ReturnConsumedCapacity and the units are added up here.
+ * every DynamoDB call asks for ReturnConsumedCapacity (per index) and the units are added up
+ * here twice: as DynamoDB Local reports them, and as DynamoDB bills them. The two differ:
+ * Local doubles a transaction's index writes where DynamoDB doubles only the table's, and
+ * reports nothing for a write whose condition failed, which DynamoDB bills (at least 1 WCU).
  * Off by default: asking costs nothing on AWS, but the bookkeeping is for measurements only.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -9,16 +12,22 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 export interface CapacityTotals {
   calls: number;
   readUnits: number;
+  /** As DynamoDB Local reports them. */
   writeUnits: number;
+  /** As DynamoDB bills them (billedWriteUnits). */
+  billedWriteUnits: number;
+  /** Writes refused by their condition: billed, not reported. */
+  failedConditionalWrites: number;
 }
 
-const totals: CapacityTotals = { calls: 0, readUnits: 0, writeUnits: 0 };
+const empty = (): CapacityTotals => ({ calls: 0, readUnits: 0, writeUnits: 0, billedWriteUnits: 0, failedConditionalWrites: 0 });
+const totals: CapacityTotals = empty();
 /** Per-request totals, for the cost figures of each endpoint. */
 const scope = new AsyncLocalStorage<CapacityTotals>();
 
 /** Runs `fn` and answers what its own DynamoDB calls consumed (concurrent work is not counted). */
 export async function withCapacityScope<T>(fn: () => Promise<T>): Promise<{ result: T; capacity: CapacityTotals }> {
-  const capacity: CapacityTotals = { calls: 0, readUnits: 0, writeUnits: 0 };
+  const capacity = empty();
   const result = await scope.run(capacity, fn);
   return { result, capacity };
 }
@@ -26,27 +35,54 @@ export async function withCapacityScope<T>(fn: () => Promise<T>): Promise<{ resu
 export const capacityTotals = (): CapacityTotals => ({ ...totals });
 
 export function resetCapacityTotals(): void {
-  totals.calls = 0;
-  totals.readUnits = 0;
-  totals.writeUnits = 0;
+  Object.assign(totals, empty());
 }
 
-interface Consumed {
+interface Units {
   ReadCapacityUnits?: number;
   WriteCapacityUnits?: number;
   CapacityUnits?: number;
 }
 
-function add(consumed: Consumed | Consumed[] | undefined, isWrite: boolean): void {
+/** One table's part of a call's ConsumedCapacity, asked for with ReturnConsumedCapacity INDEXES. */
+export interface Consumed extends Units {
+  Table?: Units;
+  GlobalSecondaryIndexes?: Record<string, Units>;
+  LocalSecondaryIndexes?: Record<string, Units>;
+}
+
+const writeUnitsOf = (u: Units | undefined) => u?.WriteCapacityUnits ?? u?.CapacityUnits ?? 0;
+
+/**
+ * What DynamoDB bills for a write call's consumed capacity: a transaction pays twice for each
+ * table write and once for each index write its items cause; any other write pays the units
+ * reported. (DynamoDB Local reports a transaction's index writes doubled as well.)
+ */
+export function billedWriteUnits(commandName: string, consumed: Consumed[]): number {
+  if (commandName !== 'TransactWriteItemsCommand') return consumed.reduce((sum, c) => sum + writeUnitsOf(c), 0);
+  return consumed.reduce((sum, c) => {
+    if (!c.Table) return sum + writeUnitsOf(c);
+    const indexes = [...Object.values(c.GlobalSecondaryIndexes ?? {}), ...Object.values(c.LocalSecondaryIndexes ?? {})];
+    return sum + writeUnitsOf(c.Table) + indexes.reduce((n, u) => n + writeUnitsOf(u), 0) / 2;
+  }, 0);
+}
+
+/** A single-item write whose condition failed: DynamoDB bills it at least 1 WCU (more for a larger item, which Local does not show). */
+export const FAILED_CONDITIONAL_WRITE_UNITS = 1;
+
+function add(commandName: string, consumed: Consumed | Consumed[] | undefined, failedCondition = false): void {
   const local = scope.getStore();
-  if (local) local.calls++;
-  for (const c of [consumed ?? []].flat()) {
-    const read = c.ReadCapacityUnits ?? (isWrite ? 0 : (c.CapacityUnits ?? 0));
-    const write = c.WriteCapacityUnits ?? (isWrite ? (c.CapacityUnits ?? 0) : 0);
-    for (const t of local ? [totals, local] : [totals]) {
-      t.readUnits += read;
-      t.writeUnits += write;
-    }
+  const isWrite = WRITE_COMMANDS.has(commandName);
+  const all = [consumed ?? []].flat();
+  const read = isWrite ? 0 : all.reduce((sum, c) => sum + (c.ReadCapacityUnits ?? c.CapacityUnits ?? 0), 0);
+  const write = isWrite ? all.reduce((sum, c) => sum + writeUnitsOf(c), 0) : 0;
+  const billed = isWrite ? billedWriteUnits(commandName, all) + (failedCondition ? FAILED_CONDITIONAL_WRITE_UNITS : 0) : 0;
+  for (const t of local ? [totals, local] : [totals]) {
+    t.calls++;
+    t.readUnits += read;
+    t.writeUnits += write;
+    t.billedWriteUnits += billed;
+    if (failedCondition) t.failedConditionalWrites++;
   }
 }
 
@@ -62,11 +98,18 @@ export const WRITE_COMMANDS: ReadonlySet<string> = new Set([
 export function meterCapacity(client: DynamoDBClient): void {
   client.middlewareStack.add(
     (next, context) => async (args) => {
-      (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'TOTAL';
-      const result = await next(args);
-      totals.calls++;
-      add((result.output as { ConsumedCapacity?: Consumed | Consumed[] }).ConsumedCapacity, WRITE_COMMANDS.has(context.commandName ?? ''));
-      return result;
+      (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'INDEXES';
+      const commandName = context.commandName ?? '';
+      try {
+        const result = await next(args);
+        add(commandName, (result.output as { ConsumedCapacity?: Consumed | Consumed[] }).ConsumedCapacity);
+        return result;
+      } catch (error) {
+        // DynamoDB Local answers a refused condition without the capacity DynamoDB bills for it.
+        const refused = (error as { name?: string }).name === 'ConditionalCheckFailedException';
+        add(commandName, undefined, refused && WRITE_COMMANDS.has(commandName));
+        throw error;
+      }
     },
     { step: 'initialize', name: 'capacityMeter' },
   );
