@@ -21,31 +21,63 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { ListMessageMoveTasksCommand, StartMessageMoveTaskCommand } from '@aws-sdk/client-sqs';
+import { type CommandHelp, failUsage, knownCommand, parseCli } from './cli.ts';
 import { localDataDir } from './data-dir.ts';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '#shared/webhooks/webhook-schemas.ts';
 
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
-  options: {
-    tenant: { type: 'string' },
-    scopes: { type: 'string' },
-    'key-id': { type: 'string' },
-    config: { type: 'string' },
-    json: { type: 'boolean', default: false },
-    stack: { type: 'string' },
-    region: { type: 'string' },
-    status: { type: 'string' },
-    'event-type': { type: 'string' },
-    since: { type: 'string' },
-    limit: { type: 'string' },
-    rate: { type: 'string' },
-    force: { type: 'boolean', default: false },
+/** Every command with an example: `--help` prints them (or the one asked about), the default case their usages. */
+const COMMANDS: readonly CommandHelp[] = [
+  { command: 'keys create', usage: 'keys create --tenant T --scopes a,b [--json]', example: 'keys create --tenant acme --scopes orders:read,orders:write' },
+  { command: 'keys revoke', usage: 'keys revoke --key-id K', example: 'keys revoke --key-id key_0123456789abcdef' },
+  { command: 'keys reissue-legacy', usage: 'keys reissue-legacy [--json]', example: 'keys reissue-legacy --json' },
+  { command: 'tenants put', usage: 'tenants put --tenant T --config FILE', example: 'tenants put --tenant acme --config acme.json' },
+  { command: 'dlq list', usage: 'dlq list', example: 'dlq list' },
+  {
+    command: 'dlq redrive',
+    usage: 'dlq redrive [--tenant T] [--event-type E] [--since TIME] [--rate N]   (--since: the delivery was created at or after TIME, RFC 3339)',
+    example: 'dlq redrive --tenant acme --since 2026-11-23T10:00:00Z --rate 10',
   },
-});
+  {
+    command: 'deliveries list',
+    usage: 'deliveries list [--tenant T] [--status S] [--event-type E] [--since TIME] [--limit N] [--json]   (--since: created at or after TIME)',
+    example: 'deliveries list --tenant acme --status dead_lettered',
+  },
+  { command: 'deliveries show', usage: 'deliveries show DELIVERY_ID --tenant T [--json]', example: 'deliveries show dlv_0123 --tenant acme' },
+  {
+    command: 'recover',
+    usage: 'recover --tenant T --since TIME [--json]   (re-sends every dead-lettered delivery created at or after TIME)',
+    example: 'recover --tenant acme --since 2026-11-23T10:00:00Z',
+  },
+  { command: 'stream-failures list', usage: 'stream-failures list [--json]', example: 'stream-failures list' },
+  { command: 'stream-failures purge', usage: 'stream-failures purge [--force]', example: 'stream-failures purge --force' },
+  { command: 'stream-work list', usage: 'stream-work list [--json]', example: 'stream-work list --json' },
+  { command: 'stream-work replay', usage: 'stream-work replay', example: 'stream-work replay' },
+];
+
+const { positionals, values } = parseCli('admin', COMMANDS, () =>
+  parseArgs({
+    allowPositionals: true,
+    options: {
+      tenant: { type: 'string' },
+      scopes: { type: 'string' },
+      'key-id': { type: 'string' },
+      config: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      stack: { type: 'string' },
+      region: { type: 'string' },
+      status: { type: 'string' },
+      'event-type': { type: 'string' },
+      since: { type: 'string' },
+      limit: { type: 'string' },
+      rate: { type: 'string' },
+      force: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h' },
+    },
+  }),
+);
 
 function fail(message: string): never {
-  console.error(`admin: ${message}`);
-  process.exit(2);
+  return failUsage('admin', message);
 }
 
 function positiveNumber(text: string, option: string): number {
@@ -104,6 +136,11 @@ async function selectTarget(): Promise<Target> {
   return { local: true, streamFailureQueueUrl: env.STREAM_FAILURE_QUEUE_URL };
 }
 
+// The command first: a typo needs no running stack to be told.
+if (!knownCommand(COMMANDS, positionals)) {
+  const typed = positionals.slice(0, 2).join(' ');
+  fail(`unknown command${typed ? ` "${typed}"` : ''}; the commands: ${COMMANDS.map((c) => c.command).join(', ')}`);
+}
 const target = await selectTarget();
 const { createApiKey, putTenantConfig, revokeApiKey } = await import('#shared/tenants/store.ts');
 const { isScope } = await import('#shared/api/scopes.ts');
@@ -305,7 +342,5 @@ switch (area === 'recover' ? area : `${area} ${action}`) {
     break;
   }
   default:
-    fail(
-      'usage: admin (keys create --tenant T --scopes a,b [--json] | keys revoke --key-id K | keys reissue-legacy [--json] | tenants put --tenant T --config FILE | dlq list | dlq redrive [--tenant T] [--event-type E] [--since TIME] [--rate N] | deliveries list [--tenant T] [--status S] [--event-type E] [--since TIME] [--limit N] [--json] | deliveries show ID --tenant T [--json] | recover --tenant T --since TIME [--json] | stream-failures list [--json] | stream-failures purge [--force] | stream-work list [--json] | stream-work replay) [--stack NAME --region R]',
-    );
+    fail(`no handler for "${area} ${action}"`);
 }

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CommerceApiError, type CommerceClient, createCommerceClient } from '#client/index.ts';
 import { EVENT_TYPES } from '#shared/events/event-types.ts';
+import { type CommandHelp, parseCli } from './cli.ts';
 import { localDataDir } from './data-dir.ts';
 
 /** The sandbox dialer decides by the customer phone number's last digit (README, "Sandbox scenarios"). */
@@ -144,19 +145,32 @@ async function trigger(client: CommerceClient, scenario: string, wait: boolean):
   throw new Error(`order ${id} is not final after 2 minutes`);
 }
 
+const COMMANDS: readonly CommandHelp[] = [
+  {
+    command: 'listen',
+    usage: "listen --forward-to URL [--rotate] [--for SECONDS]   (forwards this tenant's webhooks to URL, verified, until stopped)",
+    example: 'listen --forward-to http://127.0.0.1:3000/webhooks --for 60',
+  },
+  { command: 'trigger', usage: 'trigger SCENARIO [--wait]   (one order that plays SCENARIO; `scenarios` lists them)', example: 'trigger confirmed --wait' },
+  { command: 'scenarios', usage: 'scenarios', example: 'scenarios' },
+];
+
 async function main(argv: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      'forward-to': { type: 'string' },
-      rotate: { type: 'boolean', default: false },
-      for: { type: 'string' },
-      wait: { type: 'boolean', default: false },
-      'base-url': { type: 'string' },
-      'key-id': { type: 'string' },
-    },
-  });
+  const { values, positionals } = parseCli('sandbox', COMMANDS, () =>
+    parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        'forward-to': { type: 'string' },
+        rotate: { type: 'boolean', default: false },
+        for: { type: 'string' },
+        wait: { type: 'boolean', default: false },
+        'base-url': { type: 'string' },
+        'key-id': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }),
+  );
   const [command, scenario] = positionals;
   if (command === 'scenarios') {
     for (const [name, s] of Object.entries(SANDBOX_SCENARIOS)) console.log(`${name.padEnd(26)} ${s.digit ? `phone …${s.digit}  ` : '           '}${s.shows}`);
@@ -169,7 +183,9 @@ async function main(argv: string[]): Promise<void> {
     return listen(clientFrom(values), values['forward-to'], values.rotate!, forSeconds);
   }
   if (command === 'trigger' && scenario) return trigger(clientFrom(values), scenario, values.wait!);
-  throw new UsageError('usage: sandbox listen --forward-to URL [--rotate] [--for SECONDS] | sandbox trigger <scenario> [--wait] | sandbox scenarios');
+  throw new UsageError(
+    `sandbox: unknown command${command ? ` "${command}"` : ''}; the commands: ${COMMANDS.map((c) => c.command).join(', ')} (npm run sandbox -- --help)`,
+  );
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
