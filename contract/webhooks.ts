@@ -11,7 +11,7 @@ import { INLINE_PAYLOAD_MAX_BYTES } from '#shared/webhooks/payload.ts';
 import { RESPONSE_READ_LIMIT } from '#shared/webhooks/http-post.ts';
 import { BACKOFF_SECONDS, MAX_ATTEMPTS } from '#shared/webhooks/retry-schedule.ts';
 import { CONNECT_TIMEOUT_MS, CORRELATION_HEADER, TOTAL_TIMEOUT_MS } from '#shared/webhooks/sender.ts';
-import { WEBHOOK_HEADERS } from '#shared/webhooks/signature.ts';
+import { STANDARD_WEBHOOK_HEADERS, WEBHOOK_HEADERS } from '#shared/webhooks/signature.ts';
 
 type JsonSchema = Record<string, unknown>;
 type AddSchema = (schema: z.ZodType, io: 'input' | 'output') => JsonSchema;
@@ -23,6 +23,7 @@ Events are POSTed as JSON (\`Content-Type: application/json\`) to the subscripti
 
 - Headers: \`${WEBHOOK_HEADERS.timestamp}\` (Unix seconds), \`${WEBHOOK_HEADERS.eventId}\`, \`${WEBHOOK_HEADERS.signature}\` and, during a secret rotation's overlap, \`${WEBHOOK_HEADERS.previousSignature}\` (the same signature with the previous secret).
 - Signature: lower-case hex HMAC-SHA256(secret, timestamp + "." + event_id + "." + raw body). Verify over the raw bytes received (never re-serialized JSON), compare in constant time, accept either header during a rotation, and reject timestamps more than 300 s from your clock.
+- Standard Webhooks: every delivery also carries \`${STANDARD_WEBHOOK_HEADERS.id}\` (the event_id), \`${STANDARD_WEBHOOK_HEADERS.timestamp}\` and \`${STANDARD_WEBHOOK_HEADERS.signature}\` as the Standard Webhooks specification (standardwebhooks.com) defines them: \`v1,\` and base64 HMAC-SHA256 over id + "." + timestamp + "." + raw body, keyed with the base64-decoded part of the secret after \`whsec_\`; during a rotation's overlap one \`v1,\` signature per secret, separated by a space. So the Standard Webhooks or Svix library of your language verifies a delivery with the subscription's secret as it is.
 - Success is a 2xx answered within ${CONNECT_TIMEOUT_MS / 1000} s to connect and ${TOTAL_TIMEOUT_MS / 1000} s in all; redirects are not followed and at most ${RESPONSE_READ_LIMIT / 1024} KiB of the answer is read. Anything else is retried: ${MAX_ATTEMPTS} attempts in all, waiting ${BACKOFF_SECONDS.map(duration).join(', ')} before attempts 2 to ${MAX_ATTEMPTS} (±10 % jitter), all within 24 h; then the delivery is dead-lettered and can be replayed (POST /webhook-deliveries/{deliveryId}/replay).
 - Your endpoint gets at most ${ENDPOINT_SLOTS} attempts at once (a delivery that has waited its turn 3 times goes ahead). After ${BREAKER_THRESHOLD} consecutive failed attempts (timeouts included) its circuit breaker opens: deliveries wait, spending no attempts, for ${FIRST_PAUSE_SECONDS} s (doubling after each failed probe, at most ${LONGEST_PAUSE_SECONDS / 60} min); then one attempt probes the endpoint and a success closes the breaker. \`GET /webhook-subscription\` shows it in \`health.breaker\` and \`health.paused_until\`.
 - Delivery is at least once and unordered across orders: deduplicate by \`event_id\` (a replay keeps it) and order an order's status events by their \`occurred_at\`.
@@ -53,6 +54,25 @@ const deliveryHeaders = [
     required: false,
     description: "The same with the previous secret, during a rotation's overlap",
     schema: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+  },
+  {
+    name: STANDARD_WEBHOOK_HEADERS.id,
+    required: true,
+    description: 'Standard Webhooks: the event_id',
+    schema: { type: 'string' },
+  },
+  {
+    name: STANDARD_WEBHOOK_HEADERS.timestamp,
+    required: true,
+    description: 'Standard Webhooks: Unix seconds when this attempt was signed',
+    schema: { type: 'string', pattern: '^[0-9]{1,12}$' },
+  },
+  {
+    name: STANDARD_WEBHOOK_HEADERS.signature,
+    required: true,
+    description:
+      'Standard Webhooks: `v1,` and base64 HMAC-SHA256(base64-decoded secret after `whsec_`, id + "." + timestamp + "." + raw body); one per valid secret, space-separated',
+    schema: { type: 'string', pattern: '^v1,[A-Za-z0-9+/]{43}=( v1,[A-Za-z0-9+/]{43}=)?$' },
   },
 ].map((h) => ({ ...h, in: 'header' }));
 

@@ -1240,7 +1240,7 @@ export interface components {
              * @description RFC 3339, UTC (always `Z`)
              */
             updated_at: string;
-            /** @description Only in the answer to the PUT that creates the subscription: store it now, it is never shown again */
+            /** @description Only in the answer to the PUT that creates the subscription: store it now, it is never shown again. `whsec_` and base64: the key of both signatures (X-SVC-Webhook-Signature keys HMAC with the whole string, webhook-signature with the bytes after `whsec_`) */
             secret?: string;
             /**
              * @description In a replay (same Idempotency-Key) of the PUT that created the subscription: the secret was shown once and is not shown again
@@ -1293,7 +1293,7 @@ export interface components {
              * @description RFC 3339, UTC (always `Z`)
              */
             updated_at: string;
-            /** @description Only in the answer to the PUT that creates the subscription: store it now, it is never shown again */
+            /** @description Only in the answer to the PUT that creates the subscription: store it now, it is never shown again. `whsec_` and base64: the key of both signatures (X-SVC-Webhook-Signature keys HMAC with the whole string, webhook-signature with the bytes after `whsec_`) */
             secret?: string;
             /**
              * @description In a replay (same Idempotency-Key) of the PUT that created the subscription: the secret was shown once and is not shown again
@@ -5688,6 +5688,12 @@ export interface operations {
                 "X-SVC-Correlation-Id"?: string;
                 /** @description The same with the previous secret, during a rotation's overlap */
                 "X-SVC-Webhook-Signature-Previous"?: string;
+                /** @description Standard Webhooks: the event_id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds when this attempt was signed */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,` and base64 HMAC-SHA256(base64-decoded secret after `whsec_`, id + "." + timestamp + "." + raw body); one per valid secret, space-separated */
+                "webhook-signature": string;
             };
             path?: never;
             cookie?: never;
@@ -5728,6 +5734,12 @@ export interface operations {
                 "X-SVC-Correlation-Id"?: string;
                 /** @description The same with the previous secret, during a rotation's overlap */
                 "X-SVC-Webhook-Signature-Previous"?: string;
+                /** @description Standard Webhooks: the event_id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds when this attempt was signed */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,` and base64 HMAC-SHA256(base64-decoded secret after `whsec_`, id + "." + timestamp + "." + raw body); one per valid secret, space-separated */
+                "webhook-signature": string;
             };
             path?: never;
             cookie?: never;
@@ -5768,6 +5780,12 @@ export interface operations {
                 "X-SVC-Correlation-Id"?: string;
                 /** @description The same with the previous secret, during a rotation's overlap */
                 "X-SVC-Webhook-Signature-Previous"?: string;
+                /** @description Standard Webhooks: the event_id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds when this attempt was signed */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,` and base64 HMAC-SHA256(base64-decoded secret after `whsec_`, id + "." + timestamp + "." + raw body); one per valid secret, space-separated */
+                "webhook-signature": string;
             };
             path?: never;
             cookie?: never;
@@ -5808,6 +5826,12 @@ export interface operations {
                 "X-SVC-Correlation-Id"?: string;
                 /** @description The same with the previous secret, during a rotation's overlap */
                 "X-SVC-Webhook-Signature-Previous"?: string;
+                /** @description Standard Webhooks: the event_id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds when this attempt was signed */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,` and base64 HMAC-SHA256(base64-decoded secret after `whsec_`, id + "." + timestamp + "." + raw body); one per valid secret, space-separated */
+                "webhook-signature": string;
             };
             path?: never;
             cookie?: never;

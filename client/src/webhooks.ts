@@ -28,6 +28,27 @@ export const webhookSignature = (secret: string, timestamp: string, eventId: str
 const hexEqual = (a: string, b: string) =>
   a.length === 64 && b.length === 64 && /^[0-9a-f]{64}$/.test(b) && timingSafeEqual(Buffer.from(a, 'hex'), Buffer.from(b, 'hex'));
 
+/**
+ * The Standard Webhooks headers (standardwebhooks.com), sent beside the X-SVC ones so the
+ * Standard Webhooks and Svix libraries of any language verify deliveries with the same secret.
+ */
+export const STANDARD_WEBHOOK_HEADERS = {
+  id: 'webhook-id',
+  timestamp: 'webhook-timestamp',
+  signature: 'webhook-signature',
+} as const;
+
+/**
+ * One `v1,` signature of the Standard Webhooks scheme: base64 HMAC-SHA256 over
+ * `id + "." + timestamp + "." + raw body`, keyed with the bytes the secret's base64 after
+ * `whsec_` stands for (either base64 alphabet).
+ */
+export const standardWebhookSignature = (secret: string, id: string, timestamp: string, rawBody: string | Uint8Array): string =>
+  `v1,${createHmac('sha256', Buffer.from(secret.replace(/^whsec_/, ''), 'base64'))
+    .update(`${id}.${timestamp}.`)
+    .update(rawBody)
+    .digest('base64')}`;
+
 export type WebhookVerification = { valid: true; eventId: string } | { valid: false; reason: 'missing_headers' | 'stale_timestamp' | 'bad_signature' };
 
 /** Headers as Node's `req.headers`, a fetch `Headers` or a plain object, in any letter case. */

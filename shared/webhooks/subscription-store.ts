@@ -33,7 +33,8 @@ export interface StoredSubscription extends EndpointState {
 /** The typed reader of the subscription item. */
 export const subscriptionFromItem = (item: Record<string, unknown>): StoredSubscription => item as unknown as StoredSubscription;
 
-export const newWebhookSecret = () => `whsec_${randomBytes(32).toString('base64url')}`;
+/** Svix's and Standard Webhooks' form: `whsec_` and 24 random bytes in (standard) base64, which their libraries read as the key. */
+export const newWebhookSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
 
 export async function readWebhookSubscription(tenant: string): Promise<StoredSubscription | undefined> {
   const { Item } = await tableClient().send(new GetCommand({ TableName: tableName(), Key: keys.webhookSubscription(tenant) }));

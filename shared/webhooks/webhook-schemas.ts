@@ -56,7 +56,10 @@ export const SubscriptionSchema = z
     previous_secret_expires_at: UtcTime.nullable(),
     created_at: UtcTime,
     updated_at: UtcTime,
-    secret: z.string().optional().meta({ description: 'Only in the answer to the PUT that creates the subscription: store it now, it is never shown again' }),
+    secret: z.string().optional().meta({
+      description:
+        'Only in the answer to the PUT that creates the subscription: store it now, it is never shown again. `whsec_` and base64: the key of both signatures (X-SVC-Webhook-Signature keys HMAC with the whole string, webhook-signature with the bytes after `whsec_`)',
+    }),
     secret_already_shown: z
       .literal(true)
       .optional()

@@ -7,6 +7,7 @@ import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { tableClient, tableName } from '#shared/storage/clients.ts';
 import { moveDeadLetters } from '#shared/queue/dead-letters.ts';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { verifyWebhook } from '#shared/webhooks/signature.ts';
 import { eventually } from '../support/eventually.ts';
 import { startReceiver, type Behaviour } from '../support/receiver.ts';
@@ -67,6 +68,9 @@ describe('webhook delivery', () => {
       expect(receiver.received).toHaveLength(4);
       for (const r of receiver.received) {
         expect(verifyWebhook(r.headers as Record<string, string>, r.body, [secret])).toEqual({ valid: true, eventId: test.body.event_id });
+        // As a partner using the Standard Webhooks library (or Svix's) verifies it, with the same secret.
+        expect(new StandardWebhook(secret).verify(r.body, r.headers as Record<string, string>)).toMatchObject({ event_id: test.body.event_id });
+        expect(r.headers['webhook-id']).toBe(test.body.event_id);
         expect(JSON.parse(r.body)).toMatchObject({ event_id: test.body.event_id, test: true, event_version: '1', integration_ref: key.tenant });
       }
       expect(new Set(receiver.received.map((r) => r.body)).size).toBe(1);
@@ -125,6 +129,8 @@ describe('webhook delivery', () => {
       const overlap = receiver.received.at(-1)!;
       expect(verifyWebhook(overlap.headers as Record<string, string>, overlap.body, [oldSecret]).valid).toBe(true);
       expect(verifyWebhook(overlap.headers as Record<string, string>, overlap.body, [rotated.body.secret]).valid).toBe(true);
+      for (const secret of [oldSecret, rotated.body.secret])
+        expect(() => new StandardWebhook(secret).verify(overlap.body, overlap.headers as Record<string, string>)).not.toThrow();
 
       const ended = await call(key, 'POST', '/webhook-subscription/secret/rotate', { body: { previous_secret_expires_in: 0 } });
       const after = await call(key, 'POST', '/webhook-subscription/test');
@@ -132,6 +138,8 @@ describe('webhook delivery', () => {
       const last = receiver.received.at(-1)!;
       expect(verifyWebhook(last.headers as Record<string, string>, last.body, [ended.body.secret]).valid).toBe(true);
       expect(verifyWebhook(last.headers as Record<string, string>, last.body, [oldSecret, rotated.body.secret]).valid).toBe(false);
+      expect(() => new StandardWebhook(ended.body.secret).verify(last.body, last.headers as Record<string, string>)).not.toThrow();
+      expect(() => new StandardWebhook(rotated.body.secret).verify(last.body, last.headers as Record<string, string>)).toThrow();
       expect(last.headers['x-svc-webhook-signature-previous']).toBeUndefined();
     } finally {
       await receiver.close();

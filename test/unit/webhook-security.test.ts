@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkWebhookUrl, isPublicAddress, resolvePublicAddress, type Resolver } from '#shared/webhooks/ssrf.ts';
 import { repoRoot } from '../support/paths.ts';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { signatureHeaders, verifyWebhook, webhookSignature } from '#shared/webhooks/signature.ts';
+import { newWebhookSecret } from '#shared/webhooks/subscription-store.ts';
 
 const stub =
   (answers: Record<string, string[]>): Resolver =>
@@ -119,6 +121,19 @@ describe('verifyWebhook', () => {
     expect(verifyWebhook(headers, `${body} `, ['whsec_new'], { now })).toEqual({ valid: false, reason: 'bad_signature' });
     expect(verifyWebhook(headers, body, ['whsec_other'], { now })).toEqual({ valid: false, reason: 'bad_signature' });
     expect(headers['X-SVC-Webhook-Signature']).toBe(webhookSignature('whsec_new', String(now.getTime() / 1000), 'evt_1', body));
+  });
+
+  it('signs as Standard Webhooks too: its library verifies with the same secret, either secret during a rotation', () => {
+    const [current, previous] = [newWebhookSecret(), newWebhookSecret()];
+    const signedNow = new Date();
+    const headers = signatureHeaders({ current, previous }, 'evt_1', body, signedNow);
+    // The library reads lower-case header names, as Node's http module hands them over.
+    const received = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+    for (const secret of [current, previous]) expect(new StandardWebhook(secret).verify(body, received)).toEqual(JSON.parse(body));
+    expect(() => new StandardWebhook(newWebhookSecret()).verify(body, received)).toThrow();
+    expect(() => new StandardWebhook(current).verify(`${body} `, received)).toThrow();
+    expect(received['webhook-id']).toBe('evt_1');
+    expect(received['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}= v1,[A-Za-z0-9+/]{43}=$/);
   });
 
   it('during a rotation overlap, a receiver holding either secret verifies the delivery', () => {
