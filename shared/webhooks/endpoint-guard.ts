@@ -12,7 +12,7 @@ import { tableName } from '../storage/clients.ts';
 import { landed, writeConditionally } from '../storage/conditional.ts';
 import { keys } from '../storage/keys.ts';
 
-export const ENDPOINT_SLOTS = 5;
+export const ENDPOINT_SLOTS = 20;
 export const BREAKER_THRESHOLD = 5;
 export const FIRST_PAUSE_SECONDS = 30;
 export const LONGEST_PAUSE_SECONDS = 600;
