@@ -1,12 +1,7 @@
-/**
- * Attempt accounting of the webhook sender against DynamoDB Local and a real receiver: a
- * duplicate message never skips the backoff, a failed move to the DLQ never allows a 9th
- * attempt, and a sender whose lease ran out never overwrites what a later sender wrote.
- */
-import { randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../support/stack.ts';
+import { queuedDelivery } from '../support/deliveries.ts';
 import { startReceiver } from '../support/receiver.ts';
 import { queueRedeliveryGraceSeconds, tableClient, tableName } from '#shared/storage/clients.ts';
 import { keys } from '#shared/storage/keys.ts';
@@ -14,7 +9,6 @@ import { dueAttributes } from '#shared/queue/outbox-queue.ts';
 import { deliveryWithAttempts } from '#shared/webhooks/delivery-ops.ts';
 import { claimDelivery, recordDeliveryAttempt } from '#shared/webhooks/delivery-store.ts';
 import { processDeliveryRecord, RetryLater, type SenderQueue } from '#shared/webhooks/sender.ts';
-import { putSubscription } from '#shared/webhooks/subscription-store.ts';
 
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 beforeAll(async () => {
@@ -24,33 +18,7 @@ afterAll(() => receiver.close());
 
 const settings = { allowPrivateUrls: true, timeoutScale: 0.1, backoffScale: 1, disableAfterSeconds: 5 * 86_400 };
 
-async function failingDelivery(attempts = 0) {
-  const tenant = `t-${randomUUID().slice(0, 8)}`;
-  await putSubscription(tenant, { url: receiver.url, event_types: ['commerce.order.status_changed.v1'], enabled: true }, new Date());
-  const id = `dlv_${randomUUID().replaceAll('-', '')}`;
-  // Written directly, with no queue message: the shared stack's own sender must not take it.
-  const at = new Date().toISOString();
-  const item = {
-    ...keys.delivery(tenant, id),
-    entity: 'delivery',
-    tenant,
-    delivery_id: id,
-    event_id: `evt_${id}`,
-    event_type: 'commerce.order.status_changed.v1',
-    external_order_id: 'o-1',
-    status: 'queued',
-    attempts,
-    created_at: at,
-    delivered_at: null,
-    next_attempt_at: at,
-    replay_of: null,
-    last_attempt: null,
-    payload: '{"x":1}',
-    list_view: { status: 'queued' },
-  };
-  await tableClient().send(new PutCommand({ TableName: tableName(), Item: item }));
-  return { tenant, id, body: JSON.stringify({ tenant, delivery_id: id }) };
-}
+const failingDelivery = (attempts = 0) => queuedDelivery(receiver.url, attempts);
 
 const stored = async (tenant: string, id: string) =>
   (await tableClient().send(new GetCommand({ TableName: tableName(), Key: keys.delivery(tenant, id), ConsistentRead: true }))).Item!;

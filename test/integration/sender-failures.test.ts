@@ -6,14 +6,10 @@
 import { readFileSync } from 'node:fs';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { describe, expect, inject, it } from 'vitest';
-import { randomUUID } from 'node:crypto';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import '../support/stack.ts';
 import { eventually } from '../support/eventually.ts';
+import { queuedDelivery } from '../support/deliveries.ts';
 import { startReceiver } from '../support/receiver.ts';
-import { tableClient, tableName } from '#shared/storage/clients.ts';
-import { keys } from '#shared/storage/keys.ts';
-import { putSubscription } from '#shared/webhooks/subscription-store.ts';
 
 const { handler } = await import('#functions/workers/webhook-sender.ts');
 
@@ -57,29 +53,7 @@ describe('the webhook sender', () => {
   it('answers each of two invocations running at once with its own failures (the local runtime runs them in one process)', async () => {
     const receiver = await startReceiver(() => 'ok', { delayMs: 800, handMadePayloads: true });
     try {
-      const tenant = `t-${randomUUID().slice(0, 8)}`;
-      await putSubscription(tenant, { url: receiver.url, event_types: ['commerce.order.status_changed.v1'], enabled: true }, new Date());
-      const slow = `dlv_${randomUUID().replaceAll('-', '')}`;
-      const at = new Date().toISOString();
-      const delivery = {
-        ...keys.delivery(tenant, slow),
-        entity: 'delivery',
-        tenant,
-        delivery_id: slow,
-        event_id: `evt_${slow}`,
-        event_type: 'commerce.order.status_changed.v1',
-        external_order_id: 'o-1',
-        status: 'queued',
-        attempts: 0,
-        created_at: at,
-        delivered_at: null,
-        next_attempt_at: at,
-        replay_of: null,
-        last_attempt: null,
-        payload: '{"x":1}',
-        list_view: { status: 'queued' },
-      };
-      await tableClient().send(new PutCommand({ TableName: tableName(), Item: delivery }));
+      const { tenant, id: slow } = await queuedDelivery(receiver.url);
       // The first fails at once and its slow neighbour keeps the invocation open while the second runs.
       const first = handler({ Records: [record('x-broken', broken(tenant)), record('x-slow', JSON.stringify({ tenant, delivery_id: slow }))] }, context);
       await new Promise((r) => setTimeout(r, 200));
