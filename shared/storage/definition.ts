@@ -59,12 +59,21 @@ export const EVENT_SOURCES = {
 /** The name of the stream-work due index (`keys.streamDue`): the catalog indexer's filter matches its partitions. */
 export const STREAM_DUE_INDEX = 'STREAMDUE';
 
+/**
+ * What the stream processor's reactions act on: orders, their events and results, and reaction
+ * jobs. Every other change starts nothing there, and most of the table's writes are such
+ * changes: request records, and per webhook attempt the delivery's claim and record, its log
+ * entry and the endpoint's slot lease and settlement. Lambda filters them out before it
+ * invokes the function, so they cost no invocation and never queue the fan-out behind them.
+ */
+export const STREAM_PROCESSOR_ENTITIES = ['order', 'event', 'result', 'job'] as const;
+
 export const STREAM_FILTERS = {
   /**
-   * The request records (nonce, rate window, idempotency: most writes of an API request) start
-   * no reaction, nor does any REMOVE (TTL expiry included): every reaction reads a new image.
+   * Only the entities a reaction acts on (STREAM_PROCESSOR_ENTITIES), and no REMOVE (TTL expiry
+   * included): every reaction reads a new image.
    */
-  streamProcessor: { eventName: ['INSERT', 'MODIFY'], dynamodb: { Keys: { sk: { S: [{ 'anything-but': ['NONCE', 'RATE', 'IDEM'] }] } } } },
+  streamProcessor: { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { entity: { S: [...STREAM_PROCESSOR_ENTITIES] } } } },
   /** Only product writes feed the variant index: each carries a stream-work entry (its removal does not). */
   catalogIndexer: { dynamodb: { NewImage: { entity: { S: ['product'] }, gsi2pk: { S: [{ prefix: `${STREAM_DUE_INDEX}#` }] } } } },
 } as const;

@@ -64,8 +64,10 @@ describe('deploy parity: the local runtime runs what the template deploys', () =
         expect(local.onFailureDestination).toMatch(/StreamFailureQueue$/);
       }
     }
-    // The stream processor is not invoked for request records or removals; the indexer sees products only.
-    expect(settings.pollers['stream-processor']).toMatchObject({ filterPatterns: [expect.stringContaining('"anything-but":["NONCE","RATE","IDEM"]')] });
+    // The stream processor is invoked only for what it reacts to, never for removals; the indexer sees products only.
+    expect(settings.pollers['stream-processor']).toMatchObject({
+      filterPatterns: [expect.stringContaining('"NewImage":{"entity":{"S":["order","event","result","job"]}}')],
+    });
   });
 
   it('creates every queue with the visibility timeout, retention, size limit and redrive policy of the template', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { evaluate, type PolicyStatement } from '#local/iam.ts';
 import { passesFilters } from '#local/event-filter.ts';
+import { STREAM_FILTERS } from '#shared/storage/definition.ts';
 
 const TABLE = 'arn:aws:dynamodb:us-east-1:000000000000:table/t';
 const allowWrites: PolicyStatement = { Effect: 'Allow', Action: ['dynamodb:PutItem', 'dynamodb:GetItem'], Resource: [TABLE, `${TABLE}/index/*`] };
@@ -56,15 +57,18 @@ describe("the local event filter (Lambda's FilterCriteria)", () => {
     eventName,
     dynamodb: { Keys: { pk: { S: 'T#a#X' }, sk: { S: sk } }, ...(entity ? { NewImage: { entity: { S: entity } } } : {}) },
   });
-  const streamProcessor = JSON.stringify({
-    eventName: ['INSERT', 'MODIFY'],
-    dynamodb: { Keys: { sk: { S: [{ 'anything-but': ['NONCE', 'RATE', 'IDEM'] }] } } },
-  });
+  const streamProcessor = JSON.stringify(STREAM_FILTERS.streamProcessor);
 
-  it("hands the stream processor every insert and change except the request records, and no removal (TTL's included)", () => {
+  it("hands the stream processor the inserts and changes of orders, events, results and jobs only, and no removal (TTL's included)", () => {
     expect(passesFilters([streamProcessor], record('INSERT', 'ORDER', 'order'))).toBe(true);
     expect(passesFilters([streamProcessor], record('MODIFY', 'EVENT#1', 'event'))).toBe(true);
+    expect(passesFilters([streamProcessor], record('INSERT', 'RESULT', 'result'))).toBe(true);
+    expect(passesFilters([streamProcessor], record('INSERT', 'JOB#requalify#p1#t', 'job'))).toBe(true);
     for (const sk of ['NONCE', 'RATE', 'IDEM']) expect(passesFilters([streamProcessor], record('INSERT', sk))).toBe(false);
+    // A webhook attempt's writes: the delivery's claim and record, its log entry, the endpoint's slot.
+    expect(passesFilters([streamProcessor], record('MODIFY', 'DELIVERY', 'delivery'))).toBe(false);
+    expect(passesFilters([streamProcessor], record('INSERT', 'ATTEMPT#1', 'delivery_attempt'))).toBe(false);
+    expect(passesFilters([streamProcessor], record('MODIFY', 'SUBSCRIPTION', 'webhook_subscription'))).toBe(false);
     expect(passesFilters([streamProcessor], record('REMOVE', 'ORDER'))).toBe(false);
   });
 
