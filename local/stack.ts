@@ -18,6 +18,7 @@ import { BASE_PATH } from '#shared/api/routes.ts';
 import { WORKERS } from '#functions/workers.ts';
 import { FUNCTION_SETTINGS } from '#shared/storage/definition.ts';
 import { freePort, spawnDynamoDbLocal, stopProcess } from './processes.ts';
+import { portProblem, StartupProblem } from './preflight.ts';
 import { ensureQueues, ensureTable } from './resources.ts';
 import { lambdaContext, loadHandler, loadModule, startGateway } from './gateway.ts';
 import { type Deployment, type EventSourceSettings, localDeployment, queueSettings, synthesizedTemplate, type Template } from './deployment.ts';
@@ -77,17 +78,30 @@ export interface LocalStack {
   stop(): Promise<void>;
 }
 
-export async function waitForDynamo(endpoint: string, failed: () => boolean): Promise<void> {
+/** How many server errors in a row from a DynamoDB Local that answers mean it cannot read its files. */
+const SERVER_ERRORS_OF_DAMAGED_DATA = 5;
+
+/**
+ * Resolves once DynamoDB Local answers. One that answers only with server errors cannot read
+ * its files: with a data folder, that is said as what to delete.
+ */
+export async function waitForDynamo(endpoint: string, failed: () => boolean, dataDir?: string): Promise<void> {
   const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
   const deadline = Date.now() + 60_000;
+  let serverErrors = 0;
   try {
     for (;;) {
-      if (failed()) throw new Error('DynamoDB Local exited during start-up (is Java 17+ installed?)');
+      if (failed()) throw new StartupProblem('DynamoDB Local exited while starting (is Java 17 or later installed?)');
       try {
         await client.send(new ListTablesCommand({}));
         return;
       } catch (error) {
-        if (Date.now() > deadline) throw error;
+        serverErrors = (error as { $fault?: string }).$fault === 'server' ? serverErrors + 1 : 0;
+        if (dataDir && serverErrors >= SERVER_ERRORS_OF_DAMAGED_DATA)
+          throw new StartupProblem(
+            `DynamoDB Local cannot read its data in ${dataDir} (damaged): delete that folder to start afresh (the tables in it are lost), or point LOCAL_DATA_DIR at another`,
+          );
+        if (Date.now() > deadline) throw new StartupProblem(`DynamoDB Local did not answer within 60 s (${(error as Error).name})`);
         await new Promise((r) => setTimeout(r, 100));
       }
     }
@@ -185,6 +199,7 @@ function templateEnvironment(deployment: Deployment): Record<string, string> {
 
 /** DynamoDB Local and the SQS emulator, with the table and queues created; the deployment read against them. */
 async function startResources(running: Running, options: LocalStackOptions, dynamoPort: number, template: Template) {
+  running.log('starting DynamoDB Local and the SQS emulator…');
   if (options.dataDir) mkdirSync(join(options.dataDir, 'dynamodb'), { recursive: true });
   const dynamo = spawnDynamoDbLocal(dynamoPort, options.dataDir && join(options.dataDir, 'dynamodb'));
   let dynamoExited = false;
@@ -196,7 +211,8 @@ async function startResources(running: Running, options: LocalStackOptions, dyna
   const sqs = await onLoopback(() => startFauxqs({ port: 0, host: '127.0.0.1', logger: false }));
   running.stopAll.unshift(async () => sqs.stop());
   const sqsEndpoint = sqs.address;
-  await waitForDynamo(dynamodbEndpoint, () => dynamoExited);
+  running.log('waiting for DynamoDB Local (Java) to answer…');
+  await waitForDynamo(dynamodbEndpoint, () => dynamoExited, options.dataDir && join(options.dataDir, 'dynamodb'));
   const dynamoClient = new DynamoDBClient({ endpoint: dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
   const sqsClient = new SQSClient({ endpoint: sqsEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
   const { tableArn, streamArn } = await ensureTable(dynamoClient, LOCAL_TABLE);
@@ -378,7 +394,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     decorateClients((service, client) => enforcePermissions(service, client as never, resources.check));
     // Every call a function's policy refused, as `function action resource`: a suite running `npm start` expects none.
     if (options.dataDir) keepWritten(running, join(options.dataDir, `refused-${process.pid}.json`), () => resources.check.refused);
-    const server: Server = await startGateway(gatewayPort, resources.deployment);
+    running.log('starting the gateway, the pollers and the schedules…');
+    const server: Server = await startGateway(gatewayPort, resources.deployment).catch((error: NodeJS.ErrnoException) => {
+      throw portProblem(gatewayPort, error);
+    });
     running.stopAll.unshift(() => new Promise<void>((resolve) => server.close(() => resolve())));
     await startPollers(running, options, resources);
     await startSchedules(running, options, resources);

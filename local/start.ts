@@ -1,18 +1,46 @@
 /**
  * `npm start`: the whole system on this machine. Data lives in `.local/` and survives
  * restarts; `--in-memory` gives a throwaway run. Ctrl-C (or SIGTERM) stops every child.
+ * Whatever keeps it from starting is one line on stderr and exit status 1.
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { writeFileAtomic } from './durable-file.ts';
 import { join } from 'node:path';
 import { localDataDir } from './data-dir.ts';
+import { checkJava, checkPortFree, holdDataFolder, portFrom, StartupProblem } from './preflight.ts';
 import { seedSandbox } from './seed.ts';
-import { startLocalStack } from './stack.ts';
+import type { LocalStack } from './stack.ts';
 
 const localDir = localDataDir();
 const inMemory = process.argv.includes('--in-memory');
-const port = Number(process.env.PORT ?? 3000);
-mkdirSync(localDir, { recursive: true });
+let releaseDataFolder = () => undefined as void;
+
+/** One line for a person; the stack trace of a failure nobody foresaw goes to a file beside the data. */
+function cannotStart(error: unknown): never {
+  if (error instanceof StartupProblem) console.error(`npm start: ${error.message}`);
+  else {
+    const details = join(localDir, 'start-error.log');
+    try {
+      writeFileSync(details, `${new Date().toISOString()}\n${(error as Error).stack ?? String(error)}\n`);
+    } catch {
+      // The data folder itself may be what failed.
+    }
+    console.error(`npm start: could not start: ${(error as Error).name}: ${String((error as Error).message).split('\n')[0]} (details in ${details})`);
+  }
+  releaseDataFolder();
+  process.exit(1);
+}
+
+let port: number;
+try {
+  port = portFrom(process.env.PORT);
+  checkJava();
+  mkdirSync(localDir, { recursive: true });
+  releaseDataFolder = holdDataFolder(localDir, port);
+  await checkPortFree(port);
+} catch (error) {
+  cannotStart(error);
+}
 
 // A partner's receiver during development is on this machine: the local runtime accepts
 // loopback and private webhook URLs unless told otherwise (a deployment never does).
@@ -23,7 +51,9 @@ if (process.env.WEBHOOK_ALLOW_PRIVATE_URLS === 'true') {
   );
 }
 
-const stack = await startLocalStack({
+// Loaded after the checks, which then answer at once rather than after the SDKs and handlers load.
+const { startLocalStack } = await import('./stack.ts');
+const stack: LocalStack = await startLocalStack({
   ...(inMemory ? {} : { dataDir: localDir }),
   port,
   ...(process.env.LOCAL_RECONCILE_EVERY_SECONDS ? { reconcileEveryMs: Number(process.env.LOCAL_RECONCILE_EVERY_SECONDS) * 1000 } : {}),
@@ -46,7 +76,7 @@ const stack = await startLocalStack({
       .map((name) => [name, process.env[name]!]),
   ),
   log: (line) => console.error(line),
-});
+}).catch(cannotStart);
 
 const runtimeFile = join(localDir, 'runtime.json');
 writeFileAtomic(
@@ -58,9 +88,13 @@ writeFileAtomic(
   ),
 );
 const credentialsFile = join(localDir, 'credentials.json');
-const credentials = await seedSandbox(credentialsFile, stack.baseUrl);
+const credentials = await seedSandbox(credentialsFile, stack.baseUrl).catch(async (error) => {
+  await stack.stop();
+  return cannotStart(error);
+});
 
 console.log(`Commerce Interface v1 is running at ${stack.baseUrl}`);
+console.log(`  reference: http://127.0.0.1:${stack.port}/docs`);
 console.log(`  tenant: sandbox, key id: ${credentials.key_id} (secret in ${credentialsFile})`);
 console.log(`  DynamoDB Local: ${stack.dynamodbEndpoint}   SQS emulator: ${stack.sqsEndpoint}`);
 console.log(inMemory ? '  data: in memory (--in-memory)' : `  data: ${localDir}`);
@@ -73,6 +107,7 @@ async function shutdown(signal: string) {
   console.log(`\n${signal}: stopping…`);
   await stack.stop();
   rmSync(runtimeFile, { force: true });
+  releaseDataFolder();
   process.exit(0);
 }
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void shutdown(signal));

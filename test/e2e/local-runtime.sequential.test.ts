@@ -3,7 +3,7 @@
  * credentials.json, keeps its data for the next start, and leaves no Java process behind
  * however it is stopped (Ctrl-C on the terminal's process group, or SIGKILL of the runtime).
  */
-import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -52,6 +52,8 @@ describe('npm start', () => {
     }
     expect(await waitUntilGone(processes.map((p) => p.pid))).toEqual([]);
     await expect(fetch(runtime.baseUrl)).rejects.toThrow();
+    // The data folder is given back: the next start finds no lock.
+    expect(existsSync(join(dataDir, 'npm-start.lock'))).toBe(false);
   });
 
   it('a second start reuses the data and the key; SIGKILL of the runtime still ends DynamoDB Local', async () => {
@@ -70,6 +72,10 @@ describe('npm start', () => {
       await killRuntime(runtime.child);
     }
     expect(await waitUntilGone(java.map((p) => p.pid))).toEqual([]);
+    // The killed run's lock is left behind, naming a process that has ended: the next start takes the folder over.
+    expect(JSON.parse(readFileSync(join(dataDir, 'npm-start.lock'), 'utf8')).pid).toBe(runtime.child.pid);
+    const again = await startRuntime(env);
+    await killRuntime(again.child);
   });
 
   it('runs from a checkout whose path holds a space', async () => {
