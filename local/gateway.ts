@@ -211,6 +211,11 @@ async function handle(req: IncomingMessage, res: ServerResponse, deployment: Dep
   const method = (req.method ?? 'GET').toUpperCase();
 
   if ((method === 'GET' || method === 'HEAD') && DOCS[path]) return sendDocument(res, method, DOCS[path]());
+  // Someone who opens the local address in a browser lands on the reference (a local courtesy: the deployed API has no root page).
+  if ((method === 'GET' || method === 'HEAD') && path === '/') {
+    res.writeHead(302, { Location: '/docs', 'Content-Length': 0 });
+    return void res.end();
+  }
 
   const body = await readBody(req);
   if (body === 'too_large') return send(res, gatewayResponse('REQUEST_TOO_LARGE', requestId, path));

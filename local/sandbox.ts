@@ -14,6 +14,7 @@ import { CommerceApiError, type CommerceClient, createCommerceClient } from '#cl
 import { EVENT_TYPES } from '#shared/events/event-types.ts';
 import { type CommandHelp, parseCli } from './cli.ts';
 import { localDataDir } from './data-dir.ts';
+import { SANDBOX_CLI_AGENT } from './terminal.ts';
 
 /** The sandbox dialer decides by the customer phone number's last digit (README, "Sandbox scenarios"). */
 export const SANDBOX_SCENARIOS: Record<string, { digit?: string; shows: string }> = {
@@ -36,7 +37,7 @@ function clientFrom(values: { 'base-url'?: string | undefined; 'key-id'?: string
     const secret = process.env.COMMERCE_KEY_SECRET;
     if (!values['base-url'] || !values['key-id'] || !secret)
       throw new UsageError('--base-url and --key-id go together, with the secret in COMMERCE_KEY_SECRET');
-    return createCommerceClient({ baseUrl: values['base-url'], keyId: values['key-id'], secret });
+    return createCommerceClient({ baseUrl: values['base-url'], keyId: values['key-id'], secret, userAgent: SANDBOX_CLI_AGENT });
   }
   const file = join(localDataDir(), 'credentials.json');
   let credentials: { base_url: string; key_id: string; secret: string };
@@ -45,7 +46,7 @@ function clientFrom(values: { 'base-url'?: string | undefined; 'key-id'?: string
   } catch {
     throw new UsageError(`no local credentials at ${file}: start the local runtime first (npm start)`);
   }
-  return createCommerceClient({ baseUrl: credentials.base_url, keyId: credentials.key_id, secret: credentials.secret });
+  return createCommerceClient({ baseUrl: credentials.base_url, keyId: credentials.key_id, secret: credentials.secret, userAgent: SANDBOX_CLI_AGENT });
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

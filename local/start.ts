@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { localDataDir } from './data-dir.ts';
 import { checkJava, checkPortFree, holdDataFolder, portFrom, StartupProblem } from './preflight.ts';
 import { seedSandbox } from './seed.ts';
+import { installTerminal } from './terminal.ts';
 import type { LocalStack } from './stack.ts';
 
 const localDir = localDataDir();
@@ -31,9 +32,19 @@ function cannotStart(error: unknown): never {
   process.exit(1);
 }
 
+const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT'];
+
 let port: number;
 try {
   port = portFrom(process.env.PORT);
+  const level = (process.env.LOG_LEVEL ?? 'INFO').toUpperCase();
+  if (!LOG_LEVELS.includes(level))
+    throw new StartupProblem(`LOG_LEVEL=${process.env.LOG_LEVEL} is not a level: one of ${LOG_LEVELS.join(', ')}, for example LOG_LEVEL=WARN npm start`);
+  // The handlers' own level, unless the Powertools variable is set outright.
+  process.env.POWERTOOLS_LOG_LEVEL ??= level;
+  const format = process.env.LOG_FORMAT ?? 'text';
+  if (format !== 'text' && format !== 'json') throw new StartupProblem(`LOG_FORMAT=${format} is not a format: text (the default) or json`);
+  installTerminal({ format, metricsFile: process.env.LOCAL_METRICS_FILE });
   checkJava();
   mkdirSync(localDir, { recursive: true });
   releaseDataFolder = holdDataFolder(localDir, port);

@@ -28,6 +28,8 @@ export interface TransportOptions extends Credentials {
   fetch?: typeof globalThis.fetch;
   /** Source of randomness for the jitter, for tests. */
   random?: () => number;
+  /** Names your integration in the service's request logs (User-Agent), e.g. `acme-shop-sync/2.1`; support finds your requests by it. */
+  userAgent?: string;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -60,6 +62,7 @@ export function signedFetch(options: TransportOptions): (request: Request) => Pr
     const started = Date.now();
     for (let attempt = 1; ; attempt++) {
       const headers = new Headers(request.headers);
+      if (options.userAgent) headers.set('User-Agent', options.userAgent);
       const signed = signRequest(options, { method: request.method, path: url.pathname, query: queryOf(url.searchParams), body, nonce: randomUUID() });
       for (const [name, value] of Object.entries(signed)) headers.set(name, value);
       let response: Response | undefined;

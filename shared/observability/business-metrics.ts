@@ -1,8 +1,9 @@
 /**
  * Counts what happened to orders and calls from the events the stream carries: orders by
- * final state and outcome, call attempts by disposition. Test events are not counted. A
+ * final state and outcome, call attempts by disposition (each also a log line). Test events are not counted. A
  * record delivered twice counts twice (metrics are at least once, like the stream).
  */
+import { logger } from '../logging/logger.ts';
 import type { Reaction } from '../stream/stream-dispatch.ts';
 import { METRIC } from './metric-names.ts';
 import { countMetric } from './metrics.ts';
@@ -22,6 +23,14 @@ export const businessMetrics: Reaction = {
         }
         return;
       case 'commerce.call.attempt_completed.v1':
+        // One line per call attempt, as there is one per request and per webhook attempt: ids and the disposition only.
+        logger.info('call attempt', {
+          tenant: image.tenant,
+          external_order_id: image.external_order_id,
+          correlation_id: image.correlation_id,
+          attempt: (data as { attempt?: number }).attempt,
+          call_disposition: data.call_disposition,
+        });
         return countMetric(METRIC.callAttempts, { disposition: String(data.call_disposition) });
     }
   },

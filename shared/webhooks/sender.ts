@@ -173,6 +173,7 @@ export async function handleDeliveryMessage(
     cause: outcome.cause,
     latency_ms: Math.round(outcome.latencyMs),
     status,
+    ...(status === 'retrying' ? { retry_in_s: Math.round(retryInSeconds) } : {}),
   });
   countAttempt(status, claimed, now);
   if (status !== 'superseded' && outcome.subscription) await followEndpoint(tenant, outcome.subscription, status === 'delivered', now, settings);

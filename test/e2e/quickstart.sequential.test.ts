@@ -87,5 +87,15 @@ describe('the README quickstart', () => {
     const triggering = terminal(trigger!, env);
     await until(() => triggering.text, /Final: completed, confirmed/, 90_000);
     await until(() => receiving.text, /verified commerce\.writeback\.failed\.v1 evt_\S+ order sandbox-writeback-failed-/);
+
+    // What happened, as the npm start terminal told it: a line per request, per webhook attempt
+    // and per call attempt, with their ids; no metric documents; not the sandbox CLI's polling.
+    const shown = runtime.output();
+    expect(shown).toMatch(/reference: http:\/\/127\.0\.0\.1:\d+\/docs/);
+    expect(shown).toMatch(/^\d\d:\d\d:\d\d POST \/orders 201 \d+ ms tenant=sandbox req=\S+( corr=\S+)?$/m);
+    expect(shown).toMatch(/^\d\d:\d\d:\d\d webhook dlv_\S+ → 204, delivered \(attempt 1\) tenant=sandbox event=evt_\S+/m);
+    expect(shown).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d call order ${orderId} attempt 1: answered tenant=sandbox`, 'm'));
+    expect(shown).not.toContain('"_aws"');
+    expect(shown).not.toMatch(/GET \/webhook-deliveries/);
   }, 300_000);
 });

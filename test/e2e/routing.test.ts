@@ -20,8 +20,13 @@ describe('the local gateway answers like API Gateway with problem+json', () => {
   });
 
   it('gives 404 outside the base path', async () => {
-    const res = await fetch(baseUrl.replace('/api/v1/commerce', '/'));
+    const res = await fetch(baseUrl.replace('/api/v1/commerce', '/elsewhere'));
     expect(res.status).toBe(404);
     expect(res.headers.get('content-type')).toBe('application/problem+json');
+  });
+
+  it('leads a browser opening the local address to the reference', async () => {
+    const res = await fetch(baseUrl.replace('/api/v1/commerce', '/'), { redirect: 'manual' });
+    expect({ status: res.status, location: res.headers.get('location') }).toEqual({ status: 302, location: '/docs' });
   });
 });

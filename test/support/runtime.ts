@@ -11,6 +11,8 @@ import { repoRoot } from './paths.ts';
 export interface Runtime {
   child: ChildProcess;
   baseUrl: string;
+  /** Everything it has printed so far, stdout and stderr: what its terminal shows. */
+  output(): string;
 }
 
 /**
@@ -43,7 +45,7 @@ export async function startRuntime(env: Record<string, string>, options: { viaNp
     child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.on('exit', (code) => reject(new Error(`the runtime exited (${code}): ${output}`)));
   });
-  return { child, baseUrl };
+  return { child, baseUrl, output: () => output };
 }
 
 export function exited(child: ChildProcess): Promise<void> {

@@ -11,6 +11,7 @@ import { METRIC, statusClass } from '../../observability/metric-names.ts';
 import { countMetric } from '../../observability/metrics.ts';
 
 const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const MAX_CLIENT_CHARS = 100;
 
 function lowerCaseHeaders(event: APIGatewayProxyEvent): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
@@ -22,7 +23,14 @@ export function requestScope(route: Route): HttpMiddleware {
   const finish = (request: HttpRequest) => {
     const requestId = request.context.http?.requestId ?? request.context.awsRequestId;
     if (request.response) request.response.headers = { ...request.response.headers, 'X-Request-Id': requestId };
-    logger.info('request completed', { status: request.response?.statusCode });
+    logger.info('request completed', {
+      status: request.response?.statusCode,
+      method: request.event.httpMethod,
+      path: request.context.http?.path,
+      duration_ms: request.context.http ? Math.round(performance.now() - request.context.http.startedAt) : undefined,
+      // The partner's integration as it names itself: which client made a request, for support.
+      client: request.context.http?.headers['user-agent']?.slice(0, MAX_CLIENT_CHARS),
+    });
     countMetric(METRIC.requests, { route: route.operationId, status_class: statusClass(request.response?.statusCode ?? 500) });
   };
   return {
@@ -33,6 +41,7 @@ export function requestScope(route: Route): HttpMiddleware {
       const correlation = headers['x-correlation-id'];
       const raw = event.body ?? '';
       request.context.http = {
+        startedAt: performance.now(),
         requestId,
         correlationId: correlation && CORRELATION_ID.test(correlation) ? correlation : requestId,
         headers,

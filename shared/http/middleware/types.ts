@@ -5,6 +5,8 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import type { Principal } from '../../auth/authenticate.ts';
 
 export interface HttpState {
+  /** performance.now() when the request reached the function. */
+  startedAt: number;
   requestId: string;
   correlationId: string;
   /** Lower-case header names. */

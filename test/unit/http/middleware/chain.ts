@@ -23,7 +23,15 @@ export function apiEvent(overrides: Partial<APIGatewayProxyEvent> = {}): APIGate
 /** A middleware that sets the HTTP state the earlier middlewares of the pipeline would have set. */
 export const withState = (state: Partial<HttpState>): HttpMiddleware => ({
   before: ({ context }) => {
-    context.http = { requestId: 'req-1', correlationId: 'req-1', headers: {}, path: '/api/v1/commerce/x', body: Buffer.alloc(0), ...state };
+    context.http = {
+      startedAt: performance.now(),
+      requestId: 'req-1',
+      correlationId: 'req-1',
+      headers: {},
+      path: '/api/v1/commerce/x',
+      body: Buffer.alloc(0),
+      ...state,
+    };
   },
 });
 
