@@ -21,9 +21,11 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { ListMessageMoveTasksCommand, StartMessageMoveTaskCommand } from '@aws-sdk/client-sqs';
-import { type CommandHelp, failUsage, knownCommand, parseCli } from './cli.ts';
+import * as z from 'zod';
+import { type CommandHelp, failUsage, knownCommand, parseCli, stackProblem } from './cli.ts';
 import { localDataDir } from './data-dir.ts';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '#shared/webhooks/webhook-schemas.ts';
+import { type TenantConfig, TenantConfigSchema } from '#shared/tenants/config.ts';
 
 /** Every command with an example: `--help` prints them (or the one asked about), the default case their usages. */
 const COMMANDS: readonly CommandHelp[] = [
@@ -80,6 +82,12 @@ function fail(message: string): never {
   return failUsage('admin', message);
 }
 
+/** A command given rightly that cannot be carried out: what is wrong, exit 1. */
+function cannot(message: string): never {
+  console.error(`admin: ${message}`);
+  process.exit(1);
+}
+
 function positiveNumber(text: string, option: string): number {
   const n = Number(text);
   return Number.isFinite(n) && n > 0 ? n : fail(`${option} takes a positive number`);
@@ -112,7 +120,9 @@ interface Target {
 async function selectTarget(): Promise<Target> {
   if (values.stack) {
     const cfn = new CloudFormationClient(values.region ? { region: values.region } : {});
-    const { Stacks } = await cfn.send(new DescribeStacksCommand({ StackName: values.stack }));
+    const { Stacks } = await cfn
+      .send(new DescribeStacksCommand({ StackName: values.stack }))
+      .catch((error: Error) => cannot(stackProblem(values.stack!, error)));
     const outputs = Object.fromEntries((Stacks?.[0]?.Outputs ?? []).map((o) => [o.OutputKey, o.OutputValue]));
     Object.assign(process.env, {
       TABLE_NAME: outputs.TableName,
@@ -141,6 +151,20 @@ if (!knownCommand(COMMANDS, positionals)) {
   const typed = positionals.slice(0, 2).join(' ');
   fail(`unknown command${typed ? ` "${typed}"` : ''}; the commands: ${COMMANDS.map((c) => c.command).join(', ')}`);
 }
+/** The configuration `tenants put` is given, read and checked before any stack is looked for. */
+function readTenantConfigFile(file: string): TenantConfig {
+  let input: unknown;
+  try {
+    input = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    cannot(`${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : `not JSON (${(error as Error).message})`}`);
+  }
+  const checked = TenantConfigSchema.safeParse(input);
+  // Each problem on a line of its own, with the path to the field, in zod's own words.
+  if (!checked.success) cannot(`${file} is not a valid tenant configuration:\n${z.prettifyError(checked.error)}`);
+  return checked.data;
+}
+const tenantConfigFile = positionals[0] === 'tenants' && values.config ? readTenantConfigFile(values.config) : undefined;
 const target = await selectTarget();
 const { createApiKey, putTenantConfig, revokeApiKey } = await import('#shared/tenants/store.ts');
 const { isScope } = await import('#shared/api/scopes.ts');
@@ -187,13 +211,8 @@ switch (area === 'recover' ? area : `${area} ${action}`) {
   case 'tenants put': {
     const tenant = values.tenant ?? fail('--tenant is required');
     if (!TENANT_ID_PATTERN.test(tenant)) fail(`--tenant must match ${TENANT_ID_PATTERN}`);
-    const file = values.config ?? fail('--config FILE is required');
-    try {
-      const config = await putTenantConfig(tenant, JSON.parse(readFileSync(file, 'utf8')));
-      console.log(JSON.stringify({ tenant, config }, null, 2));
-    } catch (error) {
-      fail(`invalid configuration: ${error instanceof Error ? error.message : String(error)}`);
-    }
+    const config = await putTenantConfig(tenant, tenantConfigFile ?? fail('--config FILE is required'));
+    console.log(JSON.stringify({ tenant, config }, null, 2));
     break;
   }
   case 'dlq list': {

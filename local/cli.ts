@@ -47,3 +47,12 @@ export function parseCli<T extends { values: { help?: boolean | undefined }; pos
   }
   return parsed;
 }
+
+/** One line for why `--stack NAME` could not be read: no region, no credentials, no such stack. */
+export function stackProblem(stack: string, error: Error): string {
+  if (/region is missing/i.test(error.message)) return `--stack ${stack}: no AWS region; pass --region (e.g. --region eu-central-1) or set AWS_REGION`;
+  if (error.name === 'CredentialsProviderError' || /credential/i.test(error.message))
+    return `--stack ${stack}: no AWS credentials; set AWS_PROFILE (after aws sso login) or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY`;
+  if (/does not exist/.test(error.message)) return `--stack ${stack}: no such stack in this account and region (${error.message})`;
+  return `--stack ${stack}: the stack could not be read: ${error.name}: ${error.message.split('\n')[0]}`;
+}
