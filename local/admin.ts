@@ -47,7 +47,8 @@ const COMMANDS: readonly CommandHelp[] = [
   { command: 'deliveries show', usage: 'deliveries show DELIVERY_ID --tenant T [--json]', example: 'deliveries show dlv_0123 --tenant acme' },
   {
     command: 'recover',
-    usage: 'recover --tenant T --since TIME [--json]   (re-sends every dead-lettered delivery created at or after TIME)',
+    usage:
+      'recover --tenant T --since TIME [--json]   (re-sends every dead-lettered delivery created at or after TIME and not recovered yet, marks each recovered_by, and removes its dead letter)',
     example: 'recover --tenant acme --since 2026-11-23T10:00:00Z',
   },
   { command: 'stream-failures list', usage: 'stream-failures list [--json]', example: 'stream-failures list' },
@@ -86,6 +87,12 @@ function fail(message: string): never {
 function cannot(message: string): never {
   console.error(`admin: ${message}`);
   process.exit(1);
+}
+
+/** Input that is wrong in several places: each on its own line, exit 2 as for any mistake. */
+function invalidInput(message: string): never {
+  console.error(`admin: ${message}`);
+  process.exit(2);
 }
 
 function positiveNumber(text: string, option: string): number {
@@ -157,11 +164,11 @@ function readTenantConfigFile(file: string): TenantConfig {
   try {
     input = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
-    cannot(`${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : `not JSON (${(error as Error).message})`}`);
+    fail(`invalid configuration: ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : `not JSON (${(error as Error).message})`}`);
   }
   const checked = TenantConfigSchema.safeParse(input);
   // Each problem on a line of its own, with the path to the field, in zod's own words.
-  if (!checked.success) cannot(`${file} is not a valid tenant configuration:\n${z.prettifyError(checked.error)}`);
+  if (!checked.success) invalidInput(`invalid configuration in ${file}:\n${z.prettifyError(checked.error)}`);
   return checked.data;
 }
 const tenantConfigFile = positionals[0] === 'tenants' && values.config ? readTenantConfigFile(values.config) : undefined;
@@ -170,7 +177,7 @@ const { createApiKey, putTenantConfig, revokeApiKey } = await import('#shared/te
 const { isScope } = await import('#shared/api/scopes.ts');
 const { TENANT_ID_PATTERN } = await import('#shared/tenants/config.ts');
 const { queueClient } = await import('#shared/storage/clients.ts');
-const { moveDeadLetters, peekDeadLetters } = await import('#shared/queue/dead-letters.ts');
+const { discardDeadLetters, moveDeadLetters, peekDeadLetters } = await import('#shared/queue/dead-letters.ts');
 
 const [area, action] = positionals;
 switch (area === 'recover' ? area : `${area} ${action}`) {
@@ -303,12 +310,16 @@ switch (area === 'recover' ? area : `${area} ${action}`) {
     const tenant = values.tenant ?? fail('--tenant is required');
     const since = instant(values.since ?? fail('--since TIME is required (RFC 3339)'), '--since');
     const recovered = await recoverDeliveries(tenant, since);
+    // Their dead letters stand for nothing left to do: they go, so the queue's depth and its alarm clear.
+    const originals = new Set(recovered.map((r) => r.original));
+    const discarded = originals.size ? await discardDeadLetters((body) => body.tenant === tenant && originals.has(String(body.delivery_id))) : 0;
     if (values.json) console.log(JSON.stringify(recovered));
     else {
       console.log(
         `Re-sent ${recovered.length} dead-lettered deliver${recovered.length === 1 ? 'y' : 'ies'} of ${tenant} since ${since.toISOString()} (same event ids):`,
       );
       for (const r of recovered) console.log(`  ${r.original} → ${r.replay}`);
+      console.log(`Removed their ${discarded} message(s) from the webhook dead-letter queue; each original shows recovered_by.`);
     }
     break;
   }

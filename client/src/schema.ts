@@ -1351,6 +1351,8 @@ export interface components {
             delivered_at: string | null;
             next_attempt_at: string | null;
             replay_of: string | null;
+            /** @description On a dead-lettered delivery that was recovered (re-sent as a new delivery by `recover`): the id of that new delivery. It stays `dead_lettered`, and a redrive of its old dead letter sends nothing */
+            recovered_by: string | null;
             last_attempt: {
                 at: string;
                 status_code: number | null;
@@ -1373,6 +1375,8 @@ export interface components {
             delivered_at: string | null;
             next_attempt_at: string | null;
             replay_of: string | null;
+            /** @description On a dead-lettered delivery that was recovered (re-sent as a new delivery by `recover`): the id of that new delivery. It stays `dead_lettered`, and a redrive of its old dead letter sends nothing */
+            recovered_by: string | null;
             last_attempt: {
                 at: string;
                 status_code: number | null;

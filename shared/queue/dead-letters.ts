@@ -4,7 +4,7 @@
  * StartMessageMoveTask; on AWS the admin CLI starts one instead).
  */
 import { messageGroupOf } from './outbox-queue.ts';
-import { DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { DeleteMessageCommand, GetQueueAttributesCommand, type Message, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { queueClient, queueUrls } from '../storage/clients.ts';
 
 export interface DeadLetter {
@@ -46,24 +46,43 @@ export interface MoveOptions {
 /**
  * Moves dead letters back to the webhook queue, each sent before it is deleted (a crash in
  * between duplicates a message, which the sender's per-delivery claim absorbs; it never
- * loses one). Messages not selected stay; the move ends when a receive brings only messages
- * already looked at (or none).
+ * loses one). Messages not selected stay.
  */
-export async function moveDeadLetters(options: MoveOptions = {}): Promise<number> {
-  const { deadLetter: webhookDlqUrl, webhook: webhookQueueUrl } = queueUrls();
+export function moveDeadLetters(options: MoveOptions = {}): Promise<number> {
+  const webhookQueueUrl = queueUrls().webhook;
+  return eachDeadLetter(options, async (m) => {
+    await queueClient().send(new SendMessageCommand({ QueueUrl: webhookQueueUrl, MessageBody: m.Body ?? '', ...messageGroupOf(m.Body ?? '') }));
+  });
+}
+
+/**
+ * Deletes the selected dead letters: those whose delivery needs nothing more (recovered: its
+ * event went out again as another delivery), so the queue's depth, and its alarm, count only
+ * what still waits for someone.
+ */
+export function discardDeadLetters(select: NonNullable<MoveOptions['select']>): Promise<number> {
+  return eachDeadLetter({ select }, async () => undefined);
+}
+
+/**
+ * Hands each selected dead letter to `handle`, then deletes it; ends when a receive brings only
+ * messages already looked at (or none).
+ */
+async function eachDeadLetter(options: MoveOptions, handle: (message: Message) => Promise<void>): Promise<number> {
+  const webhookDlqUrl = queueUrls().deadLetter;
   const seen = new Set<string>();
-  let moved = 0;
+  let handled = 0;
   for (;;) {
     const { Messages = [] } = await queueClient().send(new ReceiveMessageCommand({ QueueUrl: webhookDlqUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 5 }));
     const fresh = Messages.filter((m) => !seen.has(m.MessageId ?? ''));
-    if (!fresh.length) return moved;
+    if (!fresh.length) return handled;
     for (const m of fresh) {
       seen.add(m.MessageId ?? '');
       if (options.select && !(await options.select(parseBody(m.Body)))) continue;
-      await queueClient().send(new SendMessageCommand({ QueueUrl: webhookQueueUrl, MessageBody: m.Body ?? '', ...messageGroupOf(m.Body ?? '') }));
+      await handle(m);
       await queueClient().send(new DeleteMessageCommand({ QueueUrl: webhookDlqUrl, ReceiptHandle: m.ReceiptHandle! }));
-      moved++;
-      options.onProgress?.(moved);
+      handled++;
+      options.onProgress?.(handled);
       if (options.ratePerSecond) await new Promise((resolve) => setTimeout(resolve, 1000 / options.ratePerSecond!));
     }
   }

@@ -9,6 +9,7 @@ import { keys } from '../storage/keys.ts';
 import { tableClient, tableName } from '../storage/clients.ts';
 import { listDeliveries } from './delivery-list.ts';
 import { replayDelivery } from './replay.ts';
+import { markRecovered } from './delivery-store.ts';
 import type { Delivery, DeliveryStatus } from './webhook-schemas.ts';
 
 export interface DeliveryFilter {
@@ -49,7 +50,7 @@ export async function* findDeliveries(filter: DeliveryFilter): AsyncGenerator<Fo
         FilterExpression: 'entity = :delivery',
         ExpressionAttributeValues: { ':delivery': 'delivery' },
         ProjectionExpression:
-          'tenant, delivery_id, event_id, event_type, #status, attempts, created_at, delivered_at, next_attempt_at, replay_of, last_attempt',
+          'tenant, delivery_id, event_id, event_type, #status, attempts, created_at, delivered_at, next_attempt_at, replay_of, recovered_by, last_attempt',
         ExpressionAttributeNames: { '#status': 'status' },
         ExclusiveStartKey: startKey,
       }),
@@ -86,12 +87,18 @@ export async function deliveryWithAttempts(tenant: string, deliveryId: string): 
   return { delivery, attempts: attempts.sort((a, b) => a.attempt - b.attempt) };
 }
 
-/** Re-sends every dead-lettered delivery of `tenant` created since `since`: each a new delivery (`replay_of`) with the same event id. */
+/**
+ * Re-sends every dead-lettered delivery of `tenant` created since `since` and not recovered
+ * yet: each a new delivery (`replay_of`) with the same event id, noted on the original as
+ * `recovered_by` (after the new one exists: a crash between sends again, never loses one).
+ */
 export async function recoverDeliveries(tenant: string, since: Date, now = new Date()): Promise<{ original: string; replay: string }[]> {
   const recovered: { original: string; replay: string }[] = [];
   for await (const d of findDeliveries({ tenant, status: 'dead_lettered', since })) {
+    if (d.recovered_by) continue;
     const replay = await replayDelivery(tenant, d.delivery_id, now);
-    if (replay) recovered.push({ original: d.delivery_id, replay: replay.delivery_id });
+    await markRecovered(tenant, d.delivery_id, replay.delivery_id);
+    recovered.push({ original: d.delivery_id, replay: replay.delivery_id });
   }
   return recovered;
 }

@@ -16,7 +16,9 @@ import type { Delivery, DeliveryStatus } from './webhook-schemas.ts';
 /** Deliveries carry whole payloads: they are kept 35 days (DynamoDB TTL), as long as their events, then deleted. */
 export const DELIVERY_RETENTION_SECONDS = 35 * 24 * 3600;
 
-export interface StoredDelivery extends Delivery {
+export interface StoredDelivery extends Omit<Delivery, 'recovered_by'> {
+  /** Absent until `recover` re-sends it (a condition tests its absence). */
+  recovered_by?: string;
   pk: string;
   sk: string;
   tenant: string;
@@ -111,7 +113,7 @@ export async function readDelivery(tenant: string, id: string): Promise<StoredDe
   return Item ? deliveryFromItem(Item) : undefined;
 }
 
-export const deliveryView = (d: Delivery): Delivery => ({
+export const deliveryView = (d: Omit<Delivery, 'recovered_by'> & { recovered_by?: string | null }): Delivery => ({
   delivery_id: d.delivery_id,
   event_id: d.event_id,
   event_type: d.event_type,
@@ -121,6 +123,7 @@ export const deliveryView = (d: Delivery): Delivery => ({
   delivered_at: d.delivered_at ?? null,
   next_attempt_at: d.next_attempt_at ?? null,
   replay_of: d.replay_of ?? null,
+  recovered_by: d.recovered_by ?? null,
   last_attempt: d.last_attempt ?? null,
 });
 
@@ -132,7 +135,8 @@ export type Claim =
 
 /** Why a claim was refused, read from the item as it stands. */
 function refusal(stored: StoredDelivery | undefined, now: Date): Exclude<Claim, { kind: 'claimed' }> {
-  if (!stored || stored.status === 'delivered') return { kind: 'finished' };
+  // A recovered delivery's event went out again as another delivery: nothing is left to send.
+  if (!stored || stored.status === 'delivered' || stored.recovered_by) return { kind: 'finished' };
   if (stored.status === 'dead_lettered') return { kind: 'dead_lettered' };
   const lease = stored.delivering_until && Date.parse(stored.delivering_until) > now.getTime() ? Date.parse(stored.delivering_until) : 0;
   const backoff = stored.status === 'retrying' && stored.next_attempt_at ? Date.parse(stored.next_attempt_at) : 0;
@@ -155,7 +159,7 @@ export async function claimDelivery(tenant: string, id: string, now: Date, lease
       UpdateExpression: 'SET #status = :delivering, delivering_until = :until, list_view.#status = :delivering, gsi3pk = :facet',
       ConditionExpression:
         'attribute_exists(pk) AND #status <> :delivered AND (attribute_not_exists(delivering_until) OR delivering_until < :now) ' +
-        'AND (#status <> :retrying OR next_attempt_at <= :now) AND (#status <> :dead OR :redrive = :yes)',
+        'AND (#status <> :retrying OR next_attempt_at <= :now) AND (#status <> :dead OR (:redrive = :yes AND attribute_not_exists(recovered_by)))',
       ExpressionAttributeNames: { '#status': 'status' },
       ExpressionAttributeValues: {
         ':delivering': 'delivering',
@@ -173,6 +177,24 @@ export async function claimDelivery(tenant: string, id: string, now: Date, lease
   });
   if (claimed.written) return { kind: 'claimed', delivery: deliveryFromItem(claimed.item!), lease };
   return refusal(claimed.item ? deliveryFromItem(claimed.item) : undefined, now);
+}
+
+/**
+ * Notes on a dead-lettered delivery the new delivery that re-sent its event (`recover`): it
+ * stays dead-lettered, and its dead letter no longer stands for anything left to do. False
+ * when it is not dead-lettered or was recovered already.
+ */
+export function markRecovered(tenant: string, id: string, replayId: string): Promise<boolean> {
+  return landed({
+    update: {
+      TableName: tableName(),
+      Key: keys.delivery(tenant, id),
+      UpdateExpression: 'SET recovered_by = :replay, list_view.recovered_by = :replay',
+      ConditionExpression: '#status = :dead AND attribute_not_exists(recovered_by)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':replay': replayId, ':dead': 'dead_lettered' },
+    },
+  });
 }
 
 /**

@@ -109,6 +109,10 @@ export const DeliverySchema = z
     delivered_at: UtcTime.nullable(),
     next_attempt_at: UtcTime.nullable(),
     replay_of: z.string().nullable(),
+    recovered_by: z.string().nullable().meta({
+      description:
+        'On a dead-lettered delivery that was recovered (re-sent as a new delivery by `recover`): the id of that new delivery. It stays `dead_lettered`, and a redrive of its old dead letter sends nothing',
+    }),
     last_attempt: LastAttemptSchema.nullable(),
   })
   .meta({ id: 'WebhookDelivery' });

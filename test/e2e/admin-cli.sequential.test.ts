@@ -160,14 +160,6 @@ describe('npm run admin', () => {
       expect(shown.stdout).not.toContain(receiver.url);
 
       healthy = true;
-      const recovered = JSON.parse((await admin('recover', '--tenant', 'globex', '--since', since, '--json')).stdout) as { original: string; replay: string }[];
-      expect(recovered.map((r) => r.original)).toEqual([deliveryId]);
-      const replayed = await eventually(
-        () => admin('deliveries', 'list', '--tenant', 'globex', '--status', 'delivered', '--json'),
-        (res) => res.stdout.includes(recovered[0]!.replay),
-      );
-      expect(JSON.parse(replayed.stdout)[0]).toMatchObject({ delivery_id: recovered[0]!.replay, attempts: 1, replay_of: deliveryId });
-
       // The DLQ holds both tenants' messages: a redrive for one tenant moves only that one's.
       const redriven = await admin('dlq', 'redrive', '--tenant', 'hooli', '--rate', '50');
       expect(redriven.stdout).toContain('Moved 1 message(s)');
@@ -181,6 +173,23 @@ describe('npm run admin', () => {
       );
       expect(left.stdout).toContain(`delivery=${deliveryId}  tenant=globex`);
       expect(left.stdout).not.toContain(otherId);
+
+      // The runbook's fix, and nothing else: recover ends the incident.
+      const recovered = JSON.parse((await admin('recover', '--tenant', 'globex', '--since', since, '--json')).stdout) as { original: string; replay: string }[];
+      expect(recovered.map((r) => r.original)).toEqual([deliveryId]);
+      const replayed = await eventually(
+        () => admin('deliveries', 'list', '--tenant', 'globex', '--status', 'delivered', '--json'),
+        (res) => res.stdout.includes(recovered[0]!.replay),
+      );
+      expect(JSON.parse(replayed.stdout)[0]).toMatchObject({ delivery_id: recovered[0]!.replay, attempts: 1, replay_of: deliveryId });
+      // The runbook's Verify: the original says what replaced it, the DLQ is empty (its depth is
+      // the alarm's metric), and a second recover re-sends nothing.
+      const original = (await send(runtime.baseUrl, key, 'GET', '/webhook-deliveries')).body.data.find(
+        (d: { delivery_id: string }) => d.delivery_id === deliveryId,
+      );
+      expect(original).toMatchObject({ status: 'dead_lettered', recovered_by: recovered[0]!.replay });
+      expect((await admin('dlq', 'list')).stdout).toMatch(/^0 message\(s\) in the webhook dead-letter queue/);
+      expect(JSON.parse((await admin('recover', '--tenant', 'globex', '--since', since, '--json')).stdout)).toEqual([]);
     } finally {
       await receiver.close();
     }

@@ -57,15 +57,17 @@ describe('the CLIs', () => {
       JSON.stringify({ max_call_attempts: 99, quiet_hours: { timezone: 'Mars/Olympus', dont_call_hour_start: 21, dont_call_hour_end: 8 }, colour: 'red' }),
     );
     const res = await cli('admin', 'tenants', 'put', '--tenant', 'acme', '--config', file);
-    expect(res.code).toBe(1);
+    expect(res.code).toBe(2);
     const lines = res.stderr.trim().split('\n');
-    expect(lines[0]).toBe(`admin: ${file} is not a valid tenant configuration:`);
+    expect(lines[0]).toBe(`admin: invalid configuration in ${file}:`);
     expect(lines.slice(1).join('\n')).toMatch(/→ at max_call_attempts/);
     expect(lines.slice(1).join('\n')).toMatch(/→ at quiet_hours\.timezone/);
     expect(res.stderr).toContain('colour');
     expect(lines.length).toBeLessThanOrEqual(10);
     writeFileSync(file, '{ not json');
-    expect((await cli('admin', 'tenants', 'put', '--tenant', 'acme', '--config', file)).stderr).toMatch(/^admin: .*tenant\.json: not JSON \(/);
+    expect((await cli('admin', 'tenants', 'put', '--tenant', 'acme', '--config', file)).stderr).toMatch(
+      /^admin: invalid configuration: .*tenant\.json: not JSON \(/,
+    );
   });
 
   it('say in one line what --stack lacks: a region, or credentials', async () => {

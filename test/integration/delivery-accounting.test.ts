@@ -7,7 +7,7 @@ import { queueRedeliveryGraceSeconds, tableClient, tableName } from '#shared/sto
 import { keys } from '#shared/storage/keys.ts';
 import { dueAttributes } from '#shared/queue/outbox-queue.ts';
 import { deliveryWithAttempts } from '#shared/webhooks/delivery-ops.ts';
-import { claimDelivery, recordDeliveryAttempt } from '#shared/webhooks/delivery-store.ts';
+import { claimDelivery, markRecovered, recordDeliveryAttempt } from '#shared/webhooks/delivery-store.ts';
 import { processDeliveryRecord, RetryLater, type SenderQueue } from '#shared/webhooks/sender.ts';
 
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
@@ -105,6 +105,23 @@ describe('webhook attempt accounting', () => {
     // A redrive of that message is what earns one more attempt.
     await expect(processDeliveryRecord({ body: moved[0]!, receiptHandle: 'r' }, settings, queue)).resolves.toBeUndefined();
     expect((await stored(tenant, id)).attempts).toBe(9);
+  });
+
+  it('sends nothing for the redriven dead letter of a recovered delivery: its event went out again already', async () => {
+    const { tenant, id, body } = await failingDelivery(7);
+    const moved: string[] = [];
+    const queue: SenderQueue = { sendToDeadLetterQueue: async (m) => void moved.push(m), retryIn: async () => undefined, sendAgain: async () => undefined };
+    await processDeliveryRecord({ body, receiptHandle: 'r' }, settings, queue);
+    expect(await stored(tenant, id)).toMatchObject({ status: 'dead_lettered', attempts: 8 });
+    expect(await markRecovered(tenant, id, 'dlv_replay')).toBe(true);
+    expect(await markRecovered(tenant, id, 'dlv_other')).toBe(false);
+    const before = receiver.received.length;
+    moved.length = 0;
+    await expect(
+      processDeliveryRecord({ body: JSON.stringify({ tenant, delivery_id: id, from_dead_letter_queue: true }), receiptHandle: 'r' }, settings, queue),
+    ).resolves.toBeUndefined();
+    expect({ attemptsSent: receiver.received.length - before, backToDlq: moved }).toEqual({ attemptsSent: 0, backToDlq: [] });
+    expect(await stored(tenant, id)).toMatchObject({ status: 'dead_lettered', attempts: 8, recovered_by: 'dlv_replay' });
   });
 
   it('never lets a sender whose lease ran out overwrite a delivery another sender delivered', async () => {
