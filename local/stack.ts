@@ -7,7 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Server } from 'node:http';
+import { Agent as HttpAgent, type Server } from 'node:http';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { Server as NetServer } from 'node:net';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
@@ -172,6 +173,17 @@ async function onLoopback<T>(start: () => Promise<T>): Promise<T> {
   } finally {
     NetServer.prototype.listen = listen;
   }
+}
+
+/**
+ * On AWS every concurrent invocation runs in an instance of its own, with clients (and their
+ * pool of 50 sockets) of its own. Here every invocation of every function shares one client
+ * per service: capped at 50 sockets, 200 concurrent webhook attempts queued every other
+ * function's calls behind theirs (the stream processor fell minutes behind in the chaos
+ * suite). The shared clients get sockets without a cap, as the instances together have.
+ */
+function unpoolSockets(client: { config: { requestHandler?: unknown } }): void {
+  client.config.requestHandler = new NodeHttpHandler({ httpAgent: new HttpAgent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY }) });
 }
 
 /** Environment variables that are settings of the Lambda runtime itself, not of the code: nothing to set in this process. */
@@ -392,6 +404,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // Faults first: the permission check then runs before them, as AWS refuses a call before anything can fail in flight.
     switchFaultsOn(running, options.dataDir);
     decorateClients((service, client) => enforcePermissions(service, client as never, resources.check));
+    decorateClients((_service, client) => unpoolSockets(client));
     // Every call a function's policy refused, as `function action resource`: a suite running `npm start` expects none.
     if (options.dataDir) keepWritten(running, join(options.dataDir, `refused-${process.pid}.json`), () => resources.check.refused);
     running.log('starting the gateway, the pollers and the schedules…');
