@@ -14,7 +14,7 @@ import type { LocalStack } from './stack.ts';
 
 const localDir = localDataDir();
 const inMemory = process.argv.includes('--in-memory');
-let releaseDataFolder = () => undefined as void;
+let releaseDataFolder: () => void = () => undefined;
 
 /** One line for a person; the stack trace of a failure nobody foresaw goes to a file beside the data. */
 function cannotStart(error: unknown): never {

@@ -28,6 +28,16 @@ type Item<Op extends keyof operations> = Page<Op> extends { data: (infer T)[] } 
 /** Filters of a list; the client manages `cursor` itself. */
 export type ListQuery<Op extends keyof operations> = Omit<Query<Op>, 'cursor'>;
 
+type ConsentProof = NonNullable<RequestBody<'putCustomer'>['consent']['proof']>;
+
+/**
+ * PUT /customers/{id}'s body, with what the contract says in words made a type: consent
+ * `granted` carries its proof (the service answers 422 at /consent/proof otherwise).
+ */
+export type CustomerInput = Omit<RequestBody<'putCustomer'>, 'consent'> & {
+  consent: { status: 'granted'; proof: ConsentProof } | { status: 'withdrawn'; proof?: ConsentProof };
+};
+
 async function unwrap<T>(pending: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
   const { data, error, response } = await pending;
   if (response.ok) return data as T;
@@ -62,7 +72,7 @@ function catalog(api: Api, key: Key) {
 
 function customers(api: Api, key: Key) {
   return {
-    put: (externalCustomerId: string, body: RequestBody<'putCustomer'>, o?: MutationOptions) =>
+    put: (externalCustomerId: string, body: CustomerInput, o?: MutationOptions) =>
       unwrap(api.PUT('/customers/{externalCustomerId}', { params: { path: { externalCustomerId }, header: key(o) }, body })),
     get: (externalCustomerId: string) => unwrap(api.GET('/customers/{externalCustomerId}', { params: { path: { externalCustomerId } } })),
     anonymize: (externalCustomerId: string, o?: MutationOptions) =>

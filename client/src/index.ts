@@ -1,11 +1,21 @@
-export { type ClientOptions, type CommerceClient, createCommerceClient, type ListQuery, type MutationOptions, type Query, type RequestBody } from './client.ts';
-export { CommerceApiError, type Problem } from './errors.ts';
+export {
+  type ClientOptions,
+  type CommerceClient,
+  type CustomerInput,
+  createCommerceClient,
+  type ListQuery,
+  type MutationOptions,
+  type Query,
+  type RequestBody,
+} from './client.ts';
+export { CommerceApiError, type ErrorCode, type Problem } from './errors.ts';
 export type { components, operations, paths, webhooks } from './schema.ts';
 export { canonicalQuery, type Credentials, type QueryParameters, type SignedHeaders, signRequest, stringToSign } from './signing.ts';
 export { type RetryOptions, retryAfterMs, type TransportOptions } from './transport.ts';
 export {
   constructEvent,
   type HeaderSource,
+  isTruncated,
   type VerifyOptions,
   verifyWebhook,
   WEBHOOK_HEADERS,

@@ -115,3 +115,12 @@ export function constructEvent(
   if (event.event_id !== verification.eventId) throw new WebhookSignatureError('event_id_mismatch');
   return event;
 }
+
+/**
+ * True when the event's envelope was over the inline limit and its `data` was left out: read
+ * the order at `data.reference` instead.
+ */
+export function isTruncated(event: { data?: unknown }): event is { data: { truncated: true; reason: 'payload_too_large'; reference: string | null } } {
+  const data = event.data as { truncated?: unknown } | undefined;
+  return typeof data === 'object' && data !== null && data.truncated === true;
+}

@@ -43,6 +43,14 @@ console.log(JSON.stringify({
 }));
 `;
 
+const REQUIRING_SCRIPT = `
+const { createCommerceClient, isTruncated } = require('@commerce-interface/client');
+const [baseUrl, keyId, secret] = process.argv.slice(2);
+createCommerceClient({ baseUrl, keyId, secret }).capabilities.get().then((capabilities) =>
+  console.log(JSON.stringify({ contract_version: capabilities.contract_version, isTruncated: isTruncated({ data: { truncated: true } }) })),
+);
+`;
+
 describe('the client package', () => {
   it('packs, installs into an empty folder and, under the machine’s own Node, signs requests the service accepts', async () => {
     const npm = (args: string[], cwd: string) => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -62,6 +70,12 @@ describe('the client package', () => {
     const result = JSON.parse(out.trim().split('\n').at(-1)!);
     expect(Number(result.node.split('.')[0])).not.toBe(22);
     expect(result).toMatchObject({ contract_version: expect.any(String), customer: 'cust/1 ü', wrongKey: 'invalid_signature' });
+    // CommonJS code requires the same client.
+    writeFileSync(join(partner, 'partner.cjs'), REQUIRING_SCRIPT);
+    const required = JSON.parse(
+      execFileSync(node, ['partner.cjs', baseUrl, key.keyId, key.secret], { cwd: partner, encoding: 'utf8' }).trim().split('\n').at(-1)!,
+    );
+    expect(required).toEqual({ contract_version: result.contract_version, isTruncated: true });
     // Only what the package needs is installed with it.
     expect(
       readdirSync(join(partner, 'node_modules'))
