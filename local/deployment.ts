@@ -91,6 +91,8 @@ export interface EventSourceSettings {
   filterPatterns: string[];
   /** SQS sources: the most concurrent invocations the mapping starts. */
   maxConcurrency?: number;
+  /** Stream sources: batches of one shard in hand at once (1 when the template leaves it out). */
+  parallelizationFactor?: number;
 }
 
 export interface DeployedFunction {
@@ -249,6 +251,7 @@ function readEventSources(template: Template, resolver: Resolver, functions: Map
             retryAttempts: Number(p.MaximumRetryAttempts ?? -1),
             bisectBatchOnError: Boolean(p.BisectBatchOnFunctionError ?? false),
             maxRecordAgeSeconds: Number(p.MaximumRecordAgeInSeconds ?? -1),
+            parallelizationFactor: Number(p.ParallelizationFactor ?? 1),
           }
         : {}),
       reportBatchItemFailures: ((p.FunctionResponseTypes as string[] | undefined) ?? []).includes('ReportBatchItemFailures'),

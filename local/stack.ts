@@ -15,6 +15,7 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { startFauxqs } from 'fauxqs';
+import { teachFairQueues } from './fair-queues.ts';
 import { BASE_PATH } from '#shared/api/routes.ts';
 import { WORKERS } from '#functions/workers.ts';
 import { FUNCTION_SETTINGS } from '#shared/storage/definition.ts';
@@ -220,6 +221,7 @@ async function startResources(running: Running, options: LocalStackOptions, dyna
   });
   const dynamodbEndpoint = `http://127.0.0.1:${dynamoPort}`;
   running.stopAll.push(() => stopProcess(dynamo));
+  await teachFairQueues();
   const sqs = await onLoopback(() => startFauxqs({ port: 0, host: '127.0.0.1', logger: false }));
   running.stopAll.unshift(async () => sqs.stop());
   const sqsEndpoint = sqs.address;

@@ -29,6 +29,8 @@ export interface StreamMappingSettings {
   maxRecordAgeSeconds?: number;
   /** Lambda filter patterns: records no pattern matches are never handed over (and never retried). */
   filterPatterns: readonly string[];
+  /** Batches of one shard in hand at once, by partition key (Lambda's ParallelizationFactor; 1 when absent). */
+  parallelizationFactor?: number;
 }
 
 export interface StreamPollerOptions {
@@ -45,6 +47,18 @@ export interface StreamPollerOptions {
   onSkip?: (records: DynamoDBRecord[], error: unknown) => void;
   onWarning?: (message: string) => void;
   pollIntervalMs?: number;
+}
+
+/** The records split by partition key into `lanes`, each keeping the stream's order (Lambda hashes the partition key likewise). */
+function lanesOf(records: DynamoDBRecord[], lanes: number): DynamoDBRecord[][] {
+  const split: DynamoDBRecord[][] = Array.from({ length: lanes }, () => []);
+  for (const record of records) {
+    const key = JSON.stringify(record.dynamodb?.Keys?.pk ?? '');
+    let hash = 0;
+    for (let i = 0; i < key.length; i++) hash = (hash * 31 + key.charCodeAt(i)) | 0;
+    split[Math.abs(hash) % lanes]!.push(record);
+  }
+  return split.filter((lane) => lane.length > 0);
 }
 
 function toLambdaRecord(record: StreamRecord, streamArn: string, region: string): DynamoDBRecord {
@@ -138,16 +152,33 @@ class StreamPoller {
     return live.filter((r) => !tooOld.includes(r) && passesFilters(filterPatterns, r));
   }
 
-  /** Delivers `records` in batches; returns when all are processed or skipped. */
+  /**
+   * Delivers `records` in batches; returns when all are processed or skipped. With a
+   * parallelization factor above 1, as Lambda does, up to that many batches of the shard are in
+   * hand at once, each partition key's records in one lane and so still in order; the position
+   * then moves once every lane is through (a restart hands the unfinished records over again).
+   */
   private async deliver(shardId: string, records: DynamoDBRecord[]): Promise<void> {
+    const admitted = this.admitted(records);
+    const factor = this.options.settings.parallelizationFactor ?? 1;
+    const done =
+      factor <= 1
+        ? await this.deliverLane(shardId, admitted, true)
+        : (await Promise.all(lanesOf(admitted, factor).map((lane) => this.deliverLane(shardId, lane, false)))).every(Boolean);
+    // Every admitted record is handled: the position moves past the filtered-out ones read with them.
+    if (done && records.length) this.saveCheckpoint(shardId, records.at(-1)!.dynamodb!.SequenceNumber!);
+  }
+
+  /** One lane's records in batches, in order; true when all were processed or skipped. */
+  private async deliverLane(shardId: string, records: DynamoDBRecord[], checkpointAsItGoes: boolean): Promise<boolean> {
     const { batchSize, retryAttempts = -1 } = this.options.settings;
-    let queue = this.admitted(records);
+    let queue = records;
     let attempts = 0;
     while (queue.length && this.running) {
       const batch = queue.slice(0, batchSize);
       const { failedFrom, failure } = await this.handleBatch(batch);
       const done = batch.slice(0, failedFrom);
-      if (done.length) this.saveCheckpoint(shardId, done.at(-1)!.dynamodb!.SequenceNumber!);
+      if (done.length && checkpointAsItGoes) this.saveCheckpoint(shardId, done.at(-1)!.dynamodb!.SequenceNumber!);
       queue = queue.slice(failedFrom);
       if (failedFrom === batch.length) {
         attempts = 0;
@@ -156,15 +187,14 @@ class StreamPoller {
       attempts += done.length ? 0 : 1;
       if (retryAttempts >= 0 && attempts > retryAttempts) {
         this.options.onSkip?.(queue.slice(0, 1), failure);
-        this.saveCheckpoint(shardId, queue[0]!.dynamodb!.SequenceNumber!);
+        if (checkpointAsItGoes) this.saveCheckpoint(shardId, queue[0]!.dynamodb!.SequenceNumber!);
         queue = queue.slice(1);
         attempts = 0;
       } else {
         await new Promise((r) => setTimeout(r, Math.min(2000, 50 * 2 ** attempts)));
       }
     }
-    // Every admitted record is handled: the position moves past the filtered-out ones read with them.
-    if (!queue.length && records.length) this.saveCheckpoint(shardId, records.at(-1)!.dynamodb!.SequenceNumber!);
+    return queue.length === 0;
   }
 
   /** One pass over every shard; true when it saw records. */

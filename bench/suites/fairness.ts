@@ -1,3 +1,4 @@
+import { createCommerceClient } from '#client/index.ts';
 import { mapWithConcurrency } from '#shared/async/concurrency.ts';
 import { MAX_SALES_RULES } from '#shared/rules/rule-schemas.ts';
 import { startHangingEndpoint, startReceiver } from '#test/support/receiver.ts';
@@ -64,6 +65,24 @@ async function tenantB(baseUrl: string, label: string) {
         byType.set(kind, [...(byType.get(kind) ?? []), r.at - Date.parse(e.occurred_at)]);
       }
       for (const [kind, ms] of byType) progress(`${label} ${kind}: ${ms.sort((a, b) => a - b).join(' ')}`);
+      // The slowest deliveries, split into their stages: fan-out (event to delivery created) and send (created to received).
+      const deliveries = new Map<string, { created_at: string; attempts: number }>();
+      const client = createCommerceClient({ baseUrl, keyId: key.keyId, secret: key.secret });
+      for await (const d of client.webhooks.deliveries()) deliveries.set(d.event_id, d);
+      const stages = receiver.received
+        .map((r) => {
+          const e = JSON.parse(r.body) as Delivered & { event_id: string };
+          const d = deliveries.get(e.event_id);
+          return {
+            total: r.at - Date.parse(e.occurred_at),
+            fanOut: d ? Date.parse(d.created_at) - Date.parse(e.occurred_at) : -1,
+            send: d ? r.at - Date.parse(d.created_at) : -1,
+            attempts: d?.attempts,
+          };
+        })
+        .sort((a, b) => b.total - a.total)
+        .slice(0, 6);
+      progress(`${label} slowest deliveries: ${JSON.stringify(stages)}`);
     }
     return { toCall: toCall.sort((a, b) => a - b), toDelivery: toDelivery.sort((a, b) => a - b), events: receiver.received.length };
   } finally {

@@ -58,6 +58,7 @@ export class Workers {
       batchSize: EVENT_SOURCES.tableStream.batchSize,
       maxBatchingWindow: Duration.seconds(EVENT_SOURCES.tableStream.maxBatchingWindowSeconds),
       retryAttempts: EVENT_SOURCES.tableStream.retryAttempts,
+      parallelizationFactor: EVENT_SOURCES.tableStream.parallelizationFactor,
       bisectBatchOnError: true,
       reportBatchItemFailures: true,
       onFailure: new SqsDlq(this.data.streamFailures),

@@ -46,7 +46,12 @@ export const QUEUE_DEFINITIONS = {
 
 /** Lambda event-source settings shared by the CDK app and the local pollers. */
 export const EVENT_SOURCES = {
-  tableStream: { batchSize: 100, maxBatchingWindowSeconds: 1, retryAttempts: 10 },
+  /**
+   * Up to 4 batches of one shard in hand at once, each partition key's records still in order:
+   * a burst of one tenant's items does not hold back the records of another behind it in the
+   * same shard (every shard locally: DynamoDB Local's stream has one).
+   */
+  tableStream: { batchSize: 100, maxBatchingWindowSeconds: 1, retryAttempts: 10, parallelizationFactor: 4 },
   /** maxConcurrency: at most this many sender instances at once, so a backlog never takes the account's concurrency. */
   webhookQueue: { batchSize: 10, maxBatchingWindowSeconds: 0, maxConcurrency: 20 },
 } as const;

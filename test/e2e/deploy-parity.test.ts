@@ -61,6 +61,7 @@ describe('deploy parity: the local runtime runs what the template deploys', () =
         expect(local.retryAttempts).toBe(m.MaximumRetryAttempts ?? -1);
         expect(local.bisectBatchOnError).toBe(m.BisectBatchOnFunctionError ?? false);
         expect(local.maxRecordAgeSeconds).toBe(m.MaximumRecordAgeInSeconds ?? -1);
+        expect(local.parallelizationFactor).toBe(m.ParallelizationFactor ?? 1);
         expect(local.onFailureDestination).toMatch(/StreamFailureQueue$/);
       }
     }

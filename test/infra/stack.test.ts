@@ -100,6 +100,8 @@ describe('the CDK app', () => {
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       BisectBatchOnFunctionError: true,
       StartingPosition: 'TRIM_HORIZON',
+      // One tenant's burst in a shard does not hold back another's records behind it.
+      ParallelizationFactor: 4,
     });
   });
 

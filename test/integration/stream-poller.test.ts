@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { DynamoDBRecord } from 'aws-lambda';
+import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import '../support/stack.ts';
 import { eventually } from '../support/eventually.ts';
@@ -14,6 +14,22 @@ import { dynamoClient, tableClient, tableName } from '#shared/storage/clients.ts
 
 /** The table stream mapping's settings as the template gives them (test/infra asserts the template). */
 const MAPPING = { batchSize: 100, retryAttempts: 10, filterPatterns: [] };
+
+/** A poller of the shared stack's table stream with `options`. */
+const pollTableStream = (streamArn: string, options: Omit<Parameters<typeof startStreamPoller>[0], 'endpoint' | 'region' | 'streamArn'>) =>
+  startStreamPoller({ endpoint: process.env.DYNAMODB_ENDPOINT!, region: 'us-east-1', streamArn, ...options });
+
+/** A stream handler that hands `see` each change of the items under `marker`, as `#item:n`. */
+const changesOf = (marker: string, see: (label: string) => void | Promise<void>) => (event: DynamoDBStreamEvent) =>
+  dispatchStream(event, [
+    {
+      name: 'collect',
+      handle: async (change) => {
+        const pk = change.newImage?.pk as string | undefined;
+        if (pk?.startsWith(marker)) await see(`${pk.slice(marker.length)}:${String(change.newImage!.n)}`);
+      },
+    },
+  ]);
 
 const until = async (check: () => boolean, ms = 20_000) => {
   if (!(await eventually(check, Boolean, { timeoutMs: ms, everyMs: 50 }))) throw new Error('timed out');
@@ -25,27 +41,15 @@ describe('the local stream poller (DynamoDB Local streams, Lambda semantics)', (
     const marker = `T#stream-test#${randomUUID()}`;
     const seen: string[] = [];
     let failedOnce = false;
-    const poller = startStreamPoller({
-      endpoint: process.env.DYNAMODB_ENDPOINT!,
-      region: 'us-east-1',
-      streamArn: Table!.LatestStreamArn!,
+    const poller = pollTableStream(Table!.LatestStreamArn!, {
       settings: MAPPING,
-      handler: (event) =>
-        dispatchStream(event, [
-          {
-            name: 'collect',
-            handle: async (change) => {
-              const pk = change.newImage?.pk as string | undefined;
-              if (!pk?.startsWith(marker)) return;
-              const label = `${pk.slice(marker.length)}:${String(change.newImage!.n)}`;
-              if (label === '#a:2' && !failedOnce) {
-                failedOnce = true;
-                throw new Error('transient failure');
-              }
-              seen.push(label);
-            },
-          },
-        ]),
+      handler: changesOf(marker, (label) => {
+        if (label === '#a:2' && !failedOnce) {
+          failedOnce = true;
+          throw new Error('transient failure');
+        }
+        seen.push(label);
+      }),
     });
     try {
       // Three versions of item a, and item b in between.
@@ -63,6 +67,56 @@ describe('the local stream poller (DynamoDB Local streams, Lambda semantics)', (
       expect(seen.filter((l) => l.startsWith('#a'))).toEqual(['#a:1', '#a:2', '#a:3']);
       expect(seen.filter((l) => l === '#b:1').length).toBeGreaterThanOrEqual(1);
     } finally {
+      await poller.stop();
+    }
+  });
+
+  it('with a parallelization factor, hands over other keys’ records while one batch is held, each key still in order', async () => {
+    const { Table } = await dynamoClient().send(new DescribeTableCommand({ TableName: tableName() }));
+    const streamArn = Table!.LatestStreamArn!;
+    const marker = `T#lanes-test#${randomUUID()}`;
+    const put = (item: string, n: number) => tableClient().send(new PutCommand({ TableName: tableName(), Item: { pk: `${marker}#${item}`, sk: 'X', n } }));
+    // A checkpoint just past a start marker, so the records below are read in one go.
+    const checkpointFile = join(mkdtempSync(join(tmpdir(), 'checkpoint-')), 'stream-checkpoint.json');
+    let started = false;
+    const reader = pollTableStream(streamArn, {
+      settings: MAPPING,
+      checkpointFile,
+      handler: async (event) => {
+        started ||= event.Records.some((r) => r.dynamodb?.Keys?.pk?.S === `${marker}#start`);
+        return { batchItemFailures: [] };
+      },
+    });
+    await put('start', 1);
+    await until(() => started);
+    await reader.stop();
+
+    await put('slow', 1);
+    await put('slow', 2);
+    for (let i = 0; i < 8; i++) await put(`fast-${i}`, 1);
+    const seen: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const poller = pollTableStream(streamArn, {
+      checkpointFile,
+      // One record a batch: without lanes, every record behind the held one would wait for it.
+      settings: { ...MAPPING, batchSize: 1, parallelizationFactor: 4 },
+      handler: changesOf(marker, async (label) => {
+        if (label === '#slow:1') await held;
+        seen.push(label);
+      }),
+    });
+    try {
+      // Records of other keys get through while the slow key's first batch is held.
+      await until(() => seen.some((label) => label.startsWith('#fast-')));
+      expect(seen.filter((label) => label.startsWith('#slow'))).toEqual([]);
+      release();
+      await until(() => seen.includes('#slow:2') && seen.filter((label) => label.startsWith('#fast-')).length === 8);
+      expect(seen.filter((label) => label.startsWith('#slow'))).toEqual(['#slow:1', '#slow:2']);
+    } finally {
+      release();
       await poller.stop();
     }
   });
