@@ -238,7 +238,7 @@ describe('a conditional write whose answer was lost', () => {
   });
 
   it('deliveries: enqueued once, claimed by its sender (not "held"), its attempt recorded (not "superseded")', async () => {
-    const { enqueueDelivery, claimDelivery, deferDelivery, recordDeliveryAttempt } = await import('#shared/webhooks/delivery-store.ts');
+    const { enqueueDelivery, claimDelivery, deferDelivery, markRecovered, recordDeliveryAttempt } = await import('#shared/webhooks/delivery-store.ts');
     const { clean, lossy } = await bothWays(async () => {
       const tenant = tenantId();
       const id = `dlv_${randomUUID()}`;
@@ -269,9 +269,13 @@ describe('a conditional write whose answer was lost', () => {
       await tableClient().send(
         new UpdateCommand({ TableName: tableName(), Key: keys.delivery(tenant, held), UpdateExpression: 'REMOVE gsi2pk, gsi2sk, queue_message' }),
       );
-      return { enqueued, claim: claim.kind, recorded: recorded.status, attempts: claim.delivery.attempts, deferred };
+      // A dead-lettered delivery recovered once: the second note finds it recovered already.
+      const dead = `dlv_${randomUUID()}`;
+      await enqueueDelivery(tenant, dead, event as never, '{}', null, new Date(), { parked: true });
+      const recovered = [await markRecovered(tenant, dead, 'dlv_replay'), await markRecovered(tenant, dead, 'dlv_other')];
+      return { enqueued, claim: claim.kind, recorded: recorded.status, attempts: claim.delivery.attempts, deferred, recovered };
     });
-    expect(clean).toEqual({ enqueued: true, claim: 'claimed', recorded: 'delivered', attempts: 0, deferred: [true, false] });
+    expect(clean).toEqual({ enqueued: true, claim: 'claimed', recorded: 'delivered', attempts: 0, deferred: [true, false], recovered: [true, false] });
     expect(lossy).toEqual(clean);
   });
 
