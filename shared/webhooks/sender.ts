@@ -73,26 +73,14 @@ async function attempt(
   };
 }
 
-/** How often a message waits for a busy endpoint before it goes ahead without a slot. */
-const BUSY_WAITS = 3;
-
-/** How often a sender looks for a free slot of a busy endpoint before it puts the message back. */
-const SLOT_LOOKS = 3;
-
 /**
- * A slot of the endpoint, waiting a few moments while all are taken (a healthy endpoint frees
- * one within moments; putting the message back would cost it seconds). Never longer: a slow
- * endpoint's messages must not hold the sender that every tenant shares.
+ * A slot of the endpoint, or why to wait: one look, no waiting inside the sender. A message
+ * that slept here for a slot held a sender invocation (and, on Lambda, the whole batch with it)
+ * that every tenant shares; put back with a delay, it holds nothing.
  */
-async function awaitSlot(tenant: string, subscription: StoredSubscription, now: Date, leaseSeconds: number): Promise<SlotClaim | undefined> {
-  let seen = subscription;
+async function endpointSlot(tenant: string, subscription: StoredSubscription, now: Date, leaseSeconds: number): Promise<SlotClaim | undefined> {
   try {
-    for (let look = 1; ; look++) {
-      const slot = await claimSlot(tenant, seen, look === 1 ? now : new Date(), leaseSeconds);
-      if (slot.kind === 'slot' || slot.reason === 'paused' || look === SLOT_LOOKS) return slot;
-      await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 100));
-      seen = (await readWebhookSubscription(tenant)) ?? seen;
-    }
+    return await claimSlot(tenant, subscription, now, leaseSeconds);
   } catch (error) {
     // The guard serves fairness, not correctness: when its table cannot be reached, the
     // attempt goes ahead without a slot rather than the message waiting out its visibility.
@@ -135,15 +123,16 @@ export async function handleDeliveryMessage(
   // The endpoint first: while its breaker is open or its slots are taken, the delivery waits
   // without being claimed and without spending an attempt.
   const subscription = await readWebhookSubscription(tenant);
-  const slot = subscription ? await awaitSlot(tenant, subscription, now, leaseSeconds) : undefined;
+  const slot = subscription ? await endpointSlot(tenant, subscription, now, leaseSeconds) : undefined;
   if (slot?.kind === 'wait' && slot.reason === 'paused') {
     const inSeconds = Math.max(1, slot.seconds);
     await deferDelivery(tenant, delivery_id, new Date(now.getTime() + inSeconds * 1000));
     return { kind: 'held', inSeconds };
   }
-  // A busy endpoint's message waits its turn a few times, then goes ahead without a slot: the
-  // cap shapes a burst, and the breaker (not the waiting) stops an endpoint that is failing.
-  if (slot?.kind === 'wait' && busy_waits < BUSY_WAITS) return { kind: 'held', inSeconds: busyWait(busy_waits, settings), busyWaits: busy_waits + 1 };
+  // A busy endpoint's message waits its turn, however often: the cap is what keeps a hanging
+  // endpoint from holding the sender every tenant shares (one that went ahead after a few
+  // waits let a hanging endpoint hold twice its cap of invocations, for a timeout each).
+  if (slot?.kind === 'wait') return { kind: 'held', inSeconds: busyWait(busy_waits, settings), busyWaits: busy_waits + 1 };
   const claim = await claimDelivery(tenant, delivery_id, now, leaseSeconds, from_dead_letter_queue === true);
   if (claim.kind !== 'claimed' && slot?.kind === 'slot') await releaseSlot(tenant, slot).catch(() => false);
   if (claim.kind === 'finished') return { kind: 'done' };
