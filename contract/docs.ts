@@ -1,9 +1,11 @@
 /**
  * The API reference page: one self-contained HTML file rendered from the committed contract
- * (operations, webhook events and schemas), with its styles inline and no script, so it
+ * (operations with their examples and code samples, webhook events with an example payload
+ * and how to verify one, schemas), its styles and its one script (search) inline, so it
  * opens from a file, from `npm start` at /docs, or from any static host, with no network.
  * `npm run docs [-- --out FILE]` writes it (default dist/api-reference.html).
  */
+import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -104,6 +106,86 @@ function fields(s: Schema | undefined): string {
   return `<table class="fields"><tr><th>field</th><th>type</th><th>description</th></tr>${rows.join('')}</table>`;
 }
 
+/**
+ * The partner client's call for each operation (`client/`), with the example's arguments:
+ * `id` stands for the path parameter, `body` for the example request body.
+ */
+export const CLIENT_CALLS: Record<string, string> = {
+  getCapabilities: 'client.capabilities.get()',
+  getEffectiveConfiguration: 'client.configuration.getEffective()',
+  upsertProductsBatch: 'client.products.upsertBatch(body)',
+  listProducts: "for await (const product of client.products.list({ status: 'active' })) console.log(product)",
+  getProduct: 'client.products.get(id)',
+  archiveProduct: 'client.products.archive(id)',
+  putCustomer: 'client.customers.put(id, body)',
+  getCustomer: 'client.customers.get(id)',
+  anonymizeCustomer: 'client.customers.anonymize(id)',
+  createOrder: 'client.orders.create(body)',
+  listOrders: "for await (const order of client.orders.list({ processing_state: 'completed' })) console.log(order)",
+  getOrder: 'client.orders.get(id)',
+  updateOrder: 'client.orders.update(id, body)',
+  cancelOrder: 'client.orders.cancel(id, body)',
+  getOrderResult: 'client.orders.result(id)',
+  listOrderCalls: 'for await (const call of client.orders.calls(id)) console.log(call)',
+  putSalesRule: 'client.salesRules.put(id, body)',
+  getSalesRule: 'client.salesRules.get(id)',
+  archiveSalesRule: 'client.salesRules.archive(id)',
+  listSalesRules: 'for await (const rule of client.salesRules.list()) console.log(rule)',
+  getWebhookSubscription: 'client.webhooks.getSubscription()',
+  putWebhookSubscription: 'client.webhooks.putSubscription(body)',
+  rotateWebhookSecret: 'client.webhooks.rotateSecret(body)',
+  testWebhookSubscription: 'client.webhooks.test()',
+  listWebhookDeliveries: "for await (const delivery of client.webhooks.deliveries({ status: 'dead_lettered' })) console.log(delivery)",
+  getWebhookDelivery: 'client.webhooks.getDelivery(id)',
+  replayWebhookDelivery: 'client.webhooks.replay(id)',
+};
+
+const json = (value: unknown) => JSON.stringify(value, null, 2);
+const codeBlock = (kind: string, label: string, text: string) => `<h4>${html(label)}</h4><pre class="${kind}"><code>${html(text)}</code></pre>`;
+
+/** The example's path: each parameter filled with a value of its kind. */
+const examplePath = (path: string) =>
+  path.replace(/\{(\w+)\}/g, (_, name: string) =>
+    name === 'deliveryId'
+      ? 'dlv_01JD8Y2K7Q4M3N5P6R8S9T0V1W'
+      : name.startsWith('externalOrder')
+        ? 'order-10045'
+        : `${name.replace(/^external|Id$/g, '').toLowerCase()}-1`,
+  );
+
+function codeSamples(path: string, method: string, op: Schema, doc: Doc): string {
+  const base = `${doc.servers[0].variables.origin.default}${doc.servers[0].url.replace('{origin}', '')}`;
+  const body = op.requestBody?.content?.['application/json']?.example;
+  const mutation = method !== 'get';
+  const curl = [
+    `curl -X ${method.toUpperCase()} '${base}${examplePath(path)}' \\`,
+    '  -H "X-SVC-Key-Id: $KEY_ID" -H "X-SVC-Timestamp: $TS" -H "X-SVC-Nonce: $NONCE" \\',
+    '  -H "X-SVC-Content-SHA256: $BODY_SHA256" -H "X-SVC-Signature: hmac-sha256=$SIG" \\',
+    ...(mutation ? [`  -H "Idempotency-Key: $(uuidgen)"${body !== undefined ? ' \\' : ''}`] : []),
+    ...(body !== undefined ? ["  -H 'Content-Type: application/json' --data-binary @body.json"] : []),
+  ].join('\n');
+  const id = path.match(/\{(\w+)\}/)?.[1];
+  const client = [
+    "import { createCommerceClient } from '@commerce-interface/client';",
+    'const client = createCommerceClient({ baseUrl, keyId, secret });',
+    ...(id ? [`const id = '${examplePath(`{${id}}`)}';`] : []),
+    ...(body !== undefined ? [`const body = ${json(body)};`] : []),
+    CLIENT_CALLS[op.operationId]!.startsWith('for await') ? CLIENT_CALLS[op.operationId]! : `const answer = await ${CLIENT_CALLS[op.operationId]};`,
+  ].join('\n');
+  return `${codeBlock('code curl', 'curl (the headers as "Authentication" above says; npm run sandbox and the client sign for you)', curl)}${codeBlock('code client', 'Client (Node, @commerce-interface/client)', client)}`;
+}
+
+function examples(op: Schema): string {
+  const request = op.requestBody?.content?.['application/json']?.example;
+  const success = Object.entries(op.responses as Record<string, Schema>).find(
+    ([status, r]) => status.startsWith('2') && r.content?.['application/json']?.example,
+  );
+  return [
+    request !== undefined ? codeBlock('example request', 'Example request body', json(request)) : '',
+    success ? codeBlock('example response', `Example answer (${success[0]})`, json(success[1].content['application/json'].example)) : '',
+  ].join('');
+}
+
 function operationSection(path: string, method: string, op: Schema, doc: Doc): string {
   const parameters = (op.parameters ?? []) as Schema[];
   const parameterRows = parameters
@@ -129,8 +211,18 @@ ${markdown(op.description ?? '')}
 ${parameterRows.length ? `<h4>Parameters</h4><table class="fields"><tr><th>name</th><th>type</th><th>description</th></tr>${parameterRows.join('')}</table>` : ''}
 ${body ? `<h4>Request body${body.$ref ? `: ${schemaLink(body.$ref)}` : ''}</h4>${fields(body.$ref ? doc.components.schemas[refName(body.$ref)] : body)}` : ''}
 <h4>Responses</h4><table class="fields"><tr><th>status</th><th>when</th><th>body</th></tr>${responses.join('')}</table>
+${examples(op)}${codeSamples(path, method, op, doc)}
 </section>`;
 }
+
+/** How a receiver checks a delivery: with the partner client, or with any Standard Webhooks library. */
+const VERIFY_SNIPPET = `// Node, with the partner client: the raw body as received, both secrets during a rotation
+import { constructEvent } from '@commerce-interface/client';
+const event = constructEvent(rawBody, request.headers, [process.env.WEBHOOK_SECRET]); // throws WebhookSignatureError: answer 400
+if (seen.has(event.event_id)) return; // deliveries are at least once
+// Any language, with a Standard Webhooks library (webhook-id, webhook-timestamp, webhook-signature):
+import { Webhook } from 'standardwebhooks';
+new Webhook(process.env.WEBHOOK_SECRET.slice('whsec_'.length)).verify(rawBody, request.headers);`;
 
 function eventSection(type: string, post: Schema, doc: Doc): string {
   const ref = post.requestBody.content['application/json'].schema.$ref as string;
@@ -144,6 +236,7 @@ function eventSection(type: string, post: Schema, doc: Doc): string {
 ${markdown(post.description ?? '')}
 <h4>Headers</h4><table class="fields"><tr><th>header</th><th>value</th></tr>${headers}</table>
 <h4>Body: ${schemaLink(ref)}</h4>${fields(doc.components.schemas[refName(ref)])}
+${codeBlock('example payload', 'Example payload', json(post.requestBody.content['application/json'].example))}${codeBlock('code verify', 'Verify and read it', VERIFY_SNIPPET)}
 </section>`;
 }
 
@@ -160,8 +253,30 @@ td table{margin:6px 0 0}td p{margin:0 0 4px}td p:last-child{margin:0}.req{color:
 .method{display:inline-block;min-width:64px;text-align:center;font-weight:700;font-size:12px;color:#fff;border-radius:4px;padding:2px 6px;background:#555}
 .method.get{background:#1f7a4d}.method.post{background:#2457c5}.method.put{background:#8a5a00}.method.patch{background:#6b3fa0}.method.delete{background:#b3261e}
 .scope,.opid{color:var(--muted);font-size:13px;margin-left:10px}
+pre{background:#f1f3f7;border-radius:6px;padding:10px 12px;overflow-x:auto;font-size:13px}pre code{background:none;padding:0}
+#search{width:100%;padding:6px 8px;border:1px solid var(--line);border-radius:6px;font:inherit;margin-bottom:8px}
 @media (max-width:900px){nav{position:static;width:auto;border-right:0}main{margin-left:0;padding:16px}}
 `;
+
+/**
+ * The page's one script, search: typing in the box keeps the operations, events and schemas
+ * whose text holds every word typed, and their links in the navigation. Allowed by its hash
+ * alone (the page loads nothing, runs nothing else).
+ */
+const SEARCH_SCRIPT = `
+const box = document.getElementById('search');
+const sections = [...document.querySelectorAll('section.operation, section.event, section.schema')];
+box.addEventListener('input', () => {
+  const words = box.value.toLowerCase().split(/\\s+/).filter(Boolean);
+  for (const section of sections) {
+    const shown = words.every((word) => section.textContent.toLowerCase().includes(word));
+    section.hidden = !shown;
+    const link = document.querySelector('nav a[href="#' + section.id + '"]');
+    if (link) link.hidden = !shown;
+  }
+});`;
+
+const scriptHash = (script: string) => `'sha256-${createHash('sha256').update(script).digest('base64')}'`;
 
 export function renderReferencePage(doc: Doc): string {
   const operations = Object.entries(doc.paths as Record<string, Record<string, Schema>>).flatMap(([path, ops]) =>
@@ -171,6 +286,7 @@ export function renderReferencePage(doc: Doc): string {
   const events = Object.entries((doc.webhooks ?? {}) as Record<string, { post: Schema }>);
   const schemas = Object.entries(doc.components.schemas as Record<string, Schema>);
   const nav = [
+    '<input id="search" type="search" placeholder="Search operations, events, fields" aria-label="Search">',
     '<a href="#introduction">Introduction</a><a href="#authentication">Authentication</a>',
     ...tags.map(
       (t) =>
@@ -199,9 +315,9 @@ export function renderReferencePage(doc: Doc): string {
   ].join('\n');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src ${scriptHash(SEARCH_SCRIPT)}">
 <title>${html(doc.info.title)}: API reference</title><style>${STYLE}</style></head>
-<body><nav>${nav}</nav><main>${body}</main></body></html>
+<body><nav>${nav}</nav><main>${body}</main><script>${SEARCH_SCRIPT}</script></body></html>
 `;
 }
 

@@ -21,6 +21,7 @@ import { PROBLEM_CODES, type ProblemCode } from '#shared/http/problem.ts';
 import type { OperationContract } from '#shared/http/operation.ts';
 import { ProblemSchema } from '#shared/http/problem-schema.ts';
 import { WEBHOOKS_DESCRIPTION, webhooksSection } from './webhooks.ts';
+import { withExamples, withoutSafeIntegerBounds } from './samples.ts';
 import { OPENAPI_FILE } from './docs.ts';
 
 export { OPENAPI_FILE };
@@ -249,26 +250,28 @@ export async function buildOpenApi(): Promise<Record<string, unknown>> {
     paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operationOf(route, contract, components, problemRef) };
   }
   const webhooks = webhooksSection((schema, io) => components.add(schema, io));
-  return {
-    openapi: '3.1.0',
-    info: {
-      title: 'Commerce Interface v1',
-      version: CONTRACT_VERSION,
-      description: DESCRIPTION,
-      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
-    },
-    servers: [{ url: `{origin}${BASE_PATH}`, description: 'A deployment or the local runtime', variables: { origin: { default: 'http://127.0.0.1:3000' } } }],
-    tags: [...Object.entries(TAG_DESCRIPTIONS).map(([name, description]) => ({ name, description })), WEBHOOK_EVENTS_TAG],
-    security: [{ hmac: [] }],
-    paths,
-    webhooks,
-    components: {
-      securitySchemes: SECURITY_SCHEMES,
-      parameters: PARAMETERS,
-      headers: { 'X-Request-Id': { description: 'Identifier of this request; quote it to support.', schema: { type: 'string' } } },
-      schemas: components.schemas,
-    },
-  };
+  return withExamples(
+    withoutSafeIntegerBounds({
+      openapi: '3.1.0',
+      info: {
+        title: 'Commerce Interface v1',
+        version: CONTRACT_VERSION,
+        description: DESCRIPTION,
+        license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+      },
+      servers: [{ url: `{origin}${BASE_PATH}`, description: 'A deployment or the local runtime', variables: { origin: { default: 'http://127.0.0.1:3000' } } }],
+      tags: [...Object.entries(TAG_DESCRIPTIONS).map(([name, description]) => ({ name, description })), WEBHOOK_EVENTS_TAG],
+      security: [{ hmac: [] }],
+      paths,
+      webhooks,
+      components: {
+        securitySchemes: SECURITY_SCHEMES,
+        parameters: PARAMETERS,
+        headers: { 'X-Request-Id': { description: 'Identifier of this request; quote it to support.', schema: { type: 'string' } } },
+        schemas: components.schemas,
+      },
+    }),
+  );
 }
 
 export const renderOpenApi = async () => `${JSON.stringify(await buildOpenApi(), null, 2)}\n`;

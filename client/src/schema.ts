@@ -1564,6 +1564,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "contract_version": "2026.11.24-draft.4",
+                     *       "base_path": "/api/v1/commerce",
+                     *       "order_kinds": [
+                     *         "standard"
+                     *       ],
+                     *       "events": [
+                     *         "commerce.order.status_changed.v1"
+                     *       ],
+                     *       "limits": {
+                     *         "products_batch_max": 1,
+                     *         "variants_per_product_max": 1,
+                     *         "order_items_max": 1,
+                     *         "rule_conditions_max": 1,
+                     *         "request_body_max_bytes": 1,
+                     *         "webhook_payload_max_bytes": 1,
+                     *         "page_limit_default": 1,
+                     *         "page_limit_max": 1
+                     *       },
+                     *       "features": {
+                     *         "webhooks": true,
+                     *         "repurchase_intents": true,
+                     *         "writeback": "partner_dependent"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Capabilities"];
                 };
             };
@@ -1705,6 +1732,49 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "readiness": "ready",
+                     *       "blockers": [
+                     *         {
+                     *           "code": "no_market_configured",
+                     *           "message": "x"
+                     *         }
+                     *       ],
+                     *       "notices": [
+                     *         {
+                     *           "code": "no_webhook_subscription",
+                     *           "message": "x"
+                     *         }
+                     *       ],
+                     *       "markets": [
+                     *         {
+                     *           "country": "DE",
+                     *           "locale_default": "xx",
+                     *           "calling_days": [
+                     *             1
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "quiet_hours": {
+                     *         "timezone": "Europe/Berlin",
+                     *         "dont_call_hour_start": 1,
+                     *         "dont_call_hour_end": 1
+                     *       },
+                     *       "features_enabled": {
+                     *         "upsell": true,
+                     *         "repurchase_intent": true
+                     *       },
+                     *       "writeback": {
+                     *         "enabled": true
+                     *       },
+                     *       "max_call_attempts": 1,
+                     *       "rate_limit": {
+                     *         "requests_per_second": 1,
+                     *         "burst": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["EffectiveConfiguration"];
                 };
             };
@@ -1842,6 +1912,35 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "products": [
+                 *         {
+                 *           "external_product_id": "gid://shopify/Product/123",
+                 *           "title": "Espresso beans",
+                 *           "category": "food/coffee",
+                 *           "status": "active",
+                 *           "availability": "in_stock",
+                 *           "source_version": "2026-11-22T10:00:00Z",
+                 *           "variants": [
+                 *             {
+                 *               "external_variant_id": "espresso-250g",
+                 *               "price": "8.90",
+                 *               "currency": "EUR",
+                 *               "inventory": 40,
+                 *               "min_quantity": 1,
+                 *               "max_quantity": 10
+                 *             },
+                 *             {
+                 *               "external_variant_id": "espresso-1kg",
+                 *               "price": "29.90",
+                 *               "currency": "EUR"
+                 *             }
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["ProductBatch"];
             };
         };
@@ -1853,6 +1952,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "accepted": 1,
+                     *       "rejected": 1,
+                     *       "results": [
+                     *         {
+                     *           "index": 1,
+                     *           "external_product_id": "gid://shopify/Product/123",
+                     *           "outcome": "upserted",
+                     *           "source_version": "2026-11-22T10:00:00Z",
+                     *           "errors": [
+                     *             {
+                     *               "code": "x",
+                     *               "pointer": "x",
+                     *               "message": "x"
+                     *             }
+                     *           ],
+                     *           "errors_total": 1
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ProductBatchResult"];
                 };
             };
@@ -2017,6 +2138,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "external_product_id": "gid://shopify/Product/123",
+                     *           "title": "x",
+                     *           "category": "x",
+                     *           "status": "active",
+                     *           "availability": "in_stock",
+                     *           "variant_count": 1,
+                     *           "source_version": "2026-11-22T10:00:00Z",
+                     *           "updated_at": "2026-11-24T10:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ProductSummary"][];
                         /** @description Null at the end of the list. */
@@ -2165,6 +2303,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "external_product_id": "gid://shopify/Product/123",
+                     *       "title": "x",
+                     *       "category": "x",
+                     *       "status": "active",
+                     *       "availability": "in_stock",
+                     *       "source_version": "2026-11-22T10:00:00Z",
+                     *       "variants": [
+                     *         {
+                     *           "external_variant_id": "espresso-250g",
+                     *           "price": "19.99",
+                     *           "currency": "EUR",
+                     *           "inventory": 1,
+                     *           "min_quantity": 1,
+                     *           "max_quantity": 1
+                     *         }
+                     *       ],
+                     *       "archived_at": "2026-11-24T10:00:00.000Z",
+                     *       "created_at": "2026-11-24T10:00:00.000Z",
+                     *       "updated_at": "2026-11-24T10:00:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Product"];
                 };
             };
@@ -2312,6 +2473,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "external_product_id": "gid://shopify/Product/123",
+                     *       "title": "x",
+                     *       "category": "x",
+                     *       "status": "active",
+                     *       "availability": "in_stock",
+                     *       "source_version": "2026-11-22T10:00:00Z",
+                     *       "variants": [
+                     *         {
+                     *           "external_variant_id": "espresso-250g",
+                     *           "price": "19.99",
+                     *           "currency": "EUR",
+                     *           "inventory": 1,
+                     *           "min_quantity": 1,
+                     *           "max_quantity": 1
+                     *         }
+                     *       ],
+                     *       "archived_at": "2026-11-24T10:00:00.000Z",
+                     *       "created_at": "2026-11-24T10:00:00.000Z",
+                     *       "updated_at": "2026-11-24T10:00:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ProductOutput"];
                 };
             };
@@ -2466,6 +2650,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "external_customer_id": "cust-42",
+                     *       "phone_masked": "+49******12",
+                     *       "locale": "de-DE",
+                     *       "consent": {
+                     *         "status": "granted",
+                     *         "proof": {
+                     *           "source": "x",
+                     *           "collected_at": "2026-11-24T10:00:00.000Z"
+                     *         }
+                     *       },
+                     *       "source_version": "2026-11-22T10:00:00Z",
+                     *       "anonymized_at": "2026-11-24T10:00:00.000Z",
+                     *       "created_at": "2026-11-24T10:00:00.000Z",
+                     *       "updated_at": "2026-11-24T10:00:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Customer"];
                 };
             };
@@ -2606,6 +2808,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "phone": "+4915112345670",
+                 *       "locale": "de-DE",
+                 *       "consent": {
+                 *         "status": "granted",
+                 *         "proof": {
+                 *           "source": "checkout",
+                 *           "reference": "consent-7781",
+                 *           "collected_at": "2026-11-01T09:30:00Z"
+                 *         }
+                 *       },
+                 *       "source_version": "17"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CustomerInput"];
             };
         };
@@ -2617,6 +2834,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "external_customer_id": "cust-42",
+                     *       "outcome": "upserted",
+                     *       "consent": {
+                     *         "status": "granted"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CustomerUpsertResult"];
                 };
             };
@@ -2774,6 +3000,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "external_customer_id": "cust-42",
+                     *       "outcome": "anonymized",
+                     *       "anonymized_at": "2026-11-24T10:00:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AnonymizeResult"];
                 };
             };
@@ -2933,6 +3166,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "external_order_id": "order-10045",
+                     *           "order_kind": "standard",
+                     *           "external_customer_id": "cust-42",
+                     *           "processing_state": "received",
+                     *           "priority": 1,
+                     *           "updated_at": "2026-11-24T10:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["OrderSummary"][];
                         /** @description Null at the end of the list. */
@@ -3074,6 +3322,27 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "order_kind": "standard",
+                 *       "external_order_id": "o-1",
+                 *       "external_customer_id": "cust/42 ü",
+                 *       "items": [
+                 *         {
+                 *           "external_variant_id": "espresso-250g",
+                 *           "quantity": 2,
+                 *           "price": "8.90",
+                 *           "currency": "EUR"
+                 *         }
+                 *       ],
+                 *       "contact_permission": {
+                 *         "status": "granted"
+                 *       },
+                 *       "source_version": "1",
+                 *       "contact_not_before": "2026-11-22T09:00:00Z",
+                 *       "priority": 5
+                 *     }
+                 */
                 "application/json": components["schemas"]["OrderInput"];
             };
         };
@@ -3085,6 +3354,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "external_order_id": "order-10045",
+                     *       "order_kind": "standard",
+                     *       "processing_state": "received",
+                     *       "correlation_id": "cor_5f0c1e9a-2b7d-4c1e-9f3a-6d8e2b4c7a10",
+                     *       "outcome": "created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["OrderWriteResult"];
                 };
             };
@@ -3095,6 +3373,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "external_order_id": "order-10045",
+                     *       "order_kind": "standard",
+                     *       "processing_state": "received",
+                     *       "correlation_id": "cor_5f0c1e9a-2b7d-4c1e-9f3a-6d8e2b4c7a10",
+                     *       "outcome": "created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["OrderWriteResult"];
                 };
             };
@@ -3249,6 +3536,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "external_order_id": "order-10045",
+                     *       "order_kind": "standard",
+                     *       "external_customer_id": "cust-42",
+                     *       "items": [
+                     *         {
+                     *           "external_variant_id": "espresso-250g",
+                     *           "quantity": 1,
+                     *           "price": "19.99",
+                     *           "currency": "EUR"
+                     *         }
+                     *       ],
+                     *       "contact_permission": {
+                     *         "status": "x",
+                     *         "basis": "x",
+                     *         "reference": "/api/v1/commerce/orders/order-10045"
+                     *       },
+                     *       "source_version": "2026-11-22T10:00:00Z",
+                     *       "contact_not_before": "2026-11-24T10:00:00.000Z",
+                     *       "priority": 1,
+                     *       "confidence": "x",
+                     *       "processing_state": "received",
+                     *       "state_reason": "x",
+                     *       "next_contact_at": "2026-11-24T10:00:00.000Z",
+                     *       "call_attempts": 1,
+                     *       "correlation_id": "cor_5f0c1e9a-2b7d-4c1e-9f3a-6d8e2b4c7a10",
+                     *       "created_at": "2026-11-24T10:00:00.000Z",
+                     *       "updated_at": "2026-11-24T10:00:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Order"];
                 };
             };
@@ -3389,6 +3707,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "source_version": "2",
+                 *       "priority": 7
+                 *     }
+                 */
                 "application/json": components["schemas"]["OrderPatch"];
             };
         };
@@ -3400,6 +3724,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "external_order_id": "order-10045",
+                     *       "order_kind": "standard",
+                     *       "processing_state": "received",
+                     *       "correlation_id": "cor_5f0c1e9a-2b7d-4c1e-9f3a-6d8e2b4c7a10",
+                     *       "outcome": "created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["OrderWriteResult"];
                 };
             };
@@ -3550,6 +3883,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "customer_request"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CancelRequest"];
             };
         };
@@ -3561,6 +3899,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "external_order_id": "order-10045",
+                     *       "order_kind": "standard",
+                     *       "processing_state": "received",
+                     *       "correlation_id": "cor_5f0c1e9a-2b7d-4c1e-9f3a-6d8e2b4c7a10",
+                     *       "outcome": "created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["OrderWriteResult"];
                 };
             };
@@ -3715,6 +4062,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "external_order_id": "order-10045",
+                     *       "processing_state": "received",
+                     *       "call_disposition": "answered",
+                     *       "business_outcome": "confirmed",
+                     *       "final_order_snapshot": {
+                     *         "items": [
+                     *           {
+                     *             "external_variant_id": "espresso-250g",
+                     *             "quantity": 1,
+                     *             "price": "8.90"
+                     *           }
+                     *         ],
+                     *         "currency": "EUR",
+                     *         "total": "17.80",
+                     *         "confirmed": true,
+                     *         "reason": "x"
+                     *       },
+                     *       "applied_rules": [
+                     *         "x"
+                     *       ],
+                     *       "completed_at": "2026-11-24T10:00:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["OrderResult"];
                 };
             };
@@ -3864,6 +4236,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "attempt": 1,
+                     *           "call_disposition": "answered",
+                     *           "started_at": "2026-11-24T10:00:00.000Z",
+                     *           "ended_at": "2026-11-24T10:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "reports_policy": {
+                     *         "recordings": {
+                     *           "available": true,
+                     *           "retention_days": 1
+                     *         },
+                     *         "transcripts": {
+                     *           "available": true,
+                     *           "retention_days": 1
+                     *         },
+                     *         "how_to_request": "x"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CallAttempt"][];
                         /** @description Null at the end of the list. */
@@ -4013,6 +4409,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "external_rule_id": "upsell-espresso",
+                     *       "rule_type": "replacement",
+                     *       "priority": 1,
+                     *       "enabled": true,
+                     *       "status": "active",
+                     *       "applies_to": {
+                     *         "category": "x",
+                     *         "external_product_ids": [
+                     *           "x"
+                     *         ],
+                     *         "external_variant_ids": [
+                     *           "x"
+                     *         ]
+                     *       },
+                     *       "action": {},
+                     *       "source_version": "2026-11-22T10:00:00Z",
+                     *       "archived_at": "2026-11-24T10:00:00.000Z",
+                     *       "created_at": "2026-11-24T10:00:00.000Z",
+                     *       "updated_at": "2026-11-24T10:00:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SalesRule"];
                 };
             };
@@ -4153,6 +4572,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "rule_type": "upsell",
+                 *       "priority": 10,
+                 *       "enabled": true,
+                 *       "applies_to": {
+                 *         "category": "food/coffee"
+                 *       },
+                 *       "action": {
+                 *         "suggest_variant": "espresso-1kg",
+                 *         "max_quantity": 2
+                 *       },
+                 *       "source_version": "1"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SalesRuleInput"];
             };
         };
@@ -4164,6 +4598,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "external_rule_id": "upsell-espresso",
+                     *       "outcome": "upserted",
+                     *       "enabled": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["SalesRuleUpsertResult"];
                 };
             };
@@ -4321,6 +4762,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "external_rule_id": "upsell-espresso",
+                     *       "rule_type": "replacement",
+                     *       "priority": 1,
+                     *       "enabled": true,
+                     *       "status": "active",
+                     *       "applies_to": {
+                     *         "category": "x",
+                     *         "external_product_ids": [
+                     *           "x"
+                     *         ],
+                     *         "external_variant_ids": [
+                     *           "x"
+                     *         ]
+                     *       },
+                     *       "action": {},
+                     *       "source_version": "2026-11-22T10:00:00Z",
+                     *       "archived_at": "2026-11-24T10:00:00.000Z",
+                     *       "created_at": "2026-11-24T10:00:00.000Z",
+                     *       "updated_at": "2026-11-24T10:00:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SalesRuleOutput"];
                 };
             };
@@ -4478,6 +4942,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "external_rule_id": "upsell-espresso",
+                     *           "rule_type": "replacement",
+                     *           "enabled": true,
+                     *           "priority": 1,
+                     *           "updated_at": "2026-11-24T10:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["SalesRuleSummary"][];
                         /** @description Null at the end of the list. */
@@ -4623,6 +5101,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "url": "https://hooks.example.com/…/a1b2",
+                     *       "event_types": [
+                     *         "commerce.order.status_changed.v1"
+                     *       ],
+                     *       "enabled": true,
+                     *       "disabled_reason": "endpoint_failing",
+                     *       "disabled_at": "2026-11-24T10:00:00.000Z",
+                     *       "health": {
+                     *         "status": "healthy",
+                     *         "consecutive_failures": 1,
+                     *         "last_success_at": "2026-11-24T10:00:00.000Z",
+                     *         "last_failure_at": "2026-11-24T10:00:00.000Z",
+                     *         "success_rate_24h": 1,
+                     *         "breaker": "closed",
+                     *         "paused_until": "2026-11-24T10:00:00.000Z"
+                     *       },
+                     *       "secret_last_rotated_at": "2026-11-24T10:00:00.000Z",
+                     *       "previous_secret_expires_at": "2026-11-24T10:00:00.000Z",
+                     *       "created_at": "2026-11-24T10:00:00.000Z",
+                     *       "updated_at": "2026-11-24T10:00:00.000Z",
+                     *       "secret": "x",
+                     *       "secret_already_shown": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookSubscription"];
                 };
             };
@@ -4760,6 +5264,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/commerce",
+                 *       "event_types": [
+                 *         "commerce.order.status_changed.v1",
+                 *         "commerce.order.result_ready.v1"
+                 *       ],
+                 *       "enabled": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["WebhookSubscriptionInput"];
             };
         };
@@ -4771,6 +5285,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "url": "https://hooks.example.com/…/a1b2",
+                     *       "event_types": [
+                     *         "commerce.order.status_changed.v1"
+                     *       ],
+                     *       "enabled": true,
+                     *       "disabled_reason": "endpoint_failing",
+                     *       "disabled_at": "2026-11-24T10:00:00.000Z",
+                     *       "health": {
+                     *         "status": "healthy",
+                     *         "consecutive_failures": 1,
+                     *         "last_success_at": "2026-11-24T10:00:00.000Z",
+                     *         "last_failure_at": "2026-11-24T10:00:00.000Z",
+                     *         "success_rate_24h": 1,
+                     *         "breaker": "closed",
+                     *         "paused_until": "2026-11-24T10:00:00.000Z"
+                     *       },
+                     *       "secret_last_rotated_at": "2026-11-24T10:00:00.000Z",
+                     *       "previous_secret_expires_at": "2026-11-24T10:00:00.000Z",
+                     *       "created_at": "2026-11-24T10:00:00.000Z",
+                     *       "updated_at": "2026-11-24T10:00:00.000Z",
+                     *       "secret": "x",
+                     *       "secret_already_shown": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookSubscriptionOutput"];
                 };
             };
@@ -4781,6 +5321,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "url": "https://hooks.example.com/…/a1b2",
+                     *       "event_types": [
+                     *         "commerce.order.status_changed.v1"
+                     *       ],
+                     *       "enabled": true,
+                     *       "disabled_reason": "endpoint_failing",
+                     *       "disabled_at": "2026-11-24T10:00:00.000Z",
+                     *       "health": {
+                     *         "status": "healthy",
+                     *         "consecutive_failures": 1,
+                     *         "last_success_at": "2026-11-24T10:00:00.000Z",
+                     *         "last_failure_at": "2026-11-24T10:00:00.000Z",
+                     *         "success_rate_24h": 1,
+                     *         "breaker": "closed",
+                     *         "paused_until": "2026-11-24T10:00:00.000Z"
+                     *       },
+                     *       "secret_last_rotated_at": "2026-11-24T10:00:00.000Z",
+                     *       "previous_secret_expires_at": "2026-11-24T10:00:00.000Z",
+                     *       "created_at": "2026-11-24T10:00:00.000Z",
+                     *       "updated_at": "2026-11-24T10:00:00.000Z",
+                     *       "secret": "x",
+                     *       "secret_already_shown": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookSubscriptionOutput"];
                 };
             };
@@ -4928,6 +5494,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "previous_secret_expires_in": 3600
+                 *     }
+                 */
                 "application/json": components["schemas"]["RotateSecretRequest"];
             };
         };
@@ -4939,6 +5510,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "secret": "x",
+                     *       "secret_already_shown": true,
+                     *       "previous_secret_expires_at": "2026-11-24T10:00:00.000Z",
+                     *       "secret_last_rotated_at": "2026-11-24T10:00:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["RotateSecretResult"];
                 };
             };
@@ -5093,6 +5672,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "event_id": "evt_01JD8Y2K7Q4M3N5P6R8S9T0V1W",
+                     *       "delivery_id": "dlv_01JD8Y2K7Q4M3N5P6R8S9T0V1W",
+                     *       "status": "queued"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookTestResult"];
                 };
             };
@@ -5250,6 +5836,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "delivery_id": "dlv_01JD8Y2K7Q4M3N5P6R8S9T0V1W",
+                     *           "event_id": "evt_01JD8Y2K7Q4M3N5P6R8S9T0V1W",
+                     *           "event_type": "x",
+                     *           "status": "queued",
+                     *           "attempts": 1,
+                     *           "created_at": "2026-11-24T10:00:00.000Z",
+                     *           "delivered_at": "2026-11-24T10:00:00.000Z",
+                     *           "next_attempt_at": "2026-11-24T10:00:00.000Z",
+                     *           "replay_of": "dlv_01JD8XZ9W0E2R4T6Y8U0I2O4P6",
+                     *           "recovered_by": null,
+                     *           "last_attempt": {
+                     *             "at": "2026-11-24T10:00:00.000Z",
+                     *             "status_code": 1,
+                     *             "error": "x",
+                     *             "latency_ms": 1
+                     *           }
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["WebhookDelivery"][];
                         /** @description Null at the end of the list. */
@@ -5397,6 +6008,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "delivery_id": "dlv_01JD8Y2K7Q4M3N5P6R8S9T0V1W",
+                     *       "event_id": "evt_01JD8Y2K7Q4M3N5P6R8S9T0V1W",
+                     *       "event_type": "x",
+                     *       "status": "queued",
+                     *       "attempts": 1,
+                     *       "created_at": "2026-11-24T10:00:00.000Z",
+                     *       "delivered_at": "2026-11-24T10:00:00.000Z",
+                     *       "next_attempt_at": "2026-11-24T10:00:00.000Z",
+                     *       "replay_of": "dlv_01JD8XZ9W0E2R4T6Y8U0I2O4P6",
+                     *       "recovered_by": null,
+                     *       "last_attempt": {
+                     *         "at": "2026-11-24T10:00:00.000Z",
+                     *         "status_code": 1,
+                     *         "error": "x",
+                     *         "latency_ms": 1
+                     *       },
+                     *       "attempt_log": [
+                     *         {
+                     *           "attempt": 1,
+                     *           "at": "2026-11-24T10:00:00.000Z",
+                     *           "status_code": 1,
+                     *           "error": "x",
+                     *           "latency_ms": 1,
+                     *           "response_excerpt": "x"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookDeliveryWithAttempts"];
                 };
             };
@@ -5543,6 +6184,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "delivery_id": "dlv_01JD8Y2K7Q4M3N5P6R8S9T0V1W",
+                     *       "replay_of": "dlv_01JD8XZ9W0E2R4T6Y8U0I2O4P6",
+                     *       "event_id": "evt_01JD8Y2K7Q4M3N5P6R8S9T0V1W",
+                     *       "status": "queued"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookReplayResult"];
                 };
             };
@@ -5704,6 +6353,24 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "event_id": "evt_01JD8Y2K7Q4M3N5P6R8S9T0V1W",
+                 *       "event_type": "commerce.order.status_changed.v1",
+                 *       "event_version": "1",
+                 *       "occurred_at": "2026-11-24T10:00:00.000Z",
+                 *       "integration_ref": "x",
+                 *       "external_order_id": "order-10045",
+                 *       "correlation_id": "cor_5f0c1e9a-2b7d-4c1e-9f3a-6d8e2b4c7a10",
+                 *       "causation_id": "evt_01JD8XZ9W0E2R4T6Y8U0I2O4P6",
+                 *       "test": true,
+                 *       "data": {
+                 *         "previous_state": "received",
+                 *         "processing_state": "received",
+                 *         "reason": "x"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["OrderStatusChangedEvent"];
             };
         };
@@ -5750,6 +6417,25 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "event_id": "evt_01JD8Y2K7Q4M3N5P6R8S9T0V1W",
+                 *       "event_type": "commerce.call.attempt_completed.v1",
+                 *       "event_version": "1",
+                 *       "occurred_at": "2026-11-24T10:00:00.000Z",
+                 *       "integration_ref": "x",
+                 *       "external_order_id": "order-10045",
+                 *       "correlation_id": "cor_5f0c1e9a-2b7d-4c1e-9f3a-6d8e2b4c7a10",
+                 *       "causation_id": "evt_01JD8XZ9W0E2R4T6Y8U0I2O4P6",
+                 *       "test": true,
+                 *       "data": {
+                 *         "attempt": 1,
+                 *         "call_disposition": "answered",
+                 *         "started_at": "2026-11-24T10:00:00.000Z",
+                 *         "ended_at": "2026-11-24T10:00:00.000Z"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["CallAttemptCompletedEvent"];
             };
         };
@@ -5796,6 +6482,44 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "event_id": "evt_01JD8Y2K7Q4M3N5P6R8S9T0V1W",
+                 *       "event_type": "commerce.order.result_ready.v1",
+                 *       "event_version": "1",
+                 *       "occurred_at": "2026-11-24T10:00:00.000Z",
+                 *       "integration_ref": "x",
+                 *       "external_order_id": "order-10045",
+                 *       "correlation_id": "cor_5f0c1e9a-2b7d-4c1e-9f3a-6d8e2b4c7a10",
+                 *       "causation_id": "evt_01JD8XZ9W0E2R4T6Y8U0I2O4P6",
+                 *       "test": true,
+                 *       "data": {
+                 *         "result": {
+                 *           "external_order_id": "order-10045",
+                 *           "processing_state": "received",
+                 *           "call_disposition": "answered",
+                 *           "business_outcome": "confirmed",
+                 *           "final_order_snapshot": {
+                 *             "items": [
+                 *               {
+                 *                 "external_variant_id": "espresso-250g",
+                 *                 "quantity": 1,
+                 *                 "price": "8.90"
+                 *               }
+                 *             ],
+                 *             "currency": "EUR",
+                 *             "total": "17.80",
+                 *             "confirmed": true,
+                 *             "reason": "x"
+                 *           },
+                 *           "applied_rules": [
+                 *             "x"
+                 *           ],
+                 *           "completed_at": "2026-11-24T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["OrderResultReadyEvent"];
             };
         };
@@ -5842,6 +6566,23 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "event_id": "evt_01JD8Y2K7Q4M3N5P6R8S9T0V1W",
+                 *       "event_type": "commerce.writeback.failed.v1",
+                 *       "event_version": "1",
+                 *       "occurred_at": "2026-11-24T10:00:00.000Z",
+                 *       "integration_ref": "x",
+                 *       "external_order_id": "order-10045",
+                 *       "correlation_id": "cor_5f0c1e9a-2b7d-4c1e-9f3a-6d8e2b4c7a10",
+                 *       "causation_id": "evt_01JD8XZ9W0E2R4T6Y8U0I2O4P6",
+                 *       "test": true,
+                 *       "data": {
+                 *         "reason": "x",
+                 *         "attempts": 1
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["WritebackFailedEvent"];
             };
         };

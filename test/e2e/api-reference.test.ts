@@ -94,4 +94,36 @@ describe('the API reference page', () => {
     expect(Math.abs(onScreen)).toBeLessThan(50);
     await page.close();
   });
+
+  it('shows an example and a code sample on every operation and event, and its search keeps only what matches', async () => {
+    const errors: string[] = [];
+    const { page } = await open(`${origin}/docs`, (u) => u.startsWith(`${origin}/`));
+    page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
+    const samples = (await page.evaluate(`(() => {
+      const of = (selector) => Object.fromEntries([...document.querySelectorAll(selector)].map((e) => [e.dataset.operationId ?? e.dataset.eventType, {
+        example: [...e.querySelectorAll('pre.example')].map((p) => p.innerText.length),
+        code: [...e.querySelectorAll('pre.code')].map((p) => p.className.replace('code ', '')),
+      }]));
+      return { operations: of('[data-operation-id]'), events: of('[data-event-type]') };
+    })()`)) as { operations: Record<string, { example: number[]; code: string[] }>; events: Record<string, { example: number[]; code: string[] }> };
+    for (const route of ROUTES) {
+      const shown = samples.operations[route.operationId]!;
+      expect(shown.example.length, `${route.operationId} shows an example`).toBeGreaterThan(0);
+      expect(
+        shown.example.every((length) => length > 1),
+        route.operationId,
+      ).toBe(true);
+      expect(shown.code, route.operationId).toEqual(['curl', 'client']);
+    }
+    for (const type of EVENT_TYPES) expect(samples.events[type], type).toEqual({ example: [expect.any(Number)], code: ['verify'] });
+
+    await page.type('#search', 'rotateWebhookSecret');
+    const visible = (await page.evaluate(
+      `[...document.querySelectorAll('section.operation')].filter((e) => !e.hidden).map((e) => e.dataset.operationId)`,
+    )) as string[];
+    expect(visible).toEqual(['rotateWebhookSecret']);
+    expect(await page.evaluate(`document.querySelector('nav a[href="#op-createOrder"]').hidden`)).toBe(true);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
 });

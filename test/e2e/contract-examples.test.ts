@@ -13,7 +13,6 @@ interface Example {
   path: string;
   method: string;
   body: unknown;
-  needs?: 'subscription';
 }
 const { requests } = JSON.parse(readFileSync(join(repoRoot, 'contract/examples.json'), 'utf8')) as { requests: Example[] };
 
@@ -33,16 +32,15 @@ describe("the contract's own examples", () => {
     const receiver = await startReceiver(() => 'ok');
     try {
       for (const example of requests) {
-        if (example.needs === 'subscription') {
-          const put = await call(key, 'PUT', '/webhook-subscription', { body: { url: receiver.url, event_types: ['commerce.order.status_changed.v1'] } });
-          expect(put.status).toBe(201);
-        }
         if (example.operationId === 'updateOrder') {
           // A PATCH requalifies at once, without the grace a new order gets for its variants to
           // reach the variant index (a known gap, issue 12): let the first order show they have.
           await waitForOrder(key, 'o-1', (o) => o.processing_state !== 'received');
         }
-        const res = await call(key, example.method, example.path, { body: stillAhead(example.body) });
+        // The example's receiver (hooks.example.com) does not resolve on this offline machine,
+        // and the service resolves every webhook URL: ours stands in for it, the rest as it stands.
+        const body = example.operationId === 'putWebhookSubscription' ? { ...(example.body as object), url: receiver.url } : stillAhead(example.body);
+        const res = await call(key, example.method, example.path, { body });
         expect(res.status, `${example.operationId} ${example.path}: ${res.text}`).toBeLessThan(300);
         if (example.operationId === 'upsertProductsBatch') expect(res.body.rejected, res.text).toBe(0);
       }

@@ -84,3 +84,6 @@ export function eventViolations(raw: string): string[] {
   if (!(type in contract.webhooks)) return [`event_type ${type} is not in the contract`];
   return problems(validatorAt('webhooks', type, 'post', 'requestBody', 'content', 'application/json', 'schema'), event);
 }
+
+/** What is wrong with `body` as the schema at `segments` of the contract (strictly) sees it. */
+export const violationsAt = (segments: string[], body: unknown): string[] => problems(validatorAt(...segments), body);

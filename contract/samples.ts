@@ -1,0 +1,130 @@
+/**
+ * Examples carried in the contract itself, so every generator, validator and reader sees them:
+ * each request body the e2e suite sends (contract/examples.json, test/e2e/contract-examples),
+ * and for each success answer and each event a sample built from its schema (its own
+ * `example`, `default`, `const` or first enum value, else a plain value of its type and
+ * format). A unit test validates every sample against its schema.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+// biome-ignore lint/suspicious/noExplicitAny: an OpenAPI document built as plain JSON; its shape is the OpenAPI specification's
+type Schema = Record<string, any>;
+
+/** Values a property of that name holds in the examples, where its type alone would read as noise. */
+const BY_NAME: Record<string, unknown> = {
+  delivery_id: 'dlv_01JD8Y2K7Q4M3N5P6R8S9T0V1W',
+  replay_of: 'dlv_01JD8XZ9W0E2R4T6Y8U0I2O4P6',
+  recovered_by: null,
+  event_id: 'evt_01JD8Y2K7Q4M3N5P6R8S9T0V1W',
+  correlation_id: 'cor_5f0c1e9a-2b7d-4c1e-9f3a-6d8e2b4c7a10',
+  causation_id: 'evt_01JD8XZ9W0E2R4T6Y8U0I2O4P6',
+  external_order_id: 'order-10045',
+  external_customer_id: 'cust-42',
+  external_product_id: 'gid://shopify/Product/123',
+  external_variant_id: 'espresso-250g',
+  external_rule_id: 'upsell-espresso',
+  key_id: 'key_4bd48555832a8f17a4ec05b3',
+  currency: 'EUR',
+  price: '8.90',
+  total: '17.80',
+  locale: 'de-DE',
+  country: 'DE',
+  timezone: 'Europe/Berlin',
+  phone: '+4915112345670',
+  source_version: '2026-11-22T10:00:00Z',
+  contract_version: '2026.11.24-draft.4',
+  next_cursor: null,
+  url: 'https://hooks.example.com/…/a1b2',
+  reference: '/api/v1/commerce/orders/order-10045',
+};
+
+const INSTANT = '2026-11-24T10:00:00.000Z';
+
+const resolve = (schema: Schema, doc: Schema): Schema => (schema.$ref ? resolve(doc.components.schemas[schema.$ref.split('/').at(-1)!], doc) : schema);
+
+/** A value the schema accepts, shaped like what the service sends. */
+export function sampleOf(schema: Schema | undefined, doc: Schema, name?: string, depth = 0): unknown {
+  if (!schema || depth > 12) return null;
+  const s = resolve(schema, doc);
+  if (s.example !== undefined) return s.example;
+  if (Array.isArray(s.examples) && s.examples.length) return s.examples[0];
+  if (s.const !== undefined) return s.const;
+  if (s.enum) return s.enum[0];
+  const alternatives = s.anyOf ?? s.oneOf;
+  if (alternatives) {
+    const chosen = alternatives.find((a: Schema) => resolve(a, doc).type !== 'null') ?? alternatives[0];
+    return sampleOf(chosen, doc, name, depth + 1);
+  }
+  const type = Array.isArray(s.type) ? (s.type.find((t: string) => t !== 'null') ?? 'null') : s.type;
+  if (name && name in BY_NAME && type !== 'object' && type !== 'array') {
+    const byName = BY_NAME[name];
+    if (byName !== null || (Array.isArray(s.type) && s.type.includes('null'))) return byName;
+  }
+  if (s.default !== undefined) return s.default;
+  switch (type) {
+    case 'object': {
+      const properties = (s.properties ?? {}) as Record<string, Schema>;
+      return Object.fromEntries(Object.entries(properties).map(([key, property]) => [key, sampleOf(property, doc, key, depth + 1)]));
+    }
+    case 'array':
+      return Array.from({ length: Math.max(1, s.minItems ?? 1) }, () => sampleOf(s.items, doc, name, depth + 1));
+    case 'integer':
+    case 'number':
+      return s.minimum !== undefined && s.minimum > 1 ? s.minimum : (s.maximum ?? 1) < 1 ? s.maximum : 1;
+    case 'boolean':
+      return true;
+    case 'null':
+      return null;
+    case 'string':
+      if (s.format === 'date-time' || /_at$|^at$/.test(name ?? '')) return INSTANT;
+      if (s.format === 'uri') return 'https://example.com/';
+      return 'x'.repeat(Math.max(1, s.minLength ?? 1));
+    default:
+      return null;
+  }
+}
+
+/** JSON Schema's safe-integer bounds that say nothing a reader needs (zod writes them for every int). */
+const SAFE_INTEGER = 9007199254740991;
+
+/** The schema without the bounds of ±2^53 − 1 (zod's for every integer): they read as noise in every reference. */
+export function withoutSafeIntegerBounds<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(withoutSafeIntegerBounds) as T;
+  if (!value || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key, v]) => !((key === 'minimum' || key === 'maximum') && Math.abs(v as number) === SAFE_INTEGER))
+      .map(([key, v]) => [key, withoutSafeIntegerBounds(v)]),
+  ) as T;
+}
+
+interface RequestExample {
+  operationId: string;
+  body: unknown;
+}
+
+/** Adds the examples to the contract: request bodies as sent by the e2e suite, answers and events as sampled. */
+export function withExamples(doc: Schema, requests: RequestExample[] = requestExamples()): Schema {
+  for (const operations of Object.values(doc.paths as Record<string, Record<string, Schema>>)) {
+    for (const op of Object.values(operations)) {
+      const request = requests.find((r) => r.operationId === op.operationId);
+      const body = op.requestBody?.content?.['application/json'];
+      if (body && request) body.example = request.body;
+      for (const [status, response] of Object.entries(op.responses as Record<string, Schema>)) {
+        const content = response.content?.['application/json'];
+        if (status.startsWith('2') && content?.schema) content.example = sampleOf(content.schema, doc);
+      }
+    }
+  }
+  for (const item of Object.values((doc.webhooks ?? {}) as Record<string, { post: Schema }>)) {
+    const content = item.post.requestBody?.content?.['application/json'];
+    if (content?.schema) content.example = sampleOf(content.schema, doc);
+  }
+  return doc;
+}
+
+/** The request bodies of contract/examples.json, which test/e2e/contract-examples.test.ts sends. */
+export function requestExamples(): RequestExample[] {
+  return (JSON.parse(readFileSync(join(import.meta.dirname, 'examples.json'), 'utf8')) as { requests: RequestExample[] }).requests;
+}
