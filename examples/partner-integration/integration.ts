@@ -1,7 +1,9 @@
 /**
  * A partner's integration, end to end, using nothing but the client package: receive and
- * verify webhooks, import a catalog and a sales rule, upsert customers with their consent,
- * place one order per sandbox scenario, then read each result and its calls.
+ * verify webhooks (when the tenant has no subscription yet: the one it makes is disabled again
+ * at the end; one that exists is left alone), import a catalog and a sales rule, upsert
+ * customers with their consent, place one order per sandbox scenario, then read each result
+ * and its calls. Exits 1 when a delivery was refused or none came.
  *
  * Run it against `npm start`: `npm run example` (credentials from .local/credentials.json).
  * test/e2e/partner-client.test.ts runs it too.
@@ -9,7 +11,14 @@
 import { createServer, type Server } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { type ClientOptions, constructEvent, createCommerceClient, type WebhookEvent, WebhookSignatureError } from '@commerce-interface/client';
+import {
+  type ClientOptions,
+  CommerceApiError,
+  constructEvent,
+  createCommerceClient,
+  type WebhookEvent,
+  WebhookSignatureError,
+} from '@commerce-interface/client';
 
 /** The sandbox decides by the phone number's last digit (README, "Sandbox scenarios"). */
 export const SCENARIOS = { confirmed: '0', unreachable: '1', declined: '3', upsell: '4', writebackFails: '8', invalidNumber: '9' } as const;
@@ -29,6 +38,11 @@ export interface IntegrationReport {
   events: WebhookEvent[];
   /** Deliveries refused (bad signature or stale), by reason. */
   refused: string[];
+  /**
+   * Why webhooks were not received: the tenant's subscription existed (its secret was shown
+   * when it was made, and its URL is someone else's), so the example left it alone.
+   */
+  webhooksSkipped?: string;
 }
 
 /** A webhook receiver: verifies each delivery over its raw bytes, answers 2xx fast, keeps the event. */
@@ -96,10 +110,22 @@ export async function runIntegration(options: ClientOptions & { prefix?: string;
   const report: IntegrationReport = { outcomes: {}, calls: {}, events: [], refused: [] };
   let secrets: string[] = [];
   const receiver = await startReceiver(() => secrets, report);
+  // The tenant's one subscription is someone's (a `sandbox listen`, a receiver of yours): the
+  // example takes it only when there is none, and disables what it made when it ends.
+  const existing = await client.webhooks.getSubscription().catch((error: unknown) => {
+    if (error instanceof CommerceApiError && error.status === 404) return undefined;
+    throw error;
+  });
+  let created = false;
   try {
-    const subscription = await client.webhooks.putSubscription({ url: receiver.url, event_types: [...EVENT_TYPES], enabled: true });
-    // The secret is shown once, on the PUT that creates the subscription: keep it.
-    if (subscription.secret) secrets = [subscription.secret];
+    if (existing) {
+      report.webhooksSkipped = `the tenant's webhook subscription exists (${existing.url}); the example left it alone and received no webhooks`;
+    } else {
+      const subscription = await client.webhooks.putSubscription({ url: receiver.url, event_types: [...EVENT_TYPES], enabled: true });
+      created = true;
+      // The secret is shown once, on the PUT that creates the subscription: keep it.
+      if (subscription.secret) secrets = [subscription.secret];
+    }
     await importCatalog(client, prefix);
     const ids = await Promise.all(
       Object.entries(SCENARIOS).map(async ([name, digit]) => {
@@ -127,16 +153,16 @@ export async function runIntegration(options: ClientOptions & { prefix?: string;
       report.calls[id] = [];
       for await (const attempt of client.orders.calls(id)) report.calls[id].push(attempt.call_disposition);
     }
-    // Each completed order's result_ready event is on its way: wait for all of them.
+    // Each completed order's result_ready event is on its way, and the write-back failure after
+    // its result: wait for all of them (deliveries come in any order).
     const deadline = Date.now() + (options.timeoutMs ?? 90_000);
-    while (
-      ids.some((id) => !report.events.some((e) => e.event_type === 'commerce.order.result_ready.v1' && e.external_order_id === id)) &&
-      Date.now() < deadline
-    ) {
+    const expected = [...ids.map((id) => ['commerce.order.result_ready.v1', id]), ['commerce.writeback.failed.v1', `${prefix}order-writebackFails`]];
+    while (created && expected.some(([type, id]) => !report.events.some((e) => e.event_type === type && e.external_order_id === id)) && Date.now() < deadline) {
       await sleep(250);
     }
     return report;
   } finally {
+    if (created) await client.webhooks.putSubscription({ url: receiver.url, event_types: [...EVENT_TYPES], enabled: false });
     await new Promise<void>((resolve) => receiver.server.close(() => resolve()));
   }
 }
@@ -145,5 +171,12 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const credentials = JSON.parse(readFileSync(process.env.CREDENTIALS_FILE ?? '.local/credentials.json', 'utf8'));
   const report = await runIntegration({ baseUrl: credentials.base_url, keyId: credentials.key_id, secret: credentials.secret });
   for (const [id, outcome] of Object.entries(report.outcomes)) console.log(`${id}: ${outcome} after ${report.calls[id]?.join(', ')}`);
-  console.log(`${report.events.length} webhook events verified and received, ${report.refused.length} refused`);
+  if (report.webhooksSkipped) console.log(`Webhooks: ${report.webhooksSkipped}.`);
+  else
+    console.log(`${report.events.length} webhook events verified and received, ${report.refused.length} refused; the example's subscription is disabled again`);
+  // Refused deliveries (or none at all where some were due) are a failed run, not a report.
+  if (report.refused.length > 0 || (!report.webhooksSkipped && report.events.length === 0)) {
+    console.error('example: webhook deliveries were refused or missing');
+    process.exitCode = 1;
+  }
 }

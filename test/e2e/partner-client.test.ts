@@ -15,6 +15,7 @@ import { CommerceApiError, constructEvent, createCommerceClient, type ClientOpti
 import { baseUrl, newTenant, type TestKey } from '../support/stack.ts';
 import { CALL_NOW_CONFIG } from '../support/orders.ts';
 import { eventually } from '../support/eventually.ts';
+import { startReceiver } from '../support/receiver.ts';
 
 /** Which operations a client called, from the requests it sent. */
 function recordingOptions(key: TestKey, called: Set<string>): ClientOptions {
@@ -80,6 +81,30 @@ describe('the partner client on the local stack', () => {
     );
     expect(new Set(report.events.map((e) => e.event_type))).toEqual(new Set(EVENT_TYPES));
     for (const event of report.events) expect(WebhookEventSchema.parse(event), event.event_type).toEqual(event);
+    // It made the tenant's subscription, and disables it as it ends: nothing keeps pointing at a receiver that is gone.
+    expect((await createCommerceClient(recordingOptions(key, called)).webhooks.getSubscription()).enabled).toBe(false);
+  });
+
+  it('leaves a subscription it finds as it found it, and says it received no webhooks', async () => {
+    const other = await newTenant({ config: CALL_NOW_CONFIG });
+    const client = createCommerceClient(recordingOptions(other, called));
+    const sink = await startReceiver(() => 'ok');
+    try {
+      await client.webhooks.putSubscription({ url: sink.url, event_types: ['commerce.order.result_ready.v1'], enabled: true });
+      const before = await client.webhooks.getSubscription();
+      const report = await runIntegration({ ...recordingOptions(other, called), prefix: 'kept-', timeoutMs: 60_000 });
+      expect(report.webhooksSkipped).toMatch(/subscription exists/);
+      expect(report.events).toEqual([]);
+      const after = await client.webhooks.getSubscription();
+      expect({ url: after.url, event_types: after.event_types, enabled: after.enabled, rotated: after.secret_last_rotated_at }).toEqual({
+        url: before.url,
+        event_types: before.event_types,
+        enabled: before.enabled,
+        rotated: before.secret_last_rotated_at,
+      });
+    } finally {
+      await sink.close();
+    }
   });
 
   it('calls the other operations, so that every operation of the route table has run through the client', async () => {
