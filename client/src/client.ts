@@ -38,10 +38,15 @@ export type CustomerInput = Omit<RequestBody<'putCustomer'>, 'consent'> & {
   consent: { status: 'granted'; proof: ConsentProof } | { status: 'withdrawn'; proof?: ConsentProof };
 };
 
-async function unwrap<T>(pending: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+/** Every answer carries the X-Request-Id of the request that got it: quote it to support. Not enumerable, so the answer serialises as the service sent it. */
+export type Answer<T> = T & { readonly requestId?: string };
+
+async function unwrap<T>(pending: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<Answer<T>> {
   const { data, error, response } = await pending;
-  if (response.ok) return data as T;
-  throw CommerceApiError.fromProblem(response.status, error as Problem | undefined, response.headers.get('x-request-id') ?? undefined);
+  const requestId = response.headers.get('x-request-id') ?? undefined;
+  if (!response.ok) throw CommerceApiError.fromProblem(response.status, error as Problem | undefined, requestId);
+  if (data && typeof data === 'object' && requestId) Object.defineProperty(data, 'requestId', { value: requestId, enumerable: false });
+  return data as Answer<T>;
 }
 
 /** Every item of a list, page after page, as the service's `next_cursor` leads. */

@@ -1,4 +1,5 @@
 export {
+  type Answer,
   type ClientOptions,
   type CommerceClient,
   type CustomerInput,

@@ -109,7 +109,11 @@ describe('the partner client on the local stack', () => {
 
   it('calls the other operations, so that every operation of the route table has run through the client', async () => {
     const client = createCommerceClient(recordingOptions(key, called));
-    expect((await client.capabilities.get()).base_path).toBe(BASE_PATH);
+    const capabilities = await client.capabilities.get();
+    expect(capabilities.base_path).toBe(BASE_PATH);
+    // Every answer carries its request id for support, and serialises as the service sent it.
+    expect(capabilities.requestId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(JSON.stringify(capabilities)).not.toContain('requestId');
     expect((await client.configuration.getEffective()).readiness).toBe('ready');
     const products = [];
     for await (const product of client.products.list({ limit: 1 })) products.push(product.external_product_id);
