@@ -138,6 +138,7 @@ export const CLIENT_CALLS: Record<string, string> = {
   listWebhookDeliveries: "for await (const delivery of client.webhooks.deliveries({ status: 'dead_lettered' })) console.log(delivery)",
   getWebhookDelivery: 'client.webhooks.getDelivery(id)',
   replayWebhookDelivery: 'client.webhooks.replay(id)',
+  recoverWebhookDeliveries: 'client.webhooks.recover(body)',
 };
 
 const json = (value: unknown) => JSON.stringify(value, null, 2);

@@ -261,6 +261,17 @@ export const ROUTES: readonly Route[] = [
     tag: 'Webhooks',
   }),
   route({
+    operationId: 'recoverWebhookDeliveries',
+    method: 'POST',
+    path: '/webhook-deliveries/recover',
+    scope: 'webhooks:write',
+    handler: 'functions/http/webhooks/recover-deliveries.ts',
+    tableActions: ['Query'],
+    queueActions: ['send'],
+    summary: 'Re-send the dead-lettered deliveries since a time (an extension of the contract)',
+    tag: 'Webhooks',
+  }),
+  route({
     operationId: 'replayWebhookDelivery',
     method: 'POST',
     path: '/webhook-deliveries/{deliveryId}/replay',

@@ -309,10 +309,16 @@ switch (area === 'recover' ? area : `${area} ${action}`) {
     const { recoverDeliveries } = await import('#shared/webhooks/delivery-ops.ts');
     const tenant = values.tenant ?? fail('--tenant is required');
     const since = instant(values.since ?? fail('--since TIME is required (RFC 3339)'), '--since');
-    const recovered = await recoverDeliveries(tenant, since);
-    // Their dead letters stand for nothing left to do: they go, so the queue's depth and its alarm clear.
+    const { recovered } = await recoverDeliveries(tenant, since);
+    // Their dead letters stand for nothing left to do, nor do those of deliveries the partner
+    // recovered itself (POST /webhook-deliveries/recover): they go, so the queue's depth and its alarm clear.
     const originals = new Set(recovered.map((r) => r.original));
-    const discarded = originals.size ? await discardDeadLetters((body) => body.tenant === tenant && originals.has(String(body.delivery_id))) : 0;
+    const { readDelivery } = await import('#shared/webhooks/delivery-store.ts');
+    const discarded = await discardDeadLetters(
+      async (body) =>
+        body.tenant === tenant &&
+        (originals.has(String(body.delivery_id)) || (await readDelivery(tenant, String(body.delivery_id)))?.recovered_by !== undefined),
+    );
     if (values.json) console.log(JSON.stringify(recovered));
     else {
       console.log(

@@ -131,6 +131,9 @@ function webhooks(api: Api, key: Key) {
     deliveriesPage: page,
     /** One delivery with its attempt log (an extension of the contract). */
     getDelivery: (deliveryId: string) => unwrap(api.GET('/webhook-deliveries/{deliveryId}', { params: { path: { deliveryId } } })),
+    /** Re-sends the dead-lettered deliveries created since `body.since`, a page at a time (`more`: call again). */
+    recover: (body: RequestBody<'recoverWebhookDeliveries'>, o?: MutationOptions) =>
+      unwrap(api.POST('/webhook-deliveries/recover', { params: { header: key(o) }, body })),
     replay: (deliveryId: string, o?: MutationOptions) =>
       unwrap(api.POST('/webhook-deliveries/{deliveryId}/replay', { params: { path: { deliveryId }, header: key(o) } })),
   };

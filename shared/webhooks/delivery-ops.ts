@@ -87,18 +87,38 @@ export async function deliveryWithAttempts(tenant: string, deliveryId: string): 
   return { delivery, attempts: attempts.sort((a, b) => a.attempt - b.attempt) };
 }
 
+export interface Recovery {
+  recovered: { original: string; replay: string }[];
+  /** More are left: the limit was reached, or `admit` refused the next (it threw after at least one). */
+  more: boolean;
+}
+
 /**
- * Re-sends every dead-lettered delivery of `tenant` created since `since` and not recovered
+ * Re-sends the dead-lettered deliveries of `tenant` created since `since` and not recovered
  * yet: each a new delivery (`replay_of`) with the same event id, noted on the original as
  * `recovered_by` (after the new one exists: a crash between sends again, never loses one).
+ * At most `limit`; `admit` is asked before each (a partner's send limit), and once it refuses
+ * after some were sent, the rest are left for the next call.
  */
-export async function recoverDeliveries(tenant: string, since: Date, now = new Date()): Promise<{ original: string; replay: string }[]> {
-  const recovered: { original: string; replay: string }[] = [];
+export async function recoverDeliveries(
+  tenant: string,
+  since: Date,
+  now = new Date(),
+  options: { limit?: number; admit?: () => Promise<void> } = {},
+): Promise<Recovery> {
+  const recovered: Recovery['recovered'] = [];
   for await (const d of findDeliveries({ tenant, status: 'dead_lettered', since })) {
     if (d.recovered_by) continue;
+    if (recovered.length === (options.limit ?? Number.POSITIVE_INFINITY)) return { recovered, more: true };
+    try {
+      await options.admit?.();
+    } catch (error) {
+      if (recovered.length === 0) throw error;
+      return { recovered, more: true };
+    }
     const replay = await replayDelivery(tenant, d.delivery_id, now);
     await markRecovered(tenant, d.delivery_id, replay.delivery_id);
     recovered.push({ original: d.delivery_id, replay: replay.delivery_id });
   }
-  return recovered;
+  return { recovered, more: false };
 }

@@ -1,6 +1,6 @@
 /** Webhook subscription and delivery log (spec 2.7, 4.7; contract-decisions section 8). */
 import * as z from 'zod';
-import { UtcTime } from '../api/fields.ts';
+import { Rfc3339, UtcTime } from '../api/fields.ts';
 import { DNS_TIMEOUT_MS, URL_REFUSALS } from './ssrf.ts';
 
 const WEBHOOK_URL_RULES =
@@ -143,3 +143,17 @@ export const ReplayResultSchema = z
   .meta({ id: 'WebhookReplayResult' });
 
 export const TestResultSchema = z.object({ event_id: z.string(), delivery_id: z.string(), status: z.literal('queued') }).meta({ id: 'WebhookTestResult' });
+
+/** Deliveries one POST /webhook-deliveries/recover re-sends at most. */
+export const RECOVER_PAGE = 50;
+
+export const RecoverRequestSchema = z
+  .strictObject({ since: Rfc3339.meta({ description: 'Deliveries created at or after this time (RFC 3339)' }) })
+  .meta({ id: 'WebhookRecoverRequest' });
+
+export const RecoverResultSchema = z
+  .object({
+    recovered: z.array(z.object({ original: z.string(), replay: z.string() })),
+    more: z.boolean().meta({ description: 'More dead-lettered deliveries are left: call again with the same `since`' }),
+  })
+  .meta({ id: 'WebhookRecoverResult' });

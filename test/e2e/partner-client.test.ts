@@ -156,6 +156,8 @@ describe('the partner client on the local stack', () => {
     expect(delivered?.event_id).toBe(test.event_id);
     expect((await client.webhooks.getDelivery(test.delivery_id)).attempt_log).toEqual([expect.objectContaining({ attempt: 1, status_code: 200 })]);
     expect((await client.webhooks.replay(test.delivery_id)).replay_of).toBe(test.delivery_id);
+    // Nothing dead-lettered since a minute ago: nothing to re-send.
+    expect(await client.webhooks.recover({ since: new Date(Date.now() - 60_000).toISOString() })).toEqual({ recovered: [], more: false });
     const rotated = await client.webhooks.rotateSecret({ previous_secret_expires_in: 60 });
     expect(rotated.secret).toMatch(/^whsec_/);
 

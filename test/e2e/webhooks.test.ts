@@ -116,6 +116,34 @@ describe('webhook delivery', () => {
     }
   });
 
+  it('a partner recovers its own dead letters after an outage: each re-sent once, the original marked, a second call re-sends nothing', async () => {
+    let healthy = false;
+    const receiver = await startReceiver(() => (healthy ? 'ok' : 'fail'));
+    try {
+      const key = await newTenant();
+      await subscribe(key, receiver.url);
+      const since = new Date(Date.now() - 1000).toISOString();
+      const tests = [await call(key, 'POST', '/webhook-subscription/test'), await call(key, 'POST', '/webhook-subscription/test')];
+      for (const t of tests) await waitForDelivery(key, t.body.delivery_id, 'dead_lettered', 60_000);
+
+      healthy = true;
+      const recovered = await call(key, 'POST', '/webhook-deliveries/recover', { body: { since } });
+      expect(recovered.status).toBe(202);
+      expect(recovered.body.more).toBe(false);
+      expect(recovered.body.recovered.map((r: { original: string }) => r.original).sort()).toEqual(tests.map((t) => t.body.delivery_id).sort());
+      for (const { original, replay } of recovered.body.recovered as { original: string; replay: string }[]) {
+        expect(await waitForDelivery(key, replay, 'delivered')).toMatchObject({ replay_of: original, attempts: 1 });
+        expect(await waitForDelivery(key, original, 'dead_lettered')).toMatchObject({ recovered_by: replay });
+      }
+      expect((await call(key, 'POST', '/webhook-deliveries/recover', { body: { since } })).body).toEqual({ recovered: [], more: false });
+      const refused = await call(key, 'POST', '/webhook-deliveries/recover', { body: { since: 'yesterday' } });
+      expect(refused.status).toBe(422);
+      expect(new Set(refused.body.errors.map((e: { pointer: string }) => e.pointer))).toEqual(new Set(['/since']));
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it('rotation: during the overlap the receiver verifies with either secret, after it only with the new one', async () => {
     const receiver = await startReceiver(() => 'ok');
     try {
