@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { SAMPLE_VALUES } from './samples.ts';
 import { parseArgs } from 'node:util';
 
 // biome-ignore lint/suspicious/noExplicitAny: an OpenAPI document read back from JSON; its shape is the OpenAPI specification's
@@ -148,9 +149,9 @@ const codeBlock = (kind: string, label: string, text: string) => `<h4>${html(lab
 const examplePath = (path: string) =>
   path.replace(/\{(\w+)\}/g, (_, name: string) =>
     name === 'deliveryId'
-      ? 'dlv_01JD8Y2K7Q4M3N5P6R8S9T0V1W'
-      : name.startsWith('externalOrder')
-        ? 'order-10045'
+      ? String(SAMPLE_VALUES.delivery_id)
+      : name === 'externalOrderId'
+        ? String(SAMPLE_VALUES.external_order_id)
         : `${name.replace(/^external|Id$/g, '').toLowerCase()}-1`,
   );
 
@@ -166,12 +167,13 @@ function codeSamples(path: string, method: string, op: Schema, doc: Doc): string
     ...(body !== undefined ? ["  -H 'Content-Type: application/json' --data-binary @body.json"] : []),
   ].join('\n');
   const id = path.match(/\{(\w+)\}/)?.[1];
+  const call = CLIENT_CALLS[op.operationId]!;
   const client = [
     "import { createCommerceClient } from '@commerce-interface/client';",
     'const client = createCommerceClient({ baseUrl, keyId, secret });',
     ...(id ? [`const id = '${examplePath(`{${id}}`)}';`] : []),
     ...(body !== undefined ? [`const body = ${json(body)};`] : []),
-    CLIENT_CALLS[op.operationId]!.startsWith('for await') ? CLIENT_CALLS[op.operationId]! : `const answer = await ${CLIENT_CALLS[op.operationId]};`,
+    call.startsWith('for await') ? call : `const answer = await ${call};`,
   ].join('\n');
   return `${codeBlock('code curl', 'curl (the headers as "Authentication" above says; npm run sandbox and the client sign for you)', curl)}${codeBlock('code client', 'Client (Node, @commerce-interface/client)', client)}`;
 }

@@ -21,7 +21,7 @@ import { PROBLEM_CODES, type ProblemCode } from '#shared/http/problem.ts';
 import type { OperationContract } from '#shared/http/operation.ts';
 import { ProblemSchema } from '#shared/http/problem-schema.ts';
 import { WEBHOOKS_DESCRIPTION, webhooksSection } from './webhooks.ts';
-import { withExamples, withoutSafeIntegerBounds } from './samples.ts';
+import { withExamples } from './samples.ts';
 import { OPENAPI_FILE } from './docs.ts';
 
 export { OPENAPI_FILE };
@@ -29,20 +29,30 @@ export { OPENAPI_FILE };
 type JsonSchema = Record<string, unknown>;
 const repoRoot = join(import.meta.dirname, '..');
 
+/** The JSON value without the members `drop` names, at every depth. */
+function withoutMembers<T>(value: T, drop: (key: string, member: unknown) => boolean): T {
+  if (Array.isArray(value)) return value.map((item) => withoutMembers(item, drop)) as T;
+  if (!value || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key, member]) => !drop(key, member))
+      .map(([key, member]) => [key, withoutMembers(member, drop)]),
+  ) as T;
+}
+
 /**
  * What the service sends may gain members in a compatible change (contract README: clients
  * ignore members they do not know), so every output schema is published open: no
  * `additionalProperties: false`. Requests stay closed: an unknown member sent is a 422.
  */
-const opened = (value: unknown): unknown => {
-  if (Array.isArray(value)) return value.map(opened);
-  if (!value || typeof value !== 'object') return value;
-  return Object.fromEntries(
-    Object.entries(value)
-      .filter(([k, v]) => !(k === 'additionalProperties' && v === false))
-      .map(([k, v]) => [k, opened(v)]),
-  );
-};
+const opened = <T>(value: T): T => withoutMembers(value, (key, member) => key === 'additionalProperties' && member === false);
+
+/** JSON Schema's safe-integer bound, which zod writes for every integer. */
+const SAFE_INTEGER = 9007199254740991;
+
+/** The contract without the bounds of ±2^53 − 1: they bound nothing a client sends and read as noise in every reference. */
+const withoutSafeIntegerBounds = <T>(value: T): T =>
+  withoutMembers(value, (key, member) => (key === 'minimum' || key === 'maximum') && Math.abs(member as number) === SAFE_INTEGER);
 
 class Components {
   readonly schemas: Record<string, JsonSchema> = {};

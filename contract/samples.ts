@@ -12,7 +12,7 @@ import { join } from 'node:path';
 type Schema = Record<string, any>;
 
 /** Values a property of that name holds in the examples, where its type alone would read as noise. */
-const BY_NAME: Record<string, unknown> = {
+export const SAMPLE_VALUES: Readonly<Record<string, unknown>> = {
   delivery_id: 'dlv_01JD8Y2K7Q4M3N5P6R8S9T0V1W',
   replay_of: 'dlv_01JD8XZ9W0E2R4T6Y8U0I2O4P6',
   recovered_by: null,
@@ -57,8 +57,8 @@ export function sampleOf(schema: Schema | undefined, doc: Schema, name?: string,
     return sampleOf(chosen, doc, name, depth + 1);
   }
   const type = Array.isArray(s.type) ? (s.type.find((t: string) => t !== 'null') ?? 'null') : s.type;
-  if (name && name in BY_NAME && type !== 'object' && type !== 'array') {
-    const byName = BY_NAME[name];
+  if (name && name in SAMPLE_VALUES && type !== 'object' && type !== 'array') {
+    const byName = SAMPLE_VALUES[name];
     if (byName !== null || (Array.isArray(s.type) && s.type.includes('null'))) return byName;
   }
   if (s.default !== undefined) return s.default;
@@ -83,20 +83,6 @@ export function sampleOf(schema: Schema | undefined, doc: Schema, name?: string,
     default:
       return null;
   }
-}
-
-/** JSON Schema's safe-integer bounds that say nothing a reader needs (zod writes them for every int). */
-const SAFE_INTEGER = 9007199254740991;
-
-/** The schema without the bounds of ±2^53 − 1 (zod's for every integer): they read as noise in every reference. */
-export function withoutSafeIntegerBounds<T>(value: T): T {
-  if (Array.isArray(value)) return value.map(withoutSafeIntegerBounds) as T;
-  if (!value || typeof value !== 'object') return value;
-  return Object.fromEntries(
-    Object.entries(value)
-      .filter(([key, v]) => !((key === 'minimum' || key === 'maximum') && Math.abs(v as number) === SAFE_INTEGER))
-      .map(([key, v]) => [key, withoutSafeIntegerBounds(v)]),
-  ) as T;
 }
 
 interface RequestExample {

@@ -5,9 +5,10 @@
  * `npm start` is using.
  */
 import { type SpawnSyncReturns, spawnSync } from 'node:child_process';
-import { linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { linkSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { readJsonFile } from './durable-file.ts';
 
 /** A reason `npm start` cannot start that the person at the terminal can act on: its message is the whole story. */
 export class StartupProblem extends Error {
@@ -112,10 +113,5 @@ export function holdDataFolder(dir: string, port: number): () => void {
   };
 }
 
-function readHolder(lock: string): Holder | undefined {
-  try {
-    return JSON.parse(readFileSync(lock, 'utf8')) as Holder;
-  } catch {
-    return undefined;
-  }
-}
+/** The lock's holder; none when the lock is missing or unreadable (a run killed while writing it). */
+const readHolder = (lock: string) => readJsonFile<Holder>(lock, () => undefined);
