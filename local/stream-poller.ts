@@ -49,17 +49,26 @@ export interface StreamPollerOptions {
   pollIntervalMs?: number;
 }
 
-/** The records split by partition key into `lanes`, each keeping the stream's order (Lambda hashes the partition key likewise). */
-function lanesOf(records: DynamoDBRecord[], lanes: number): DynamoDBRecord[][] {
-  const split: DynamoDBRecord[][] = Array.from({ length: lanes }, () => []);
-  for (const record of records) {
-    const key = JSON.stringify(record.dynamodb?.Keys?.pk ?? '');
-    let hash = 0;
-    for (let i = 0; i < key.length; i++) hash = (hash * 31 + key.charCodeAt(i)) | 0;
-    split[Math.abs(hash) % lanes]!.push(record);
-  }
-  return split.filter((lane) => lane.length > 0);
+/** The lane of a record: its partition key hashed (Lambda keeps each key's records in one batch stream likewise). */
+function laneOf(record: DynamoDBRecord, lanes: number): number {
+  const key = JSON.stringify(record.dynamodb?.Keys?.pk ?? '');
+  let hash = 0;
+  for (let i = 0; i < key.length; i++) hash = (hash * 31 + key.charCodeAt(i)) | 0;
+  return Math.abs(hash) % lanes;
 }
+
+/**
+ * Records read but not yet handled, per shard: each lane's queue and whether it is at work,
+ * and every record read in stream order, so the position moves only past records that are done.
+ */
+interface ShardWork {
+  lanes: { queue: DynamoDBRecord[]; working: Promise<void> | null }[];
+  read: { sequenceNumber: string; done: boolean }[];
+  bySequence: Map<string, { sequenceNumber: string; done: boolean }>;
+}
+
+/** Records a shard may have read ahead of its handling: reading stops there until the lanes catch up. */
+const READ_AHEAD_RECORDS = 1000;
 
 function toLambdaRecord(record: StreamRecord, streamArn: string, region: string): DynamoDBRecord {
   const d = record.dynamodb!;
@@ -89,7 +98,9 @@ class StreamPoller {
   private readonly iterators = new Map<string, string | null>();
   running = true;
   lastActivityAt = Date.now();
-  delivering = false;
+  private readonly work = new Map<string, ShardWork>();
+  /** Ends the wait between polls early: a handled batch usually wrote the records the next poll finds. */
+  private wake: (() => void) | undefined;
   // New shards appear rarely (DynamoDB Local rolls them over after hours): list them every few seconds, not every poll.
   private shards: { ShardId?: string }[] = [];
   private shardsReadAt = 0;
@@ -152,49 +163,97 @@ class StreamPoller {
     return live.filter((r) => !tooOld.includes(r) && passesFilters(filterPatterns, r));
   }
 
-  /**
-   * Delivers `records` in batches; returns when all are processed or skipped. With a
-   * parallelization factor above 1, as Lambda does, up to that many batches of the shard are in
-   * hand at once, each partition key's records in one lane and so still in order; the position
-   * then moves once every lane is through (a restart hands the unfinished records over again).
-   */
-  private async deliver(shardId: string, records: DynamoDBRecord[]): Promise<void> {
-    const admitted = this.admitted(records);
-    const factor = this.options.settings.parallelizationFactor ?? 1;
-    const done =
-      factor <= 1
-        ? await this.deliverLane(shardId, admitted, true)
-        : (await Promise.all(lanesOf(admitted, factor).map((lane) => this.deliverLane(shardId, lane, false)))).every(Boolean);
-    // Every admitted record is handled: the position moves past the filtered-out ones read with them.
-    if (done && records.length) this.saveCheckpoint(shardId, records.at(-1)!.dynamodb!.SequenceNumber!);
+  /** True while any lane holds records. */
+  get delivering(): boolean {
+    return [...this.work.values()].some((w) => w.lanes.some((lane) => lane.working));
   }
 
-  /** One lane's records in batches, in order; true when all were processed or skipped. */
-  private async deliverLane(shardId: string, records: DynamoDBRecord[], checkpointAsItGoes: boolean): Promise<boolean> {
+  private workOf(shardId: string): ShardWork {
+    let work = this.work.get(shardId);
+    if (!work) {
+      const lanes = Math.max(1, this.options.settings.parallelizationFactor ?? 1);
+      work = { lanes: Array.from({ length: lanes }, () => ({ queue: [], working: null })), read: [], bySequence: new Map() };
+      this.work.set(shardId, work);
+    }
+    return work;
+  }
+
+  /**
+   * Hands `records` to the shard's lanes. As Lambda does with a ParallelizationFactor, each lane
+   * (a partition key's records always in the same one, in order) works through its batches on
+   * its own, so a slow batch holds only its lane, while the shard is read on; records no filter
+   * admits are done at once. The position moves past a record once it and all before it are done
+   * (a restart hands the unfinished ones over again).
+   */
+  private enqueue(shardId: string, records: DynamoDBRecord[]): void {
+    const work = this.workOf(shardId);
+    const admitted = new Set(this.admitted(records));
+    for (const record of records) {
+      const entry = { sequenceNumber: record.dynamodb!.SequenceNumber!, done: !admitted.has(record) };
+      work.read.push(entry);
+      work.bySequence.set(entry.sequenceNumber, entry);
+      if (!entry.done) work.lanes[laneOf(record, work.lanes.length)]!.queue.push(record);
+    }
+    this.moveCheckpoint(shardId, work);
+    for (const lane of work.lanes) {
+      lane.working ??= this.workLane(shardId, work, lane).finally(() => {
+        lane.working = null;
+        this.lastActivityAt = Date.now();
+      });
+    }
+  }
+
+  private markDone(shardId: string, work: ShardWork, records: DynamoDBRecord[]): void {
+    for (const record of records) {
+      const entry = work.bySequence.get(record.dynamodb!.SequenceNumber!);
+      if (entry) entry.done = true;
+    }
+    this.moveCheckpoint(shardId, work);
+  }
+
+  private moveCheckpoint(shardId: string, work: ShardWork): void {
+    let last: string | undefined;
+    while (work.read[0]?.done) {
+      last = work.read.shift()!.sequenceNumber;
+      work.bySequence.delete(last);
+    }
+    if (last) this.saveCheckpoint(shardId, last);
+  }
+
+  /** One lane's records in batches, in order, until its queue is empty or the poller stops. */
+  private async workLane(shardId: string, work: ShardWork, lane: ShardWork['lanes'][number]): Promise<void> {
     const { batchSize, retryAttempts = -1 } = this.options.settings;
-    let queue = records;
     let attempts = 0;
-    while (queue.length && this.running) {
-      const batch = queue.slice(0, batchSize);
+    while (lane.queue.length && this.running) {
+      const batch = lane.queue.slice(0, batchSize);
       const { failedFrom, failure } = await this.handleBatch(batch);
       const done = batch.slice(0, failedFrom);
-      if (done.length && checkpointAsItGoes) this.saveCheckpoint(shardId, done.at(-1)!.dynamodb!.SequenceNumber!);
-      queue = queue.slice(failedFrom);
+      lane.queue.splice(0, failedFrom);
+      this.markDone(shardId, work, done);
+      this.wake?.();
       if (failedFrom === batch.length) {
         attempts = 0;
         continue;
       }
       attempts += done.length ? 0 : 1;
       if (retryAttempts >= 0 && attempts > retryAttempts) {
-        this.options.onSkip?.(queue.slice(0, 1), failure);
-        if (checkpointAsItGoes) this.saveCheckpoint(shardId, queue[0]!.dynamodb!.SequenceNumber!);
-        queue = queue.slice(1);
+        const skipped = lane.queue.splice(0, 1);
+        this.options.onSkip?.(skipped, failure);
+        this.markDone(shardId, work, skipped);
         attempts = 0;
       } else {
         await new Promise((r) => setTimeout(r, Math.min(2000, 50 * 2 ** attempts)));
       }
     }
-    return queue.length === 0;
+  }
+
+  /** Waits until every lane is idle (at a stop, or before the shards are read again from their checkpoints). */
+  private async drain(): Promise<void> {
+    for (;;) {
+      const working = [...this.work.values()].flatMap((w) => w.lanes.map((lane) => lane.working).filter((p) => p !== null));
+      if (!working.length) return;
+      await Promise.all(working);
+    }
   }
 
   /** One pass over every shard; true when it saw records. */
@@ -207,6 +266,7 @@ class StreamPoller {
     }
     for (const shard of this.shards) {
       const shardId = shard.ShardId!;
+      if ((this.work.get(shardId)?.read.length ?? 0) >= READ_AHEAD_RECORDS) continue;
       const iterator = await this.iteratorFor(shardId);
       if (!iterator) continue;
       const { Records = [], NextShardIterator } = await this.client.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
@@ -214,13 +274,7 @@ class StreamPoller {
       const records = Records.map((r) => toLambdaRecord(r, this.options.streamArn, this.options.region));
       if (!records.length) continue;
       sawRecords = true;
-      this.delivering = true;
-      try {
-        await this.deliver(shardId, records);
-      } finally {
-        this.delivering = false;
-        this.lastActivityAt = Date.now();
-      }
+      this.enqueue(shardId, records);
     }
     return sawRecords;
   }
@@ -232,13 +286,26 @@ class StreamPoller {
         sawRecords = await this.pollOnce();
       } catch (error) {
         if (!this.running) break;
-        // An expired iterator or a restarted DynamoDB Local: start again from the checkpoints.
+        // An expired iterator or a restarted DynamoDB Local: start again from the checkpoints,
+        // once the records in hand are through (read again, they would be handed over twice).
+        await this.drain();
+        this.work.clear();
         this.iterators.clear();
         this.shardsReadAt = 0;
         this.options.onSkip?.([], error);
       }
-      if (!sawRecords) await new Promise((r) => setTimeout(r, this.options.pollIntervalMs ?? 200));
+      if (!sawRecords) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, this.options.pollIntervalMs ?? 200);
+          this.wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.wake = undefined;
+      }
     }
+    await this.drain();
     this.client.destroy();
   }
 }

@@ -1,184 +1,119 @@
-import { createCommerceClient } from '#client/index.ts';
-import { mapWithConcurrency } from '#shared/async/concurrency.ts';
-import { MAX_SALES_RULES } from '#shared/rules/rule-schemas.ts';
-import { startHangingEndpoint, startReceiver } from '#test/support/receiver.ts';
-import { benchTenant, CALL_NOW_CONFIG, send } from '../lib/client.ts';
+/**
+ * `npm run bench -- fairness`, the noisy-neighbour suite: tenant B's normal mix alone, then
+ * while tenant A floods (bench/suites/fairness-partners.ts, in a worker thread). The service
+ * runs in this thread; its event-loop delay and the machine's CPU are reported per phase, so
+ * a figure the machine made is told from one the design made.
+ */
+import { readFileSync } from 'node:fs';
+import { type IntervalHistogram, monitorEventLoopDelay } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
+import { PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { dynamoClient, tableName } from '#shared/storage/clients.ts';
 import { figure, type Figure } from '../lib/figures.ts';
 import { percentile, progress } from '../lib/measure.ts';
-import { prepareOrdering } from '../lib/ordering.ts';
+import type { Measured, PartnerMessage } from './fairness-partners.ts';
 
-const B_ORDERS = 30;
-const A_DUE = 60;
-const A_LATER = 60;
-const A_RATE = 20;
-const A_TEST_DELIVERIES = 400;
-
-const order = (id: string, extra: Record<string, unknown> = {}) => ({
-  order_kind: 'standard',
-  external_order_id: id,
-  external_customer_id: 'c0',
-  items: [{ external_variant_id: 'beans', quantity: 1, price: '9.99', currency: 'EUR' }],
-  contact_permission: { status: 'granted' },
-  source_version: '1',
-  ...extra,
-});
-
-interface Delivered {
-  event_type: string;
-  occurred_at: string;
-  external_order_id: string | null;
-  data: { processing_state?: string };
+/** The machine's busy and total CPU ticks so far (Linux's /proc/stat). */
+function cpuTicks(): { busy: number; total: number } {
+  const ticks = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const total = ticks.reduce((a, b) => a + b, 0);
+  return { busy: total - ticks[3]! - ticks[4]!, total };
 }
 
-/** B's normal mix: one order a second; the time to each order's first call and each event's delivery. */
-async function tenantB(baseUrl: string, label: string) {
-  const key = await benchTenant(`fair-b-${label}`);
-  await prepareOrdering(baseUrl, key);
-  const receiver = await startReceiver(() => 'ok');
-  try {
-    const types = ['commerce.order.status_changed.v1', 'commerce.call.attempt_completed.v1', 'commerce.order.result_ready.v1'];
-    const put = await send(baseUrl, key, 'PUT', '/webhook-subscription', { url: receiver.url, event_types: types });
-    if (put.status !== 201) throw new Error(`PUT /webhook-subscription answered ${put.status}`);
-    const postedAt = new Map<string, number>();
-    for (let i = 0; i < B_ORDERS; i++) {
-      const id = `b-${i}`;
-      postedAt.set(id, Date.now());
-      const res = await send(baseUrl, key, 'POST', '/orders', order(id));
-      if (res.status !== 201) throw new Error(`B's POST /orders answered ${res.status}`);
-      await new Promise((r) => setTimeout(r, 1000));
-    }
-    const inCall = () =>
-      receiver.received
-        .map((r) => JSON.parse(r.body) as Delivered)
-        .filter((e) => e.event_type === 'commerce.order.status_changed.v1' && e.data.processing_state === 'in_call');
-    const results = () => receiver.received.filter((r) => (JSON.parse(r.body) as Delivered).event_type === 'commerce.order.result_ready.v1').length;
-    const deadline = Date.now() + 5 * 60_000;
-    while ((results() < B_ORDERS || inCall().length < B_ORDERS) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
-    if (results() < B_ORDERS) throw new Error(`B lost work: ${results()} of ${B_ORDERS} results delivered`);
-    const toCall = inCall().map((e) => Date.parse(e.occurred_at) - postedAt.get(e.external_order_id!)!);
-    const toDelivery = receiver.received.map((r) => r.at - Date.parse((JSON.parse(r.body) as Delivered).occurred_at));
-    if (process.env.FAIRNESS_DEBUG) {
-      const byType = new Map<string, number[]>();
-      for (const r of receiver.received) {
-        const e = JSON.parse(r.body) as Delivered;
-        const kind = `${e.event_type} ${e.data.processing_state ?? ''}`;
-        byType.set(kind, [...(byType.get(kind) ?? []), r.at - Date.parse(e.occurred_at)]);
-      }
-      for (const [kind, ms] of byType) progress(`${label} ${kind}: ${ms.sort((a, b) => a - b).join(' ')}`);
-      // The slowest deliveries, split into their stages: fan-out (event to delivery created) and send (created to received).
-      const deliveries = new Map<string, { created_at: string; attempts: number }>();
-      const client = createCommerceClient({ baseUrl, keyId: key.keyId, secret: key.secret });
-      for await (const d of client.webhooks.deliveries()) deliveries.set(d.event_id, d);
-      const stages = receiver.received
-        .map((r) => {
-          const e = JSON.parse(r.body) as Delivered & { event_id: string };
-          const d = deliveries.get(e.event_id);
-          return {
-            total: r.at - Date.parse(e.occurred_at),
-            fanOut: d ? Date.parse(d.created_at) - Date.parse(e.occurred_at) : -1,
-            send: d ? r.at - Date.parse(d.created_at) : -1,
-            attempts: d?.attempts,
-          };
-        })
-        .sort((a, b) => b.total - a.total)
-        .slice(0, 6);
-      progress(`${label} slowest deliveries: ${JSON.stringify(stages)}`);
-    }
-    return { toCall: toCall.sort((a, b) => a - b), toDelivery: toDelivery.sort((a, b) => a - b), events: receiver.received.length };
-  } finally {
-    await receiver.close();
-  }
+interface PhaseLoad {
+  loopDelayP99Ms: number;
+  machineBusyPercent: number;
+  /** One small item written ten times a second (no reaction reads it): how long DynamoDB Local kept every writer waiting. */
+  tableWriteP50Ms: number;
+  tableWriteP99Ms: number;
 }
 
-/** Tenant A's flood; resolves its tallies once `stop` is called. */
-async function tenantA(baseUrl: string, endpoint: string) {
-  const key = await benchTenant('fair-a', { ...CALL_NOW_CONFIG, rate_limit: { requests_per_second: A_RATE, burst: A_RATE } });
-  const statuses = new Map<number, number>();
-  const count = (status: number) => statuses.set(status, (statuses.get(status) ?? 0) + 1);
-  await prepareOrdering(baseUrl, key);
-  await send(baseUrl, key, 'PUT', '/webhook-subscription', { url: endpoint, event_types: ['commerce.order.status_changed.v1'] });
-  // The most rules a tenant may have (every qualification of A's orders weighs them), and one
-  // more, refused: written before the flood, as a tenant's rules are set up once.
-  const rules = await mapWithConcurrency(
-    Array.from({ length: MAX_SALES_RULES + 1 }, (_, i) => i),
-    4,
-    async (i) => {
-      const rule = { rule_type: 'upsell', applies_to: { category: `c-${i}` }, action: { suggest_variant: `v-${i}` }, source_version: '1' };
-      for (;;) {
-        const res = await send(baseUrl, key, 'PUT', `/sales-rules/r-${i}`, rule);
-        if (res.status !== 429) return res.status;
-        await new Promise((r) => setTimeout(r, 1000));
-      }
-    },
-  );
-  const rulesKept = { stored: rules.filter((status) => status === 200).length, refused: rules.filter((status) => status === 409).length };
+/** Writes one small item ten times a second until stopped; the latencies, sorted. */
+function probeTable(): { stop: () => Promise<number[]> } {
+  const latencies: number[] = [];
   let running = true;
-  const later = new Date(Date.now() + 300 * 86_400_000).toISOString();
-  const work = [
-    ...Array.from({ length: A_DUE }, (_, i) => () => send(baseUrl, key, 'POST', '/orders', order(`a-due-${i}`, { priority: 1000 }))),
-    ...Array.from(
-      { length: A_LATER },
-      (_, i) => () => send(baseUrl, key, 'POST', '/orders', order(`a-later-${i}`, { priority: 1000, contact_not_before: later })),
-    ),
-    ...Array.from({ length: A_TEST_DELIVERIES }, () => () => send(baseUrl, key, 'POST', '/webhook-subscription/test')),
-  ];
-  // Everything A asks for, at its rate limit (its 429s are retried until admitted, as a client would).
-  const flood = mapWithConcurrency(work, 4, async (request) => {
-    for (let tries = 0; running && tries < 50; tries++) {
-      const res = await request();
-      count(res.status);
-      if (res.status !== 429) return;
-      await new Promise((r) => setTimeout(r, 1000));
-    }
-  });
-  const chatter = (async () => {
+  const probing = (async () => {
     while (running) {
-      count((await send(baseUrl, key, 'GET', '/capabilities')).status);
-      await new Promise((r) => setTimeout(r, 1000 / A_RATE));
+      const started = performance.now();
+      await dynamoClient().send(new PutItemCommand({ TableName: tableName(), Item: { pk: { S: 'BENCH#probe' }, sk: { S: 'PROBE' } } }));
+      latencies.push(performance.now() - started);
+      await new Promise((r) => setTimeout(r, 100));
     }
   })();
   return {
-    key,
-    rulesKept,
     stop: async () => {
       running = false;
-      await Promise.all([flood, chatter]);
-      return Object.fromEntries(statuses);
+      await probing;
+      return latencies.sort((a, b) => a - b);
     },
   };
 }
 
+const describeLoad = (load: PhaseLoad | undefined) =>
+  load
+    ? `${load.machineBusyPercent} % CPU busy, the service's event-loop delay p99 ${load.loopDelayP99Ms} ms, a DynamoDB Local write p50 ${load.tableWriteP50Ms} ms and p99 ${load.tableWriteP99Ms} ms`
+    : 'not measured';
+
+/** Runs the partners' thread; returns what it measured and how loaded the service was in each phase. */
+function runPartners(baseUrl: string): Promise<{ measured: Measured; load: Record<string, PhaseLoad> }> {
+  const load: Record<string, PhaseLoad> = {};
+  const measuring: Promise<void>[] = [];
+  const open = new Map<string, { loop: IntervalHistogram; cpu: ReturnType<typeof cpuTicks>; probe: ReturnType<typeof probeTable> }>();
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL('./fairness-partners.ts', import.meta.url), { workerData: { baseUrl } });
+    worker.on('message', (message: PartnerMessage) => {
+      if (message.kind === 'phase' && message.edge === 'start') {
+        const loop = monitorEventLoopDelay({ resolution: 10 });
+        loop.enable();
+        open.set(message.label, { loop, cpu: cpuTicks(), probe: probeTable() });
+      } else if (message.kind === 'phase') {
+        const { label } = message;
+        const started = open.get(label)!;
+        started.loop.disable();
+        const cpu = cpuTicks();
+        measuring.push(
+          started.probe.stop().then((reads) => {
+            load[label] = {
+              loopDelayP99Ms: Math.round(started.loop.percentile(99) / 1e6),
+              machineBusyPercent: Math.round((100 * (cpu.busy - started.cpu.busy)) / Math.max(1, cpu.total - started.cpu.total)),
+              tableWriteP50Ms: Math.round(percentile(reads, 50)),
+              tableWriteP99Ms: Math.round(percentile(reads, 99)),
+            };
+            progress(`${label}: ${describeLoad(load[label])}`);
+          }),
+        );
+      } else if (message.kind === 'done') {
+        const { measured } = message;
+        void worker.terminate();
+        Promise.all(measuring).then(() => resolve({ measured, load }), reject);
+      } else {
+        reject(new Error(message.message));
+      }
+    });
+    worker.on('error', reject);
+    worker.on('exit', (code) => reject(new Error(`the partners' thread exited (${code}) before it reported`)));
+  });
+}
+
 export async function run(baseUrl: string): Promise<Figure[]> {
-  progress(`B alone: ${B_ORDERS} orders, one a second`);
-  const alone = await tenantB(baseUrl, 'alone');
-  const endpoint = await startHangingEndpoint();
-  try {
-    progress(
-      `A floods: ${A_DUE} due and ${A_LATER} later orders at priority 1000, ${MAX_SALES_RULES} rules, ${A_TEST_DELIVERIES} test deliveries to a hanging endpoint, ${A_RATE} requests/s`,
-    );
-    const a = await tenantA(baseUrl, endpoint.url);
-    const during = await tenantB(baseUrl, 'during');
-    const aStatuses = await a.stop();
-    const breaker = (await send(baseUrl, a.key, 'GET', '/webhook-subscription')).body?.health;
-    progress(`A's answers: ${JSON.stringify(aStatuses)}; its endpoint got ${endpoint.figures().requests} attempts; breaker ${breaker?.breaker}`);
-    const note = `B: ${B_ORDERS} orders and ${during.events} events delivered during the flood (${alone.events} alone), none lost; A's answers ${JSON.stringify(aStatuses)}, its rules ${a.rulesKept.stored} stored and ${a.rulesKept.refused} refused (set up before the flood), its hanging endpoint got ${endpoint.figures().requests} attempts for ${A_TEST_DELIVERIES} test deliveries`;
-    const pair = (name: string, unit: string, value: number, floor: number) =>
-      figure({
-        suite: 'fairness',
-        name,
-        value,
-        unit,
-        floor: { value: Math.max(floor, 1), label: 'the same, tenant B alone' },
-        target: { ratio: 1.5, direction: 'at_most' },
-        note,
-      });
-    return [
-      pair('B: POST /orders to first call, p50 during the flood', 'ms', percentile(during.toCall, 50), percentile(alone.toCall, 50)),
-      pair('B: POST /orders to first call, p99 during the flood', 'ms', percentile(during.toCall, 99), percentile(alone.toCall, 99)),
-      pair('B: event to delivery, p50 during the flood', 'ms', percentile(during.toDelivery, 50), percentile(alone.toDelivery, 50)),
-      pair('B: event to delivery, p99 during the flood', 'ms', percentile(during.toDelivery, 99), percentile(alone.toDelivery, 99)),
-    ];
-  } finally {
-    await endpoint.close();
-  }
+  const { measured: m, load } = await runPartners(baseUrl);
+  progress(`A's answers: ${JSON.stringify(m.aStatuses)}; its endpoint got ${m.endpointAttempts} attempts; breaker ${m.breaker}`);
+  const machine = (label: string) => describeLoad(load[label]);
+  const note = `B: ${m.bOrders} orders and ${m.during.events} events delivered during the flood (${m.alone.events} alone), none lost; A's answers ${JSON.stringify(m.aStatuses)}, its rules ${m.rulesKept.stored} stored and ${m.rulesKept.refused} refused (set up before the flood), its hanging endpoint got ${m.endpointAttempts} attempts for ${m.aTestDeliveries} test deliveries; the machine alone ${machine('alone')}, during the flood ${machine('during')}`;
+  const pair = (name: string, unit: string, value: number, floor: number) =>
+    figure({
+      suite: 'fairness',
+      name,
+      value,
+      unit,
+      floor: { value: Math.max(floor, 1), label: 'the same, tenant B alone' },
+      target: { ratio: 1.5, direction: 'at_most' },
+      note,
+    });
+  return [
+    pair('B: POST /orders to first call, p50 during the flood', 'ms', percentile(m.during.toCall, 50), percentile(m.alone.toCall, 50)),
+    pair('B: POST /orders to first call, p99 during the flood', 'ms', percentile(m.during.toCall, 99), percentile(m.alone.toCall, 99)),
+    pair('B: event to delivery, p50 during the flood', 'ms', percentile(m.during.toDelivery, 50), percentile(m.alone.toDelivery, 50)),
+    pair('B: event to delivery, p99 during the flood', 'ms', percentile(m.during.toDelivery, 99), percentile(m.alone.toDelivery, 99)),
+  ];
 }

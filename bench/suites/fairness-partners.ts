@@ -1,0 +1,204 @@
+/**
+ * The partners of the fairness suite, run in a worker thread beside the local stack: tenant
+ * A's flood and its hanging endpoint, tenant B's client and receiver. On AWS the partners'
+ * work never shares the service's CPU, and here it does not share its event loop, so B's
+ * receiver stamps a delivery when it arrives, not when the runtime's loop lets it. The thread
+ * reports each phase's start and end, so the suite can tell how busy the service was.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { createCommerceClient } from '#client/index.ts';
+import { mapWithConcurrency } from '#shared/async/concurrency.ts';
+import { MAX_SALES_RULES } from '#shared/rules/rule-schemas.ts';
+import { startHangingEndpoint, startReceiver } from '#test/support/receiver.ts';
+import { benchTenant, CALL_NOW_CONFIG, send } from '../lib/client.ts';
+import { progress } from '../lib/measure.ts';
+import { prepareOrdering } from '../lib/ordering.ts';
+
+const B_ORDERS = 30;
+const A_DUE = 60;
+const A_LATER = 60;
+const A_RATE = 20;
+const A_TEST_DELIVERIES = 400;
+
+const order = (id: string, extra: Record<string, unknown> = {}) => ({
+  order_kind: 'standard',
+  external_order_id: id,
+  external_customer_id: 'c0',
+  items: [{ external_variant_id: 'beans', quantity: 1, price: '9.99', currency: 'EUR' }],
+  contact_permission: { status: 'granted' },
+  source_version: '1',
+  ...extra,
+});
+
+interface Delivered {
+  event_type: string;
+  occurred_at: string;
+  external_order_id: string | null;
+  data: { processing_state?: string };
+}
+
+export type PartnerMessage =
+  | { kind: 'phase'; edge: 'start' | 'end'; label: string }
+  | { kind: 'done'; measured: Measured }
+  | { kind: 'failed'; message: string };
+
+const phase = (edge: 'start' | 'end', label: string) => parentPort?.postMessage({ kind: 'phase', edge, label } satisfies PartnerMessage);
+
+/** B's normal mix: one order a second; the time to each order's first call and each event's delivery. */
+async function tenantB(baseUrl: string, label: string) {
+  const key = await benchTenant(`fair-b-${label}`);
+  await prepareOrdering(baseUrl, key);
+  const receiver = await startReceiver(() => 'ok');
+  try {
+    const types = ['commerce.order.status_changed.v1', 'commerce.call.attempt_completed.v1', 'commerce.order.result_ready.v1'];
+    const put = await send(baseUrl, key, 'PUT', '/webhook-subscription', { url: receiver.url, event_types: types });
+    if (put.status !== 201) throw new Error(`PUT /webhook-subscription answered ${put.status}`);
+    phase('start', label);
+    const postedAt = new Map<string, number>();
+    for (let i = 0; i < B_ORDERS; i++) {
+      const id = `b-${i}`;
+      postedAt.set(id, Date.now());
+      const res = await send(baseUrl, key, 'POST', '/orders', order(id));
+      if (res.status !== 201) throw new Error(`B's POST /orders answered ${res.status}`);
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+    const inCall = () =>
+      receiver.received
+        .map((r) => JSON.parse(r.body) as Delivered)
+        .filter((e) => e.event_type === 'commerce.order.status_changed.v1' && e.data.processing_state === 'in_call');
+    const results = () => receiver.received.filter((r) => (JSON.parse(r.body) as Delivered).event_type === 'commerce.order.result_ready.v1').length;
+    const deadline = Date.now() + 5 * 60_000;
+    while ((results() < B_ORDERS || inCall().length < B_ORDERS) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+    phase('end', label);
+    if (results() < B_ORDERS) throw new Error(`B lost work: ${results()} of ${B_ORDERS} results delivered`);
+    const toCall = inCall().map((e) => Date.parse(e.occurred_at) - postedAt.get(e.external_order_id!)!);
+    const toDelivery = receiver.received.map((r) => r.at - Date.parse((JSON.parse(r.body) as Delivered).occurred_at));
+    if (process.env.FAIRNESS_DEBUG) {
+      const byType = new Map<string, number[]>();
+      for (const r of receiver.received) {
+        const e = JSON.parse(r.body) as Delivered;
+        const kind = `${e.event_type} ${e.data.processing_state ?? ''}`;
+        byType.set(kind, [...(byType.get(kind) ?? []), r.at - Date.parse(e.occurred_at)]);
+      }
+      for (const [kind, ms] of byType) progress(`${label} ${kind}: ${ms.sort((a, b) => a - b).join(' ')}`);
+      // The slowest deliveries, split into their stages: fan-out (event to delivery created) and send (created to received).
+      const deliveries = new Map<string, { created_at: string; attempts: number; last_attempt: { at: string; latency_ms: number } | null }>();
+      const client = createCommerceClient({ baseUrl, keyId: key.keyId, secret: key.secret });
+      for await (const d of client.webhooks.deliveries()) deliveries.set(d.event_id, d);
+      const stages = receiver.received
+        .map((r) => {
+          const e = JSON.parse(r.body) as Delivered & { event_id: string };
+          const d = deliveries.get(e.event_id);
+          return {
+            total: r.at - Date.parse(e.occurred_at),
+            fanOut: d ? Date.parse(d.created_at) - Date.parse(e.occurred_at) : -1,
+            send: d ? r.at - Date.parse(d.created_at) : -1,
+            queued: d?.last_attempt ? Date.parse(d.last_attempt.at) - Date.parse(d.created_at) : -1,
+            post: d?.last_attempt?.latency_ms ?? -1,
+            attempts: d?.attempts,
+          };
+        })
+        .sort((a, b) => b.total - a.total)
+        .slice(0, 6);
+      progress(`${label} slowest deliveries: ${JSON.stringify(stages)}`);
+    }
+    return { toCall: toCall.sort((a, b) => a - b), toDelivery: toDelivery.sort((a, b) => a - b), events: receiver.received.length };
+  } finally {
+    await receiver.close();
+  }
+}
+
+/** Tenant A's flood; resolves its tallies once `stop` is called. */
+async function tenantA(baseUrl: string, endpoint: string) {
+  const key = await benchTenant('fair-a', { ...CALL_NOW_CONFIG, rate_limit: { requests_per_second: A_RATE, burst: A_RATE } });
+  const statuses = new Map<number, number>();
+  const count = (status: number) => statuses.set(status, (statuses.get(status) ?? 0) + 1);
+  await prepareOrdering(baseUrl, key);
+  await send(baseUrl, key, 'PUT', '/webhook-subscription', { url: endpoint, event_types: ['commerce.order.status_changed.v1'] });
+  // The most rules a tenant may have (every qualification of A's orders weighs them), and one
+  // more, refused: written before the flood, as a tenant's rules are set up once.
+  const rules = await mapWithConcurrency(
+    Array.from({ length: MAX_SALES_RULES + 1 }, (_, i) => i),
+    4,
+    async (i) => {
+      const rule = { rule_type: 'upsell', applies_to: { category: `c-${i}` }, action: { suggest_variant: `v-${i}` }, source_version: '1' };
+      for (;;) {
+        const res = await send(baseUrl, key, 'PUT', `/sales-rules/r-${i}`, rule);
+        if (res.status !== 429) return res.status;
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    },
+  );
+  const rulesKept = { stored: rules.filter((status) => status === 200).length, refused: rules.filter((status) => status === 409).length };
+  let running = true;
+  const later = new Date(Date.now() + 300 * 86_400_000).toISOString();
+  const work = [
+    ...Array.from({ length: A_DUE }, (_, i) => () => send(baseUrl, key, 'POST', '/orders', order(`a-due-${i}`, { priority: 1000 }))),
+    ...Array.from(
+      { length: A_LATER },
+      (_, i) => () => send(baseUrl, key, 'POST', '/orders', order(`a-later-${i}`, { priority: 1000, contact_not_before: later })),
+    ),
+    ...Array.from({ length: A_TEST_DELIVERIES }, () => () => send(baseUrl, key, 'POST', '/webhook-subscription/test')),
+  ];
+  // Everything A asks for, at its rate limit (its 429s are retried until admitted, as a client would).
+  const flood = mapWithConcurrency(work, 4, async (request) => {
+    for (let tries = 0; running && tries < 50; tries++) {
+      const res = await request();
+      count(res.status);
+      if (res.status !== 429) return;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  });
+  const chatter = (async () => {
+    while (running) {
+      count((await send(baseUrl, key, 'GET', '/capabilities')).status);
+      await new Promise((r) => setTimeout(r, 1000 / A_RATE));
+    }
+  })();
+  return {
+    key,
+    rulesKept,
+    stop: async () => {
+      running = false;
+      await Promise.all([flood, chatter]);
+      return Object.fromEntries(statuses);
+    },
+  };
+}
+
+export type Measured = Awaited<ReturnType<typeof measure>>;
+
+async function measure(baseUrl: string) {
+  progress(`B alone: ${B_ORDERS} orders, one a second`);
+  const alone = await tenantB(baseUrl, 'alone');
+  const endpoint = await startHangingEndpoint();
+  try {
+    progress(
+      `A floods: ${A_DUE} due and ${A_LATER} later orders at priority 1000, ${MAX_SALES_RULES} rules, ${A_TEST_DELIVERIES} test deliveries to a hanging endpoint, ${A_RATE} requests/s`,
+    );
+    const a = await tenantA(baseUrl, endpoint.url);
+    const during = await tenantB(baseUrl, 'during');
+    const aStatuses = await a.stop();
+    const breaker = (await send(baseUrl, a.key, 'GET', '/webhook-subscription')).body?.health?.breaker as string | undefined;
+    return {
+      alone,
+      during,
+      aStatuses,
+      breaker,
+      rulesKept: a.rulesKept,
+      endpointAttempts: endpoint.figures().requests,
+      aTestDeliveries: A_TEST_DELIVERIES,
+      bOrders: B_ORDERS,
+    };
+  } finally {
+    await endpoint.close();
+  }
+}
+
+if (parentPort) {
+  const port = parentPort;
+  measure((workerData as { baseUrl: string }).baseUrl).then(
+    (measured) => port.postMessage({ kind: 'done', measured } satisfies PartnerMessage),
+    (error: Error) => port.postMessage({ kind: 'failed', message: error.stack ?? String(error) } satisfies PartnerMessage),
+  );
+}
