@@ -140,20 +140,23 @@ export const CLIENT_CALLS: Record<string, string> = {
   getWebhookDelivery: 'client.webhooks.getDelivery(id)',
   replayWebhookDelivery: 'client.webhooks.replay(id)',
   recoverWebhookDeliveries: 'client.webhooks.recover(body)',
+  createListenSession: 'client.webhooks.listen(body)',
+  readListenFeed: 'client.webhooks.listenFeed(id, { after: previous.next_after ?? undefined })',
 };
 
 const json = (value: unknown) => JSON.stringify(value, null, 2);
 const codeBlock = (kind: string, label: string, text: string) => `<h4>${html(label)}</h4><pre class="${kind}"><code>${html(text)}</code></pre>`;
 
+/** Path parameters whose samples have a shape of their own; the rest read `{kind}-1`. */
+const SAMPLE_PATH_VALUES: Record<string, unknown> = {
+  deliveryId: SAMPLE_VALUES.delivery_id,
+  externalOrderId: SAMPLE_VALUES.external_order_id,
+  listenSessionId: SAMPLE_VALUES.listen_session_id,
+};
+
 /** The example's path: each parameter filled with a value of its kind. */
 const examplePath = (path: string) =>
-  path.replace(/\{(\w+)\}/g, (_, name: string) =>
-    name === 'deliveryId'
-      ? String(SAMPLE_VALUES.delivery_id)
-      : name === 'externalOrderId'
-        ? String(SAMPLE_VALUES.external_order_id)
-        : `${name.replace(/^external|Id$/g, '').toLowerCase()}-1`,
-  );
+  path.replace(/\{(\w+)\}/g, (_, name: string) => String(SAMPLE_PATH_VALUES[name] ?? `${name.replace(/^external|Id$/g, '').toLowerCase()}-1`));
 
 function codeSamples(path: string, method: string, op: Schema, doc: Doc): string {
   const base = `${doc.servers[0].variables.origin.default}${doc.servers[0].url.replace('{origin}', '')}`;

@@ -37,6 +37,10 @@ export const SAMPLE_VALUES: Readonly<Record<string, unknown>> = {
   next_cursor: null,
   url: 'https://hooks.example.com/…/a1b2',
   reference: '/api/v1/commerce/orders/order-10045',
+  listen_session_id: 'lsn_3f2b8c1d9e7a4b6c8d0e1f2a3b4c5d6e',
+  cursor: '2026-11-24T10:00:00.000Z#evt_01JD8Y2K7Q4M3N5P6R8S9T0V1W',
+  next_after: '2026-11-24T10:00:00.000Z#evt_01JD8Y2K7Q4M3N5P6R8S9T0V1W',
+  event_type: 'commerce.order.status_changed.v1',
 };
 
 const INSTANT = '2026-11-24T10:00:00.000Z';

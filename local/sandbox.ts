@@ -3,15 +3,16 @@
  * (credentials from its data directory) or any deployment (`--base-url`, `--key-id`, and the
  * secret in COMMERCE_KEY_SECRET). It talks to the API through the partner client only.
  *
- *   npm run sandbox -- listen --forward-to http://127.0.0.1:4000/hooks [--rotate] [--for SECONDS]
+ *   npm run sandbox -- listen --forward-to http://127.0.0.1:4000/hooks [--for SECONDS]
  *   npm run sandbox -- trigger <scenario> [--wait]
  *   npm run sandbox -- scenarios
  */
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CommerceApiError, type CommerceClient, createCommerceClient } from '#client/index.ts';
-import { EVENT_TYPES } from '#shared/events/event-types.ts';
+import { signatureHeaders } from '#shared/webhooks/signature.ts';
 import { type CommandHelp, parseCli } from './cli.ts';
 import { localDataDir } from './data-dir.ts';
 import { SANDBOX_CLI_AGENT } from './terminal.ts';
@@ -52,31 +53,50 @@ function clientFrom(values: { 'base-url'?: string | undefined; 'key-id'?: string
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const now = () => new Date().toISOString().slice(11, 19);
 
-async function subscribe(client: CommerceClient, url: string, rotate: boolean): Promise<void> {
-  const subscription = await client.webhooks.putSubscription({ url, event_types: [...EVENT_TYPES], enabled: true });
-  const secret = subscription.secret ?? (rotate ? (await client.webhooks.rotateSecret({ previous_secret_expires_in: 0 })).secret : undefined);
-  console.log(`Forwarding every event type to ${url}`);
-  if (secret) console.log(`Webhook signing secret (shown once; give it to your receiver): ${secret}`);
-  else console.log('The subscription existed: its secret was shown when it was made (run with --rotate for a new one).');
-}
+/** A session secret shaped as the service's own (Standard Webhooks' `whsec_` and base64). */
+const sessionSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
 
-/** Prints each delivery once per state it reaches: new, retried, delivered or dead-lettered. */
-async function listen(client: CommerceClient, url: string, rotate: boolean, forSeconds: number | undefined): Promise<void> {
-  await subscribe(client, url, rotate);
-  const seen = new Map<string, string>();
-  for await (const d of client.webhooks.deliveries()) seen.set(d.delivery_id, `${d.status}/${d.attempts}`);
-  console.log('Ready: waiting for deliveries (Ctrl-C to stop)');
+/**
+ * Forwards the tenant's events to `url` through a listen session: the tenant's webhook
+ * subscription is left as it is, and the service never has to reach this machine (the feed is
+ * pulled), so it works against a deployed sandbox tenant as well. Each event goes out once,
+ * signed with a secret of this session alone; the session ends by itself a minute after the
+ * last read.
+ */
+async function listen(client: CommerceClient, url: string, forSeconds: number | undefined): Promise<void> {
+  const session = await client.webhooks.listen({});
+  const secret = sessionSecret();
+  console.log(`Forwarding every event type to ${url} (listen session ${session.listen_session_id}; your webhook subscription is left as it is)`);
+  console.log(`Webhook signing secret (shown once; give it to your receiver): ${secret}`);
+  console.log('Ready: waiting for events (Ctrl-C to stop; the session ends by itself a minute later)');
+  const forwarded = new Set<string>();
+  let after: string | undefined;
   const until = forSeconds === undefined ? Number.POSITIVE_INFINITY : Date.now() + forSeconds * 1000;
   while (Date.now() < until) {
-    const page = await client.webhooks.deliveriesPage({ limit: 200 });
-    for (const d of [...page.data].reverse()) {
-      const state = `${d.status}/${d.attempts}`;
-      if (seen.get(d.delivery_id) === state) continue;
-      seen.set(d.delivery_id, state);
-      const last = d.last_attempt ? ` ${d.last_attempt.status_code ?? d.last_attempt.error ?? ''}`.trimEnd() : '';
-      console.log(`${now()}  ${d.event_type.padEnd(36)} ${d.event_id}  ${d.delivery_id}  ${d.status.padEnd(13)} attempt ${d.attempts}${last}`);
+    const feed = await client.webhooks.listenFeed(session.listen_session_id, after ? { after } : {});
+    for (const entry of feed.data) {
+      if (forwarded.has(entry.event_id)) continue;
+      forwarded.add(entry.event_id);
+      console.log(`${now()}  ${entry.event_type.padEnd(36)} ${entry.event_id}  → ${await forward(url, secret, entry)}`);
     }
-    await sleep(500);
+    after = feed.next_after ?? after;
+    if (feed.data.length === 0) await sleep(500);
+  }
+}
+
+/** One event to the receiver, signed as the service signs a delivery; what became of it, in a few words. */
+async function forward(url: string, secret: string, entry: { event_id: string; payload: string }): Promise<string> {
+  try {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...signatureHeaders({ current: secret }, entry.event_id, entry.payload, new Date()) },
+      body: entry.payload,
+      signal: AbortSignal.timeout(15_000),
+    });
+    await res.arrayBuffer();
+    return String(res.status);
+  } catch (error) {
+    return `not delivered (${(error as Error).name === 'TimeoutError' ? 'timed out' : ((error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message)})`;
   }
 }
 
@@ -149,7 +169,8 @@ async function trigger(client: CommerceClient, scenario: string, wait: boolean):
 const COMMANDS: readonly CommandHelp[] = [
   {
     command: 'listen',
-    usage: "listen --forward-to URL [--rotate] [--for SECONDS]   (forwards this tenant's webhooks to URL, verified, until stopped)",
+    usage:
+      "listen --forward-to URL [--for SECONDS]   (forwards this tenant's events to URL, signed with a secret of its own, until stopped; the webhook subscription is left as it is)",
     example: 'listen --forward-to http://127.0.0.1:3000/webhooks --for 60',
   },
   { command: 'trigger', usage: 'trigger SCENARIO [--wait]   (one order that plays SCENARIO; `scenarios` lists them)', example: 'trigger confirmed --wait' },
@@ -163,7 +184,6 @@ async function main(argv: string[]): Promise<void> {
       allowPositionals: true,
       options: {
         'forward-to': { type: 'string' },
-        rotate: { type: 'boolean', default: false },
         for: { type: 'string' },
         wait: { type: 'boolean', default: false },
         'base-url': { type: 'string' },
@@ -181,7 +201,7 @@ async function main(argv: string[]): Promise<void> {
     if (!values['forward-to']) throw new UsageError('listen needs --forward-to URL');
     const forSeconds = values.for === undefined ? undefined : Number(values.for);
     if (forSeconds !== undefined && !(forSeconds > 0)) throw new UsageError('--for takes a number of seconds');
-    return listen(clientFrom(values), values['forward-to'], values.rotate!, forSeconds);
+    return listen(clientFrom(values), values['forward-to'], forSeconds);
   }
   if (command === 'trigger' && scenario) return trigger(clientFrom(values), scenario, values.wait!);
   throw new UsageError(

@@ -136,6 +136,12 @@ function webhooks(api: Api, key: Key) {
       unwrap(api.POST('/webhook-deliveries/recover', { params: { header: key(o) }, body })),
     replay: (deliveryId: string, o?: MutationOptions) =>
       unwrap(api.POST('/webhook-deliveries/{deliveryId}/replay', { params: { path: { deliveryId }, header: key(o) } })),
+    /** Starts a listen session: the tenant's events in a feed, the subscription untouched (an extension of the contract). */
+    listen: (body: RequestBody<'createListenSession'> = {}, o?: MutationOptions) =>
+      unwrap(api.POST('/webhook-listen-sessions', { params: { header: key(o) }, body })),
+    /** A listen session's feed after `after` (the previous `next_after`); each read renews the session. */
+    listenFeed: (listenSessionId: string, query: Query<'readListenFeed'> = {}) =>
+      unwrap(api.GET('/webhook-listen-sessions/{listenSessionId}/events', { params: { path: { listenSessionId }, query } })),
   };
 }
 

@@ -432,6 +432,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhook-listen-sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a listen session: the tenant's events in a feed, the subscription untouched (an extension of the contract)
+         * @description Starts a listen session (an extension of the contract, for `sandbox listen` and tools like it): from about 2 s on, every event of the chosen types is also written to the session's feed, whatever the webhook subscription says, and the subscription is left as it is. Read the feed with GET /webhook-listen-sessions/{listenSessionId}/events; each read renews the session, which ends by itself 60 s after its last read. At most 5 live sessions per tenant (`limit_reached` past that).
+         */
+        post: operations["createListenSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-listen-sessions/{listenSessionId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a listen session's feed and renew the session (an extension of the contract)
+         * @description A listen session's events in the order they were fed, up to 100 per read, each with the exact payload bytes a delivery carries; pass `next_after` as `after` to read on. Entries show about 2 s after they are fed (so none is passed over) and an event can come twice (drop an `event_id` seen before). Each read renews the session for 60 s; an ended or unknown session is `resource_not_found` (start a new one).
+         */
+        get: operations["readListenFeed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhook-deliveries/{deliveryId}/replay": {
         parameters: {
             query?: never;
@@ -1428,6 +1468,35 @@ export interface components {
              * @description Deliveries created at or after this time (RFC 3339)
              */
             since: string;
+        };
+        ListenSession: {
+            listen_session_id: string;
+            event_types: ("commerce.order.status_changed.v1" | "commerce.call.attempt_completed.v1" | "commerce.order.result_ready.v1" | "commerce.writeback.failed.v1")[];
+            /**
+             * Format: date-time
+             * @description The session ends then unless its feed is read before; each read renews it
+             */
+            expires_at: string;
+        };
+        ListenSessionInput: {
+            /** @description The event types to feed (default: all); test events always come */
+            event_types?: ("commerce.order.status_changed.v1" | "commerce.call.attempt_completed.v1" | "commerce.order.result_ready.v1" | "commerce.writeback.failed.v1")[];
+        };
+        ListenFeed: {
+            data: {
+                cursor: string;
+                event_id: string;
+                event_type: string;
+                /** @description The exact bytes a subscription delivery of the event carries (sign and forward them as they are) */
+                payload: string;
+            }[];
+            /** @description Pass as `after` on the next read; null while the feed is empty */
+            next_after: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC (always `Z`)
+             */
+            expires_at: string;
         };
         WebhookReplayResult: {
             delivery_id: string;
@@ -5877,7 +5946,7 @@ export interface operations {
                      *         {
                      *           "delivery_id": "dlv_01JD8Y2K7Q4M3N5P6R8S9T0V1W",
                      *           "event_id": "evt_01JD8Y2K7Q4M3N5P6R8S9T0V1W",
-                     *           "event_type": "x",
+                     *           "event_type": "commerce.order.status_changed.v1",
                      *           "status": "queued",
                      *           "attempts": 1,
                      *           "created_at": "2026-11-24T10:00:00.000Z",
@@ -6047,7 +6116,7 @@ export interface operations {
                      * @example {
                      *       "delivery_id": "dlv_01JD8Y2K7Q4M3N5P6R8S9T0V1W",
                      *       "event_id": "evt_01JD8Y2K7Q4M3N5P6R8S9T0V1W",
-                     *       "event_type": "x",
+                     *       "event_type": "commerce.order.status_changed.v1",
                      *       "status": "queued",
                      *       "attempts": 1,
                      *       "created_at": "2026-11-24T10:00:00.000Z",
@@ -6292,6 +6361,341 @@ export interface operations {
             };
             /** @description idempotency_key_reused */
             409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description validation_failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description tenant_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description gateway_timeout */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createListenSession: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every mutation: 1 to 255 printable ASCII characters; retained 24 h per tenant. */
+                "Idempotency-Key": components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_types": [
+                 *         "commerce.order.status_changed.v1",
+                 *         "commerce.order.result_ready.v1"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ListenSessionInput"];
+            };
+        };
+        responses: {
+            /** @description The session */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "listen_session_id": "lsn_3f2b8c1d9e7a4b6c8d0e1f2a3b4c5d6e",
+                     *       "event_types": [
+                     *         "commerce.order.status_changed.v1"
+                     *       ],
+                     *       "expires_at": "2026-11-24T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ListenSession"];
+                };
+            };
+            /** @description bad_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid_signature, expired_timestamp, replay_nonce */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient_scope */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description resource_not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method_not_allowed */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description idempotency_key_reused */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description validation_failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description tenant_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description gateway_timeout */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    readListenFeed: {
+        parameters: {
+            query?: {
+                /** @description The `next_after` of the previous read: entries after it */
+                after?: string;
+            };
+            header?: never;
+            path: {
+                listenSessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Feed entries after `after` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "cursor": "2026-11-24T10:00:00.000Z#evt_01JD8Y2K7Q4M3N5P6R8S9T0V1W",
+                     *           "event_id": "evt_01JD8Y2K7Q4M3N5P6R8S9T0V1W",
+                     *           "event_type": "commerce.order.status_changed.v1",
+                     *           "payload": "x"
+                     *         }
+                     *       ],
+                     *       "next_after": "2026-11-24T10:00:00.000Z#evt_01JD8Y2K7Q4M3N5P6R8S9T0V1W",
+                     *       "expires_at": "2026-11-24T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ListenFeed"];
+                };
+            };
+            /** @description bad_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid_signature, expired_timestamp, replay_nonce */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient_scope */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description resource_not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method_not_allowed */
+            405: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;

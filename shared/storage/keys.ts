@@ -10,6 +10,8 @@
  * | idempotency record                    | pk = T#{tenant}#IDEM#{hash}, sk = IDEM          | table |
  * | requests of a key in a rate window    | pk = T#{tenant}#RATE#{keyId}#{windowStart}[#{counter}], sk = RATE | table |
  * | webhook subscription                  | pk = T#{tenant}#WEBHOOK, sk = SUBSCRIPTION      | table |
+ * | a tenant's live listen sessions       | pk = T#{tenant}#LISTEN, sk = SESSION#{id} (expires_at > now) | table |
+ * | a listen session's feed, in order     | pk = T#{tenant}#LISTEN#{id}, sk = FEED#{at}#{event id} > cursor | table |
  * | product (with its variants)           | pk = T#{tenant}#PRODUCT#{id}, sk = PRODUCT      | table |
  * | product of a variant                  | pk = T#{tenant}#VARIANT#{id}, sk = VARIANT      | table |
  * | customer                              | pk = T#{tenant}#CUSTOMER#{id}, sk = CUSTOMER    | table |
@@ -131,6 +133,11 @@ export const keys = {
   }),
   idempotency: (tenant: string, hash: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#IDEM#${hash}`, sk: 'IDEM' }),
   webhookSubscription: (tenant: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#WEBHOOK`, sk: 'SUBSCRIPTION' }),
+  listenSession: (tenant: string, sessionId: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#LISTEN`, sk: `SESSION#${keySegment(sessionId)}` }),
+  listenFeedEntry: (tenant: string, sessionId: string, cursor: string): ItemKey => ({
+    pk: `${tenantPrefix(tenant)}#LISTEN#${keySegment(sessionId)}`,
+    sk: `FEED#${cursor}`,
+  }),
   product: (tenant: string, id: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#PRODUCT#${keySegment(id)}`, sk: 'PRODUCT' }),
   variant: (tenant: string, id: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#VARIANT#${keySegment(id)}`, sk: 'VARIANT' }),
   customer: (tenant: string, id: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#CUSTOMER#${keySegment(id)}`, sk: 'CUSTOMER' }),

@@ -1,7 +1,8 @@
 /**
  * The stream processor's webhook fan-out: a new public event item becomes one queued
  * delivery (idempotent per event: a re-delivered stream record creates nothing new) when the
- * tenant's subscription is enabled and allows its type. Test events always go out.
+ * tenant's subscription is enabled and allows its type. Test events always go out. Live listen
+ * sessions (`sandbox listen`) get the same payload in their feeds, subscription or not.
  */
 import { ttlCache } from '../caching/ttl-cache.ts';
 import { isPublicEvent } from '../events/event-types.ts';
@@ -12,6 +13,10 @@ import { METRIC } from '../observability/metric-names.ts';
 import { millisecondsMetric } from '../observability/metrics.ts';
 import { deliveryIdFor, type OrderReference, payloadOf } from './payload.ts';
 import { readWebhookSubscription, type StoredSubscription } from './subscription-store.ts';
+import { feedListenSessions, liveListenSessions } from './listen-sessions.ts';
+
+/** How long the fan-out trusts its list of a tenant's listen sessions: a new session sees events from about then on. */
+export const LISTEN_SESSIONS_CACHE_MS = 2_000;
 
 /**
  * What becomes of an event: delivered; parked (kept as a dead-lettered delivery with no
@@ -33,6 +38,7 @@ export function webhookFanOut(options: { subscriptionCacheSeconds: number; order
    * just-created or re-enabled subscription never misses an event.
    */
   const subscriptions = ttlCache((tenant) => readWebhookSubscription(tenant), options.subscriptionCacheSeconds * 1000);
+  const listenSessions = ttlCache((tenant) => liveListenSessions(tenant, new Date()), LISTEN_SESSIONS_CACHE_MS);
   return {
     name: 'webhook-fan-out',
     async handle(change) {
@@ -47,13 +53,16 @@ export function webhookFanOut(options: { subscriptionCacheSeconds: number; order
         cached === 'deliver' && (event.test === true || !cachedSubscription?.failing_since)
           ? cached
           : decide(await readWebhookSubscription(event.tenant), event);
-      if (decision === 'skip') return;
+      const sessions = await listenSessions.get(event.tenant);
+      if (decision === 'skip' && !sessions.length) return;
       const now = new Date();
-      const source = { ...event, event_occurred_at: event.occurred_at };
-      await enqueueDelivery(event.tenant, deliveryIdFor(event.event_id), source, payloadOf(event, options.orderReference), null, now, {
-        parked: decision === 'park',
-      });
-      millisecondsMetric(METRIC.fanOutLag, now.getTime() - Date.parse(event.occurred_at));
+      const payload = payloadOf(event, options.orderReference);
+      if (decision !== 'skip') {
+        const source = { ...event, event_occurred_at: event.occurred_at };
+        await enqueueDelivery(event.tenant, deliveryIdFor(event.event_id), source, payload, null, now, { parked: decision === 'park' });
+        millisecondsMetric(METRIC.fanOutLag, now.getTime() - Date.parse(event.occurred_at));
+      }
+      await feedListenSessions(event.tenant, sessions, event, payload, now);
     },
   };
 }

@@ -157,3 +157,50 @@ export const RecoverResultSchema = z
     more: z.boolean().meta({ description: 'More dead-lettered deliveries are left: call again with the same `since`' }),
   })
   .meta({ id: 'WebhookRecoverResult' });
+
+export const ListenSessionRequestSchema = z
+  .strictObject({
+    event_types: z
+      .array(z.enum(EVENT_TYPES))
+      .min(1)
+      .max(EVENT_TYPES.length)
+      .refine((types) => new Set(types).size === types.length, 'must not repeat an event type')
+      .optional()
+      .meta({ description: 'The event types to feed (default: all); test events always come' }),
+  })
+  .meta({ id: 'ListenSessionInput' });
+
+export const ListenSessionSchema = z
+  .object({
+    listen_session_id: z.string(),
+    event_types: z.array(z.enum(EVENT_TYPES)),
+    expires_at: UtcTime.meta({ description: 'The session ends then unless its feed is read before; each read renews it' }),
+  })
+  .meta({ id: 'ListenSession' });
+
+export const ListenSessionParams = z.object({
+  listenSessionId: z.string().regex(/^lsn_[a-f0-9]{32}$/, 'must be a listen session id such as lsn_…'),
+});
+
+export const ListenFeedQuery = z.strictObject({
+  after: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}T[\d:.]+Z#evt_[A-Za-z0-9_-]{1,64}$/, 'must be a `cursor` or `next_after` of an earlier read')
+    .optional()
+    .meta({ description: 'The `next_after` of the previous read: entries after it' }),
+});
+
+export const ListenFeedSchema = z
+  .object({
+    data: z.array(
+      z.object({
+        cursor: z.string(),
+        event_id: z.string(),
+        event_type: z.string(),
+        payload: z.string().meta({ description: 'The exact bytes a subscription delivery of the event carries (sign and forward them as they are)' }),
+      }),
+    ),
+    next_after: z.string().nullable().meta({ description: 'Pass as `after` on the next read; null while the feed is empty' }),
+    expires_at: UtcTime,
+  })
+  .meta({ id: 'ListenFeed' });

@@ -158,6 +158,9 @@ describe('the partner client on the local stack', () => {
     expect((await client.webhooks.replay(test.delivery_id)).replay_of).toBe(test.delivery_id);
     // Nothing dead-lettered since a minute ago: nothing to re-send.
     expect(await client.webhooks.recover({ since: new Date(Date.now() - 60_000).toISOString() })).toEqual({ recovered: [], more: false });
+    const session = await client.webhooks.listen({ event_types: ['commerce.order.status_changed.v1'] });
+    expect(session.listen_session_id).toMatch(/^lsn_/);
+    expect(await client.webhooks.listenFeed(session.listen_session_id)).toMatchObject({ data: [], next_after: null });
     const rotated = await client.webhooks.rotateSecret({ previous_secret_expires_in: 60 });
     expect(rotated.secret).toMatch(/^whsec_/);
 

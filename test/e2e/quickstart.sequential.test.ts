@@ -9,6 +9,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createCommerceClient } from '#client/index.ts';
 import { repoRoot } from '../support/paths.ts';
 import { exited, killRuntime, startRuntime, type Runtime } from '../support/runtime.ts';
 import { eventually } from '../support/eventually.ts';
@@ -67,7 +68,7 @@ describe('the README quickstart', () => {
 
     const listening = terminal(listen!.replace('4000', String(hookPort)), env);
     const [, secret] = await until(() => listening.text, /Webhook signing secret \(shown once; give it to your receiver\): (whsec_\S+)/);
-    await until(() => listening.text, /Ready: waiting for deliveries/);
+    await until(() => listening.text, /Ready: waiting for events/);
 
     expect(receive).toMatch(/^WEBHOOK_SECRET=whsec_… /);
     const receiving = terminal(receive!.replace('whsec_…', secret!), { ...env, PORT: String(hookPort) });
@@ -82,20 +83,33 @@ describe('the README quickstart', () => {
     // Deliveries are unordered, so the attempt's event may still be on its way after the result's.
     await until(() => receiving.text, /verified commerce\.call\.attempt_completed\.v1/);
     expect(receiving.text).not.toContain('rejected');
-    await until(() => listening.text, /commerce\.order\.result_ready\.v1\s+evt_\S+\s+dlv_\S+\s+delivered\s+attempt 1 204/);
+    await until(() => listening.text, /commerce\.order\.result_ready\.v1\s+evt_\S+\s+→ 204/);
 
     const triggering = terminal(trigger!, env);
     await until(() => triggering.text, /Final: completed, confirmed/, 90_000);
     await until(() => receiving.text, /verified commerce\.writeback\.failed\.v1 evt_\S+ order sandbox-writeback-failed-/);
+
+    // The forwarder took nothing over: the sandbox tenant still has no subscription.
+    const credentials = JSON.parse(readFileSync(join(dataDir, 'credentials.json'), 'utf8'));
+    const client = createCommerceClient({ baseUrl: credentials.base_url, keyId: credentials.key_id, secret: credentials.secret });
+    await expect(client.webhooks.getSubscription()).rejects.toMatchObject({ status: 404 });
+
+    // A subscription of the partner's own delivers beside it (to the same receiver, which knows
+    // only the session's secret and so refuses it): the terminal tells that attempt too.
+    await client.webhooks.putSubscription({ url: `http://127.0.0.1:${hookPort}/hooks`, event_types: ['commerce.order.result_ready.v1'] });
+    const test = await client.webhooks.test();
+    await until(
+      () => runtime!.output(),
+      new RegExp(`^\\d\\d:\\d\\d:\\d\\d webhook ${test.delivery_id} → \\d{3}, \\S.* \\(attempt 1\\) tenant=sandbox event=${test.event_id}`, 'm'),
+    );
 
     // What happened, as the npm start terminal told it: a line per request, per webhook attempt
     // and per call attempt, with their ids; no metric documents; not the sandbox CLI's polling.
     const shown = runtime.output();
     expect(shown).toMatch(/reference: http:\/\/127\.0\.0\.1:\d+\/docs/);
     expect(shown).toMatch(/^\d\d:\d\d:\d\d POST \/orders 201 \d+ ms tenant=sandbox req=\S+( corr=\S+)?$/m);
-    expect(shown).toMatch(/^\d\d:\d\d:\d\d webhook dlv_\S+ → 204, delivered \(attempt 1\) tenant=sandbox event=evt_\S+/m);
     expect(shown).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d call order ${orderId} attempt 1: answered tenant=sandbox`, 'm'));
     expect(shown).not.toContain('"_aws"');
-    expect(shown).not.toMatch(/GET \/webhook-deliveries/);
+    expect(shown).not.toMatch(/GET \/webhook-(deliveries|listen-sessions)/);
   }, 300_000);
 });

@@ -1,0 +1,145 @@
+/**
+ * Listen sessions (an extension of the contract): a developer's forwarder (`sandbox listen`)
+ * sees the tenant's events without taking over its one webhook subscription. A session lives
+ * while it is read: each read renews it for LISTEN_SESSION_SECONDS, so one whose reader stopped
+ * expires by itself. While it lives, the fan-out writes each event it would deliver into the
+ * session's feed as well (the same payload bytes), and the reader pulls the feed, so it works
+ * wherever the reader can call the API, with no address the service must reach.
+ */
+import { randomUUID } from 'node:crypto';
+import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { LimitReachedError, NotFoundError } from '../errors.ts';
+import type { PublicEventType } from '../events/event-types.ts';
+import { tableClient, tableName } from '../storage/clients.ts';
+import { isConditionFailed } from '../storage/conditional.ts';
+import { keys } from '../storage/keys.ts';
+
+/** A session not read for this long has ended. */
+export const LISTEN_SESSION_SECONDS = 60;
+/** Live sessions a tenant may have at once: each costs one feed write per event. */
+export const LISTEN_SESSIONS_PER_TENANT = 5;
+/** Feed entries one read returns at most. */
+export const LISTEN_PAGE = 100;
+/**
+ * A read returns entries stamped at least this long ago: the stream processor writes entries
+ * side by side, stamped before they land, so a younger one could otherwise be read and its
+ * cursor passed before an older one lands. A stream record handled twice can feed its event
+ * twice: the reader drops an event id it has seen.
+ */
+export const LISTEN_SETTLE_MS = 2_000;
+/** How long feed entries are kept (DynamoDB's TTL removes them). */
+const FEED_RETENTION_SECONDS = 3600;
+
+export interface ListenSession {
+  listen_session_id: string;
+  event_types: PublicEventType[];
+  expires_at: number;
+}
+
+export interface ListenFeedEntry {
+  cursor: string;
+  event_id: string;
+  event_type: string;
+  payload: string;
+}
+
+const epochSeconds = (at: Date) => Math.floor(at.getTime() / 1000);
+const isoOf = (seconds: number) => new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/** The tenant's sessions that have not expired (TTL removes expired ones only eventually). */
+export async function liveListenSessions(tenant: string, now: Date): Promise<ListenSession[]> {
+  const { pk } = keys.listenSession(tenant, '');
+  const { Items = [] } = await tableClient().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk',
+      FilterExpression: 'expires_at > :now',
+      ExpressionAttributeValues: { ':pk': pk, ':now': epochSeconds(now) },
+    }),
+  );
+  return Items as ListenSession[];
+}
+
+export async function createListenSession(tenant: string, eventTypes: PublicEventType[], now: Date) {
+  if ((await liveListenSessions(tenant, now)).length >= LISTEN_SESSIONS_PER_TENANT)
+    throw new LimitReachedError(`At most ${LISTEN_SESSIONS_PER_TENANT} listen sessions at once; one ends ${LISTEN_SESSION_SECONDS} s after its last read`);
+  const session: ListenSession = {
+    listen_session_id: `lsn_${randomUUID().replaceAll('-', '')}`,
+    event_types: eventTypes,
+    expires_at: epochSeconds(now) + LISTEN_SESSION_SECONDS,
+  };
+  await tableClient().send(
+    new PutCommand({ TableName: tableName(), Item: { ...keys.listenSession(tenant, session.listen_session_id), entity: 'listen_session', ...session } }),
+  );
+  return { listen_session_id: session.listen_session_id, event_types: eventTypes, expires_at: isoOf(session.expires_at) };
+}
+
+/** The fan-out's side: the event into every live session that wants it. */
+export async function feedListenSessions(
+  tenant: string,
+  sessions: readonly ListenSession[],
+  event: { event_id: string; event_type: string; test?: boolean },
+  payload: string,
+  now: Date,
+): Promise<void> {
+  const wanting = sessions.filter((s) => s.expires_at > epochSeconds(now) && (event.test === true || s.event_types.includes(event.event_type as never)));
+  await Promise.all(
+    wanting.map((s) =>
+      tableClient().send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: {
+            ...keys.listenFeedEntry(tenant, s.listen_session_id, `${now.toISOString()}#${event.event_id}`),
+            entity: 'listen_feed',
+            event_id: event.event_id,
+            event_type: event.event_type,
+            payload,
+            expires_at: epochSeconds(now) + FEED_RETENTION_SECONDS,
+          },
+        }),
+      ),
+    ),
+  );
+}
+
+/** Renews the session and reads its feed after `after`, up to the settle time; NotFound once it has ended. */
+export async function readListenFeed(tenant: string, sessionId: string, after: string | undefined, now: Date) {
+  const expiresAt = epochSeconds(now) + LISTEN_SESSION_SECONDS;
+  // A renewal repeated after a lost answer meets its own later expiry and holds: no write token needed.
+  const renewed = await tableClient()
+    .send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.listenSession(tenant, sessionId),
+        UpdateExpression: 'SET expires_at = :expires',
+        ConditionExpression: 'expires_at > :now',
+        ExpressionAttributeValues: { ':expires': expiresAt, ':now': epochSeconds(now) },
+      }),
+    )
+    .then(
+      () => true,
+      (error: unknown) => {
+        if (isConditionFailed(error)) return false;
+        throw error;
+      },
+    );
+  if (!renewed) throw new NotFoundError(`No live listen session ${sessionId}: it ends ${LISTEN_SESSION_SECONDS} s after its last read; start a new one`);
+  const settled = new Date(now.getTime() - LISTEN_SETTLE_MS).toISOString();
+  const { pk } = keys.listenFeedEntry(tenant, sessionId, '');
+  const { Items = [] } = await tableClient().send(
+    new QueryCommand({
+      TableName: tableName(),
+      // `~` sorts after every cursor stamped at the settle time (ISO time, `#`, event id).
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: { ':pk': pk, ':from': `FEED#${after ?? ''}!`, ':to': `FEED#${settled}~` },
+      Limit: LISTEN_PAGE,
+    }),
+  );
+  const data: ListenFeedEntry[] = Items.map((item) => ({
+    cursor: String(item.sk).slice('FEED#'.length),
+    event_id: String(item.event_id),
+    event_type: String(item.event_type),
+    payload: String(item.payload),
+  }));
+  return { data, next_after: data.at(-1)?.cursor ?? after ?? null, expires_at: isoOf(expiresAt) };
+}

@@ -1,0 +1,56 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import '../support/stack.ts';
+import { LimitReachedError, NotFoundError } from '#shared/errors.ts';
+import {
+  createListenSession,
+  feedListenSessions,
+  LISTEN_SESSION_SECONDS,
+  LISTEN_SESSIONS_PER_TENANT,
+  LISTEN_SETTLE_MS,
+  liveListenSessions,
+  readListenFeed,
+} from '#shared/webhooks/listen-sessions.ts';
+
+const STATUS = 'commerce.order.status_changed.v1';
+const later = (from: Date, ms: number) => new Date(from.getTime() + ms);
+
+describe('listen sessions (the feed `sandbox listen` reads)', () => {
+  it('feed the events of their types in order, each read renewing the session, and end a minute after the last read', async () => {
+    const tenant = `listen-${randomUUID()}`;
+    const start = new Date();
+    const session = await createListenSession(tenant, [STATUS], start);
+    const sessions = await liveListenSessions(tenant, start);
+    await feedListenSessions(tenant, sessions, { event_id: 'evt_a', event_type: STATUS }, '{"a":1}', later(start, 10));
+    await feedListenSessions(tenant, sessions, { event_id: 'evt_other', event_type: 'commerce.order.result_ready.v1' }, '{}', later(start, 20));
+    await feedListenSessions(tenant, sessions, { event_id: 'evt_test', event_type: 'commerce.order.result_ready.v1', test: true }, '{"t":1}', later(start, 30));
+
+    // Not before the settle time: an entry still landing is never passed over.
+    expect((await readListenFeed(tenant, session.listen_session_id, undefined, later(start, 100))).data).toEqual([]);
+    const first = await readListenFeed(tenant, session.listen_session_id, undefined, later(start, LISTEN_SETTLE_MS + 100));
+    expect(first.data.map((e) => [e.event_id, e.payload])).toEqual([
+      ['evt_a', '{"a":1}'],
+      ['evt_test', '{"t":1}'],
+    ]);
+    const second = await readListenFeed(tenant, session.listen_session_id, first.next_after!, later(start, LISTEN_SETTLE_MS + 200));
+    expect(second.data).toEqual([]);
+    expect(second.next_after).toBe(first.next_after);
+
+    // Read 50 s later it lives on (renewed by the last read); unread for longer than a minute, it has ended.
+    const renewedAt = later(start, 50_000);
+    await readListenFeed(tenant, session.listen_session_id, first.next_after!, renewedAt);
+    await expect(readListenFeed(tenant, session.listen_session_id, undefined, later(renewedAt, (LISTEN_SESSION_SECONDS + 1) * 1000))).rejects.toBeInstanceOf(
+      NotFoundError,
+    );
+    expect(await liveListenSessions(tenant, later(renewedAt, (LISTEN_SESSION_SECONDS + 1) * 1000))).toEqual([]);
+  });
+
+  it('belong to their tenant alone, and a tenant has at most a few at once', async () => {
+    const tenant = `listen-${randomUUID()}`;
+    const now = new Date();
+    const session = await createListenSession(tenant, [STATUS], now);
+    await expect(readListenFeed(`listen-${randomUUID()}`, session.listen_session_id, undefined, now)).rejects.toBeInstanceOf(NotFoundError);
+    for (let i = 1; i < LISTEN_SESSIONS_PER_TENANT; i++) await createListenSession(tenant, [STATUS], now);
+    await expect(createListenSession(tenant, [STATUS], now)).rejects.toBeInstanceOf(LimitReachedError);
+  });
+});
