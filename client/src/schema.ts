@@ -6534,7 +6534,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description idempotency_key_reused */
+            /** @description idempotency_key_reused, limit_reached */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

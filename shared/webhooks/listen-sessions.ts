@@ -7,11 +7,10 @@
  * wherever the reader can call the API, with no address the service must reach.
  */
 import { randomUUID } from 'node:crypto';
-import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { LimitReachedError, NotFoundError } from '../errors.ts';
 import type { PublicEventType } from '../events/event-types.ts';
 import { tableClient, tableName } from '../storage/clients.ts';
-import { isConditionFailed } from '../storage/conditional.ts';
 import { keys } from '../storage/keys.ts';
 
 /** A session not read for this long has ended. */
@@ -105,23 +104,19 @@ export async function feedListenSessions(
 /** Renews the session and reads its feed after `after`, up to the settle time; NotFound once it has ended. */
 export async function readListenFeed(tenant: string, sessionId: string, after: string | undefined, now: Date) {
   const expiresAt = epochSeconds(now) + LISTEN_SESSION_SECONDS;
-  // A renewal repeated after a lost answer meets its own later expiry and holds: no write token needed.
-  const renewed = await tableClient()
-    .send(
+  // Read, then renewed unconditionally: a session that ends between the two is renewed once
+  // more, which is harmless, and a renewal repeated after a lost answer is the same write.
+  const key = keys.listenSession(tenant, sessionId);
+  const { Item } = await tableClient().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
+  const renewed = typeof Item?.expires_at === 'number' && Item.expires_at > epochSeconds(now);
+  if (renewed)
+    await tableClient().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.listenSession(tenant, sessionId),
+        Key: key,
         UpdateExpression: 'SET expires_at = :expires',
-        ConditionExpression: 'expires_at > :now',
-        ExpressionAttributeValues: { ':expires': expiresAt, ':now': epochSeconds(now) },
+        ExpressionAttributeValues: { ':expires': expiresAt },
       }),
-    )
-    .then(
-      () => true,
-      (error: unknown) => {
-        if (isConditionFailed(error)) return false;
-        throw error;
-      },
     );
   if (!renewed) throw new NotFoundError(`No live listen session ${sessionId}: it ends ${LISTEN_SESSION_SECONDS} s after its last read; start a new one`);
   const settled = new Date(now.getTime() - LISTEN_SETTLE_MS).toISOString();

@@ -68,6 +68,11 @@ const FIXTURES: Record<string, Fixture> = {
     read: () => '/webhook-deliveries',
     missing: 'dlv_neverexisted',
   },
+  listenSessionId: {
+    create: async (key) => (await call(key, 'POST', '/webhook-listen-sessions', { body: {} })).body.listen_session_id as string,
+    read: () => '/webhook-deliveries',
+    missing: 'lsn_00000000000000000000000000000000',
+  },
   externalRuleId: {
     create: async (key) => {
       await call(key, 'PUT', `/sales-rules/${ID}`, { body: ruleBody(1) });

@@ -11,6 +11,7 @@ export const contract = defineOperation({
     'whatever the webhook subscription says, and the subscription is left as it is. Read the feed with GET /webhook-listen-sessions/{listenSessionId}/events; each read renews the session, ' +
     `which ends by itself ${LISTEN_SESSION_SECONDS} s after its last read. At most ${LISTEN_SESSIONS_PER_TENANT} live sessions per tenant (\`limit_reached\` past that).`,
   body: ListenSessionRequestSchema,
+  problems: ['limit_reached'],
   responses: { 201: { description: 'The session', schema: ListenSessionSchema } },
 });
 
