@@ -11,8 +11,7 @@ import type { TenantConfig } from '../tenants/config.ts';
 import { readApiKey } from '../tenants/store.ts';
 import type { AuthPorts, KnownKey, Principal } from './authenticate.ts';
 import type { KeySecrets } from './key-secrets.ts';
-
-const epochSeconds = (d: Date) => Math.floor(d.getTime() / 1000);
+import { epochSeconds } from '../storage/ttl.ts';
 
 /** Keys are cached for `cacheSeconds`, so a revoked key stops working within that time. */
 export function dynamoAuthPorts(options: { cacheSeconds: number; secrets: KeySecrets; now?: () => Date }): AuthPorts {

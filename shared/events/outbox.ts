@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { EventData } from './event-schemas.ts';
 import type { PublicEventType } from './event-types.ts';
+import { expiresAfter } from '../storage/ttl.ts';
 
 /** Event items are kept 35 days (longer than the 24 h of webhook retries and any replay need), unless they are their owner's history. */
 export const EVENT_RETENTION_SECONDS = 35 * 24 * 3600;
@@ -46,7 +47,7 @@ export function eventItem<T extends PublicEventType>(
     event_id: eventIdFor(key.pk, key.sk),
     ...rest,
     occurred_at: occurredAt.toISOString(),
-    ...(retainedWithOwner ? {} : { expires_at: Math.floor(occurredAt.getTime() / 1000) + EVENT_RETENTION_SECONDS }),
+    ...(retainedWithOwner ? {} : { expires_at: expiresAfter(occurredAt, EVENT_RETENTION_SECONDS) }),
   };
 }
 

@@ -12,6 +12,7 @@ import { landed, writeConditionally } from '../storage/conditional.ts';
 import { keys } from '../storage/keys.ts';
 import { backoffSeconds, MAX_ATTEMPTS } from './retry-schedule.ts';
 import type { Delivery, DeliveryStatus } from './webhook-schemas.ts';
+import { expiresAfter } from '../storage/ttl.ts';
 
 /** Deliveries carry whole payloads: they are kept 35 days (DynamoDB TTL), as long as their events, then deleted. */
 export const DELIVERY_RETENTION_SECONDS = 35 * 24 * 3600;
@@ -87,7 +88,7 @@ export async function enqueueDelivery(
     replay_of: replayOf,
     last_attempt: null,
     payload,
-    expires_at: Math.floor(now.getTime() / 1000) + DELIVERY_RETENTION_SECONDS,
+    expires_at: expiresAfter(now, DELIVERY_RETENTION_SECONDS),
   };
   const written = await writeConditionally({
     put: {
@@ -269,7 +270,7 @@ export async function recordDeliveryAttempt(
         ...lastAttempt,
         request_excerpt: outcome.requestExcerpt,
         response_excerpt: outcome.responseExcerpt,
-        expires_at: Math.floor(outcome.at.getTime() / 1000) + DELIVERY_RETENTION_SECONDS,
+        expires_at: expiresAfter(outcome.at, DELIVERY_RETENTION_SECONDS),
       },
       ConditionExpression: 'attribute_not_exists(pk) OR lease <= :lease',
       ExpressionAttributeValues: { ':lease': lease },

@@ -12,6 +12,7 @@ import { LimitReachedError, NotFoundError } from '../errors.ts';
 import type { PublicEventType } from '../events/event-types.ts';
 import { tableClient, tableName } from '../storage/clients.ts';
 import { keys } from '../storage/keys.ts';
+import { epochSeconds, expiresAfter } from '../storage/ttl.ts';
 
 /** A session not read for this long has ended. */
 export const LISTEN_SESSION_SECONDS = 60;
@@ -42,7 +43,6 @@ export interface ListenFeedEntry {
   payload: string;
 }
 
-const epochSeconds = (at: Date) => Math.floor(at.getTime() / 1000);
 const isoOf = (seconds: number) => new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /** The tenant's sessions that have not expired (TTL removes expired ones only eventually). */
@@ -65,7 +65,7 @@ export async function createListenSession(tenant: string, eventTypes: PublicEven
   const session: ListenSession = {
     listen_session_id: `lsn_${randomUUID().replaceAll('-', '')}`,
     event_types: eventTypes,
-    expires_at: epochSeconds(now) + LISTEN_SESSION_SECONDS,
+    expires_at: expiresAfter(now, LISTEN_SESSION_SECONDS),
   };
   await tableClient().send(
     new PutCommand({ TableName: tableName(), Item: { ...keys.listenSession(tenant, session.listen_session_id), entity: 'listen_session', ...session } }),
@@ -93,7 +93,7 @@ export async function feedListenSessions(
             event_id: event.event_id,
             event_type: event.event_type,
             payload,
-            expires_at: epochSeconds(now) + FEED_RETENTION_SECONDS,
+            expires_at: expiresAfter(now, FEED_RETENTION_SECONDS),
           },
         }),
       ),
@@ -103,7 +103,7 @@ export async function feedListenSessions(
 
 /** Renews the session and reads its feed after `after`, up to the settle time; NotFound once it has ended. */
 export async function readListenFeed(tenant: string, sessionId: string, after: string | undefined, now: Date) {
-  const expiresAt = epochSeconds(now) + LISTEN_SESSION_SECONDS;
+  const expiresAt = expiresAfter(now, LISTEN_SESSION_SECONDS);
   // Read, then renewed unconditionally: a session that ends between the two is renewed once
   // more, which is harmless, and a renewal repeated after a lost answer is the same write.
   const key = keys.listenSession(tenant, sessionId);
