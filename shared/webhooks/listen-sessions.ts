@@ -108,30 +108,30 @@ export async function readListenFeed(tenant: string, sessionId: string, after: s
   // more, which is harmless, and a renewal repeated after a lost answer is the same write.
   const key = keys.listenSession(tenant, sessionId);
   const { Item } = await tableClient().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
-  const renewed = typeof Item?.expires_at === 'number' && Item.expires_at > epochSeconds(now);
-  if (renewed)
-    await tableClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: key,
-        UpdateExpression: 'SET expires_at = :expires',
-        ExpressionAttributeValues: { ':expires': expiresAt },
-      }),
-    );
-  if (!renewed) throw new NotFoundError(`No live listen session ${sessionId}: it ends ${LISTEN_SESSION_SECONDS} s after its last read; start a new one`);
+  if (!(typeof Item?.expires_at === 'number' && Item.expires_at > epochSeconds(now)))
+    throw new NotFoundError(`No live listen session ${sessionId}: it ends ${LISTEN_SESSION_SECONDS} s after its last read; start a new one`);
+  await tableClient().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: key,
+      UpdateExpression: 'SET expires_at = :expires',
+      ExpressionAttributeValues: { ':expires': expiresAt },
+    }),
+  );
   const settled = new Date(now.getTime() - LISTEN_SETTLE_MS).toISOString();
-  const { pk } = keys.listenFeedEntry(tenant, sessionId, '');
+  const feedKey = (cursor: string) => keys.listenFeedEntry(tenant, sessionId, cursor);
+  const { pk, sk: cursorPrefix } = feedKey('');
   const { Items = [] } = await tableClient().send(
     new QueryCommand({
       TableName: tableName(),
-      // `~` sorts after every cursor stamped at the settle time (ISO time, `#`, event id).
+      // `after!` sorts just past the cursor `after` (no cursor extends another); `settled~` past every cursor stamped at the settle time (`#` and an event id follow it).
       KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-      ExpressionAttributeValues: { ':pk': pk, ':from': `FEED#${after ?? ''}!`, ':to': `FEED#${settled}~` },
+      ExpressionAttributeValues: { ':pk': pk, ':from': feedKey(`${after ?? ''}!`).sk, ':to': feedKey(`${settled}~`).sk },
       Limit: LISTEN_PAGE,
     }),
   );
   const data: ListenFeedEntry[] = Items.map((item) => ({
-    cursor: String(item.sk).slice('FEED#'.length),
+    cursor: String(item.sk).slice(cursorPrefix.length),
     event_id: String(item.event_id),
     event_type: String(item.event_type),
     payload: String(item.payload),
