@@ -61,10 +61,14 @@ function laneOf(record: DynamoDBRecord, lanes: number): number {
  * Records read but not yet handled, per shard: each lane's queue and whether it is at work,
  * and every record read in stream order, so the position moves only past records that are done.
  */
+interface ReadRecord {
+  sequenceNumber: string;
+  done: boolean;
+}
+
 interface ShardWork {
-  lanes: { queue: DynamoDBRecord[]; working: Promise<void> | null }[];
-  read: { sequenceNumber: string; done: boolean }[];
-  bySequence: Map<string, { sequenceNumber: string; done: boolean }>;
+  lanes: { queue: { record: DynamoDBRecord; read: ReadRecord }[]; working: Promise<void> | null }[];
+  read: ReadRecord[];
 }
 
 /** Records a shard may have read ahead of its handling: reading stops there until the lanes catch up. */
@@ -172,7 +176,7 @@ class StreamPoller {
     let work = this.work.get(shardId);
     if (!work) {
       const lanes = Math.max(1, this.options.settings.parallelizationFactor ?? 1);
-      work = { lanes: Array.from({ length: lanes }, () => ({ queue: [], working: null })), read: [], bySequence: new Map() };
+      work = { lanes: Array.from({ length: lanes }, () => ({ queue: [], working: null })), read: [] };
       this.work.set(shardId, work);
     }
     return work;
@@ -189,10 +193,9 @@ class StreamPoller {
     const work = this.workOf(shardId);
     const admitted = new Set(this.admitted(records));
     for (const record of records) {
-      const entry = { sequenceNumber: record.dynamodb!.SequenceNumber!, done: !admitted.has(record) };
-      work.read.push(entry);
-      work.bySequence.set(entry.sequenceNumber, entry);
-      if (!entry.done) work.lanes[laneOf(record, work.lanes.length)]!.queue.push(record);
+      const read = { sequenceNumber: record.dynamodb!.SequenceNumber!, done: !admitted.has(record) };
+      work.read.push(read);
+      if (!read.done) work.lanes[laneOf(record, work.lanes.length)]!.queue.push({ record, read });
     }
     this.moveCheckpoint(shardId, work);
     for (const lane of work.lanes) {
@@ -203,20 +206,14 @@ class StreamPoller {
     }
   }
 
-  private markDone(shardId: string, work: ShardWork, records: DynamoDBRecord[]): void {
-    for (const record of records) {
-      const entry = work.bySequence.get(record.dynamodb!.SequenceNumber!);
-      if (entry) entry.done = true;
-    }
+  private markDone(shardId: string, work: ShardWork, queued: { read: ReadRecord }[]): void {
+    for (const { read } of queued) read.done = true;
     this.moveCheckpoint(shardId, work);
   }
 
   private moveCheckpoint(shardId: string, work: ShardWork): void {
     let last: string | undefined;
-    while (work.read[0]?.done) {
-      last = work.read.shift()!.sequenceNumber;
-      work.bySequence.delete(last);
-    }
+    while (work.read[0]?.done) last = work.read.shift()!.sequenceNumber;
     if (last) this.saveCheckpoint(shardId, last);
   }
 
@@ -226,7 +223,7 @@ class StreamPoller {
     let attempts = 0;
     while (lane.queue.length && this.running) {
       const batch = lane.queue.slice(0, batchSize);
-      const { failedFrom, failure } = await this.handleBatch(batch);
+      const { failedFrom, failure } = await this.handleBatch(batch.map((queued) => queued.record));
       const done = batch.slice(0, failedFrom);
       lane.queue.splice(0, failedFrom);
       this.markDone(shardId, work, done);
@@ -238,7 +235,10 @@ class StreamPoller {
       attempts += done.length ? 0 : 1;
       if (retryAttempts >= 0 && attempts > retryAttempts) {
         const skipped = lane.queue.splice(0, 1);
-        this.options.onSkip?.(skipped, failure);
+        this.options.onSkip?.(
+          skipped.map((queued) => queued.record),
+          failure,
+        );
         this.markDone(shardId, work, skipped);
         attempts = 0;
       } else {
