@@ -57,15 +57,16 @@ function laneOf(record: DynamoDBRecord, lanes: number): number {
   return Math.abs(hash) % lanes;
 }
 
-/**
- * Records read but not yet handled, per shard: each lane's queue and whether it is at work,
- * and every record read in stream order, so the position moves only past records that are done.
- */
+/** A record read from the shard, in read order: the position moves past it once it is done. */
 interface ReadRecord {
   sequenceNumber: string;
   done: boolean;
 }
 
+/**
+ * Records read but not yet handled, per shard: each lane's queue and whether it is at work,
+ * and every record read in stream order, so the position moves only past records that are done.
+ */
 interface ShardWork {
   lanes: { queue: { record: DynamoDBRecord; read: ReadRecord }[]; working: Promise<void> | null }[];
   read: ReadRecord[];
