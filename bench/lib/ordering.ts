@@ -4,6 +4,23 @@ import { tableClient, tableName } from '#shared/storage/clients.ts';
 import { keys } from '#shared/storage/keys.ts';
 import { type BenchKey, send } from './client.ts';
 
+/**
+ * An order of one line of the variant prepareOrdering makes, by its customer `c0` unless
+ * another is named; `extra` adds or replaces fields (a contact time, a priority).
+ */
+export const beansOrder = (
+  id: string,
+  { customer = 'c0', quantity = 1, ...extra }: { customer?: string; quantity?: number; [field: string]: unknown } = {},
+) => ({
+  order_kind: 'standard',
+  external_order_id: id,
+  external_customer_id: customer,
+  items: [{ external_variant_id: 'beans', quantity, price: '9.99', currency: 'EUR' }],
+  contact_permission: { status: 'granted' },
+  source_version: '1',
+  ...extra,
+});
+
 /** A product, a customer who answers, and the variant indexed (the catalog indexer writes it in the background). */
 export async function prepareOrdering(baseUrl: string, key: BenchKey): Promise<void> {
   await send(baseUrl, key, 'POST', '/products/batch', {

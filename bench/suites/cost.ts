@@ -9,6 +9,7 @@ import { FUNCTION_SETTINGS } from '#shared/storage/definition.ts';
 import { benchTenant, signed, type BenchKey } from '../lib/client.ts';
 import { figure, type Figure } from '../lib/figures.ts';
 import { median, progress } from '../lib/measure.ts';
+import { beansOrder } from '../lib/ordering.ts';
 import { PRICES, usdPerMillion, type RequestCost } from '../lib/prices.ts';
 
 const RUNS = 15;
@@ -43,15 +44,7 @@ const REQUESTS: Record<string, { method: string; path: () => string; body?: () =
   createOrder: {
     method: 'POST',
     path: () => '/orders',
-    body: () => ({
-      order_kind: 'standard',
-      external_order_id: `o-${version()}`,
-      external_customer_id: 'c2',
-      items: [{ external_variant_id: 'beans', quantity: 1, price: '9.99', currency: 'EUR' }],
-      contact_permission: { status: 'granted' },
-      source_version: '1',
-      contact_not_before: '2099-01-01T00:00:00Z',
-    }),
+    body: () => beansOrder(`o-${version()}`, { customer: 'c2', contact_not_before: '2099-01-01T00:00:00Z' }),
     minimum: [0, 4 + 2 + 1],
   },
   listOrders: { method: 'GET', path: () => '/orders', minimum: [0.5, 2] },

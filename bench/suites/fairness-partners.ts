@@ -12,23 +12,13 @@ import { MAX_SALES_RULES } from '#shared/rules/rule-schemas.ts';
 import { startHangingEndpoint, startReceiver } from '#test/support/receiver.ts';
 import { benchTenant, CALL_NOW_CONFIG, send } from '../lib/client.ts';
 import { progress } from '../lib/measure.ts';
-import { prepareOrdering } from '../lib/ordering.ts';
+import { beansOrder, prepareOrdering } from '../lib/ordering.ts';
 
 const B_ORDERS = 30;
 const A_DUE = 60;
 const A_LATER = 60;
 const A_RATE = 20;
 const A_TEST_DELIVERIES = 400;
-
-const order = (id: string, extra: Record<string, unknown> = {}) => ({
-  order_kind: 'standard',
-  external_order_id: id,
-  external_customer_id: 'c0',
-  items: [{ external_variant_id: 'beans', quantity: 1, price: '9.99', currency: 'EUR' }],
-  contact_permission: { status: 'granted' },
-  source_version: '1',
-  ...extra,
-});
 
 interface Delivered {
   event_type: string;
@@ -58,7 +48,7 @@ async function tenantB(baseUrl: string, label: string) {
     for (let i = 0; i < B_ORDERS; i++) {
       const id = `b-${i}`;
       postedAt.set(id, Date.now());
-      const res = await send(baseUrl, key, 'POST', '/orders', order(id));
+      const res = await send(baseUrl, key, 'POST', '/orders', beansOrder(id));
       if (res.status !== 201) throw new Error(`B's POST /orders answered ${res.status}`);
       await new Promise((r) => setTimeout(r, 1000));
     }
@@ -133,10 +123,10 @@ async function tenantA(baseUrl: string, endpoint: string) {
   let running = true;
   const later = new Date(Date.now() + 300 * 86_400_000).toISOString();
   const work = [
-    ...Array.from({ length: A_DUE }, (_, i) => () => send(baseUrl, key, 'POST', '/orders', order(`a-due-${i}`, { priority: 1000 }))),
+    ...Array.from({ length: A_DUE }, (_, i) => () => send(baseUrl, key, 'POST', '/orders', beansOrder(`a-due-${i}`, { priority: 1000 }))),
     ...Array.from(
       { length: A_LATER },
-      (_, i) => () => send(baseUrl, key, 'POST', '/orders', order(`a-later-${i}`, { priority: 1000, contact_not_before: later })),
+      (_, i) => () => send(baseUrl, key, 'POST', '/orders', beansOrder(`a-later-${i}`, { priority: 1000, contact_not_before: later })),
     ),
     ...Array.from({ length: A_TEST_DELIVERIES }, () => () => send(baseUrl, key, 'POST', '/webhook-subscription/test')),
   ];

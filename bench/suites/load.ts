@@ -14,6 +14,7 @@ import { mapWithConcurrency } from '#shared/async/concurrency.ts';
 import { benchTenant, send, signed, type BenchKey } from '../lib/client.ts';
 import { figure, type Figure } from '../lib/figures.ts';
 import { progress } from '../lib/measure.ts';
+import { beansOrder } from '../lib/ordering.ts';
 
 const DURATION_SECONDS = 30;
 const CONNECTIONS = 16;
@@ -25,15 +26,7 @@ const customer = (i: number) => ({
   consent: { status: 'granted', proof: { source: 'checkout', reference: 'r', collected_at: '2026-01-01T00:00:00Z' } },
   source_version: String(Date.now()) + String(i).padStart(4, '0'),
 });
-const order = (id: string) => ({
-  order_kind: 'standard',
-  external_order_id: id,
-  external_customer_id: 'load-0',
-  items: [{ external_variant_id: 'beans', quantity: 1, price: '9.99', currency: 'EUR' }],
-  contact_permission: { status: 'granted' },
-  source_version: '1',
-  contact_not_before: '2099-01-01T00:00:00Z',
-});
+const order = (id: string) => beansOrder(id, { customer: 'load-0', contact_not_before: '2099-01-01T00:00:00Z' });
 
 /** The mix as a cycle of ten requests, each signed afresh when it is sent. */
 function requests(key: BenchKey, unexpected: { count: number }) {

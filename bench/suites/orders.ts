@@ -9,7 +9,7 @@ import { capacityTotals, resetCapacityTotals } from '#shared/storage/capacity-me
 import { keys } from '#shared/storage/keys.ts';
 import { mapWithConcurrency } from '#shared/async/concurrency.ts';
 import { benchTenant, send } from '../lib/client.ts';
-import { prepareOrdering } from '../lib/ordering.ts';
+import { beansOrder, prepareOrdering } from '../lib/ordering.ts';
 import { figure, type Figure } from '../lib/figures.ts';
 import { percentile, progress } from '../lib/measure.ts';
 
@@ -27,14 +27,7 @@ async function postOrders(baseUrl: string, key: Key): Promise<Map<string, number
     IN_FLIGHT,
     async (id, i) => {
       postedAt.set(id, Date.now());
-      const res = await send(baseUrl, key, 'POST', '/orders', {
-        order_kind: 'standard',
-        external_order_id: id,
-        external_customer_id: 'c0',
-        items: [{ external_variant_id: 'beans', quantity: 1 + (i % 3), price: '9.99', currency: 'EUR' }],
-        contact_permission: { status: 'granted' },
-        source_version: '1',
-      });
+      const res = await send(baseUrl, key, 'POST', '/orders', beansOrder(id, { quantity: 1 + (i % 3) }));
       if (res.status !== 201) throw new Error(`POST /orders answered ${res.status}`);
     },
   );
