@@ -42,14 +42,56 @@ export function isCallable(at: Date, w: CallingWindow): boolean {
   return w.callingDays.includes(local.weekday) && !isQuietHour(local.hour, w);
 }
 
-/** Steps from local hour to local hour (at most 8 days of them): a callable hour starts a window. */
+/**
+ * Steps from local hour to local hour (at most 8 days of them): a callable hour starts a window.
+ * A step that crosses an offset change stops at the change, since zones such as Chatham
+ * (UTC+12:45) and Lord Howe (30-minute DST) move their clocks away from a whole local hour.
+ */
 export function nextContactAt(earliest: Date, w: CallingWindow): Date {
   if (w.callingDays.length === 0) throw new RangeError('a market needs at least one calling day');
   let at = new Date(earliest.getTime());
-  for (let step = 0; step < 8 * 24 + 2; step++) {
+  for (let step = 0; step < 2 * (8 * 24 + 2); step++) {
     if (isCallable(at, w)) return at;
     const local = localParts(at, w.timezone);
-    at = new Date(at.getTime() - (at.getTime() % 1000) + ((60 - local.minute) * 60 - local.second) * 1000);
+    const nextHour = at.getTime() - (at.getTime() % 1000) + ((60 - local.minute) * 60 - local.second) * 1000;
+    at = new Date(offsetChangeWithin(at.getTime(), nextHour, w.timezone) ?? nextHour);
   }
   throw new RangeError('no callable hour within 8 days');
+}
+
+const MINUTE = 60_000;
+const offsetFormatters = new Map<string, Intl.DateTimeFormat>();
+
+/** The zone's offset from UTC at an instant, in minutes. */
+function offsetMinutes(at: number, timezone: string): number {
+  let format = offsetFormatters.get(timezone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone: timezone,
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      hourCycle: 'h23',
+    });
+    offsetFormatters.set(timezone, format);
+  }
+  const p = Object.fromEntries(format.formatToParts(at).map((part) => [part.type, Number(part.value)]));
+  const wall = Date.UTC(p.year!, p.month! - 1, p.day!, p.hour!, p.minute!);
+  return Math.round((wall - (at - (at % MINUTE))) / MINUTE);
+}
+
+/** The first whole minute in (from, to] at which the offset differs from the one at `from`, if any (zones change at most once an hour). */
+function offsetChangeWithin(from: number, to: number, timezone: string): number | undefined {
+  const before = offsetMinutes(from, timezone);
+  if (offsetMinutes(to, timezone) === before) return undefined;
+  let lo = from - (from % MINUTE);
+  let hi = to;
+  while (hi - lo > MINUTE) {
+    const mid = lo + Math.floor((hi - lo) / MINUTE / 2) * MINUTE;
+    if (offsetMinutes(mid, timezone) === before) lo = mid;
+    else hi = mid;
+  }
+  return hi;
 }

@@ -26,6 +26,12 @@ describe('nextContactAt', () => {
     expect(nextContactAt(new Date('2026-11-22T07:40:00Z'), kolkata).toISOString()).toBe('2026-11-22T08:30:00.000Z');
   });
 
+  it('opens a window at a daylight-saving change that is not on a whole local hour (Chatham moves 02:45 to 03:45)', () => {
+    const chathamEarlyHours: CallingWindow = { timezone: 'Pacific/Chatham', callingDays: [7, 1], quietStartHour: 5, quietEndHour: 3 };
+    // Monday 21 Sep 05:00 local is quiet; the next callable instant is Sunday 27 Sep at the change, 02:45 +12:45 = 03:45 +13:45 = 14:00 UTC.
+    expect(nextContactAt(new Date('2026-09-20T16:15:00Z'), chathamEarlyHours).toISOString()).toBe('2026-09-26T14:00:00.000Z');
+  });
+
   it('property: never inside quiet hours, never on a non-calling day, never before contact_not_before, and the earliest such instant', () => {
     const zones = ['Europe/Berlin', 'America/New_York', 'Asia/Kolkata', 'Australia/Lord_Howe', 'Pacific/Chatham', 'UTC', 'America/Sao_Paulo'];
     const window = fc.record({
@@ -48,7 +54,7 @@ describe('nextContactAt', () => {
           expect(before.getTime() < notBefore.getTime() || !isCallable(before, w)).toBe(true);
         }
       }),
-      { numRuns: 500 },
+      { numRuns: 2000 },
     );
   });
 });
