@@ -15,11 +15,15 @@ export interface CallingWindow {
 const formatters = new Map<string, Intl.DateTimeFormat>();
 const WEEKDAYS: Record<string, number> = { Mon: 1, Tue: 2, Wed: 3, Thu: 4, Fri: 5, Sat: 6, Sun: 7 };
 
-export function localParts(at: Date, timezone: string): { weekday: number; hour: number; minute: number; second: number } {
+/** The wall clock of an instant in a zone, from one cached formatter per zone. */
+function wallClock(at: Date | number, timezone: string): Record<string, string> {
   let format = formatters.get(timezone);
   if (!format) {
     format = new Intl.DateTimeFormat('en-US', {
       timeZone: timezone,
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
       weekday: 'short',
       hour: 'numeric',
       minute: 'numeric',
@@ -28,7 +32,11 @@ export function localParts(at: Date, timezone: string): { weekday: number; hour:
     });
     formatters.set(timezone, format);
   }
-  const parts = Object.fromEntries(format.formatToParts(at).map((p) => [p.type, p.value]));
+  return Object.fromEntries(format.formatToParts(at).map((p) => [p.type, p.value]));
+}
+
+export function localParts(at: Date, timezone: string): { weekday: number; hour: number; minute: number; second: number } {
+  const parts = wallClock(at, timezone);
   return { weekday: WEEKDAYS[parts.weekday!]!, hour: Number(parts.hour), minute: Number(parts.minute), second: Number(parts.second) };
 }
 
@@ -60,26 +68,12 @@ export function nextContactAt(earliest: Date, w: CallingWindow): Date {
 }
 
 const MINUTE = 60_000;
-const offsetFormatters = new Map<string, Intl.DateTimeFormat>();
 
 /** The zone's offset from UTC at an instant, in minutes. */
 function offsetMinutes(at: number, timezone: string): number {
-  let format = offsetFormatters.get(timezone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone: timezone,
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      hourCycle: 'h23',
-    });
-    offsetFormatters.set(timezone, format);
-  }
-  const p = Object.fromEntries(format.formatToParts(at).map((part) => [part.type, Number(part.value)]));
-  const wall = Date.UTC(p.year!, p.month! - 1, p.day!, p.hour!, p.minute!);
-  return Math.round((wall - (at - (at % MINUTE))) / MINUTE);
+  const p = wallClock(at, timezone);
+  const wall = Date.UTC(Number(p.year), Number(p.month) - 1, Number(p.day), Number(p.hour), Number(p.minute), Number(p.second));
+  return Math.round((wall - (at - (at % 1000))) / MINUTE);
 }
 
 /** The first whole minute in (from, to] at which the offset differs from the one at `from`, if any (zones change at most once an hour). */
