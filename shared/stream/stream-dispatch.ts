@@ -2,7 +2,9 @@
  * The stream processor's dispatch: each stream record goes to every reaction interested in
  * it. Records of the same item are handled in stream order; different items are handled side
  * by side (as Lambda's parallelization factor does), so a large catalog import never holds
- * up an order. A failure is reported as a partial batch failure at the earliest failed
+ * up an order. Items start in tenant turns (one item of each tenant, then the next of each), so
+ * one tenant's burst in a batch does not put another tenant's records behind all of its own
+ * in the queue for the concurrency slots. A failure is reported as a partial batch failure at the earliest failed
  * record: the event source retries from there, and records already handled come again,
  * which the reactions tolerate (they are idempotent).
  */
@@ -39,6 +41,22 @@ export function toChange(record: DynamoDBRecord): StreamChange {
 
 const itemKeyOf = (record: DynamoDBRecord) => JSON.stringify(record.dynamodb?.Keys ?? {});
 
+/** The tenant whose item a record changed (`T#{tenant}#…`); system items form a group of their own. */
+export const tenantOfRecord = (record: DynamoDBRecord): string => /^T#([^#]+)/.exec(record.dynamodb?.Keys?.pk?.S ?? '')?.[1] ?? '';
+
+/** The items' record lists in tenant turns: each tenant's items keep their batch order. */
+export function inTenantTurns<T extends { record: DynamoDBRecord }>(items: readonly T[][]): T[][] {
+  const byTenant = new Map<string, T[][]>();
+  for (const records of items) {
+    const tenant = tenantOfRecord(records[0]!.record);
+    byTenant.set(tenant, [...(byTenant.get(tenant) ?? []), records]);
+  }
+  const queues = [...byTenant.values()];
+  const turns: T[][] = [];
+  for (let round = 0; turns.length < items.length; round++) for (const queue of queues) if (round < queue.length) turns.push(queue[round]!);
+  return turns;
+}
+
 export async function dispatchStream(event: DynamoDBStreamEvent, reactions: readonly Reaction[]): Promise<DynamoDBBatchResponse> {
   const byItem = new Map<string, { record: DynamoDBRecord; position: number }[]>();
   event.Records.forEach((record, position) => {
@@ -46,7 +64,7 @@ export async function dispatchStream(event: DynamoDBStreamEvent, reactions: read
     byItem.set(key, [...(byItem.get(key) ?? []), { record, position }]);
   });
   let firstFailure: number | undefined;
-  await mapWithConcurrency([...byItem.values()], STREAM_ITEM_CONCURRENCY, async (records) => {
+  await mapWithConcurrency(inTenantTurns([...byItem.values()]), STREAM_ITEM_CONCURRENCY, async (records) => {
     for (const { record, position } of records) {
       if (firstFailure !== undefined && firstFailure < position) return;
       let current = '';
