@@ -11,7 +11,7 @@ import { archiveItem, archivedIndexes } from '../storage/tombstone.ts';
 import { versionedWrite } from '../storage/versioned-write.ts';
 import { versionAttributes } from '../versioning/version-attributes.ts';
 import { mapWithConcurrency } from '../async/concurrency.ts';
-import { MAX_PRODUCTS_PER_BATCH, ProductInputSchema, type Product, type ProductInput } from './product-schemas.ts';
+import { MAX_PRODUCTS_PER_BATCH, parseProductInput, type Product, type ProductInput } from './product-schemas.ts';
 import { productAttributes, productFromItem, productListSources, productView, type ProductFilters, type StoredProduct } from './products.ts';
 import { PayloadTooLargeError } from '../errors.ts';
 
@@ -66,7 +66,7 @@ export async function upsertProductBatch(tenant: string, products: readonly unkn
   return mapWithConcurrency(products, BATCH_WRITE_CONCURRENCY, async (raw, index): Promise<BatchItemResult> => {
     const external_product_id = idOf(raw);
     const at = `/products/${index}`;
-    const parsed = ProductInputSchema.safeParse(raw);
+    const parsed = parseProductInput(raw);
     if (!parsed.success) {
       // A few reasons per product keep a 500-product answer small enough to store and send.
       const issues = parsed.error.issues;
