@@ -12,6 +12,7 @@ export function addCommerceStack(app: App): CommerceInterfaceStack {
   return new CommerceInterfaceStack(app, app.node.tryGetContext('stackName') ?? DEFAULT_STACK_NAME, {
     callPlatform: app.node.tryGetContext('callPlatform') ?? 'sandbox',
     traceAwsCalls: String(app.node.tryGetContext('traceAwsCalls') ?? 'false') === 'true',
+    sourceMapsInStackTraces: String(app.node.tryGetContext('sourceMapsInStackTraces') ?? 'false') === 'true',
     runbookUrl: app.node.tryGetContext('runbookUrl'),
     description: 'Commerce Interface v1: partner API, single-table store, signed webhooks',
   });

@@ -26,6 +26,12 @@ export interface CommerceStackProps extends StackProps {
   callPlatform?: 'sandbox';
   /** X-Ray subsegments for every DynamoDB and SQS call (costs cold-start time; off by default). */
   traceAwsCalls?: boolean;
+  /**
+   * Stack traces mapped to the TypeScript sources (`NODE_OPTIONS=--enable-source-maps`): off by
+   * default, since Node then reads each bundle's source map at start (tens of ms of every cold
+   * start); the maps ship with every bundle either way, so on-call can turn it on with a deploy.
+   */
+  sourceMapsInStackTraces?: boolean;
   /** The runbook's URL as published, for the alarms' links (`-c runbookUrl=…`); its repository path otherwise. */
   runbookUrl?: string;
   /** The routes to deploy; the route table unless a test passes another. */
@@ -51,7 +57,7 @@ export class CommerceInterfaceStack extends Stack {
       CALL_PLATFORM: props.callPlatform ?? 'sandbox',
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
-      NODE_OPTIONS: '--enable-source-maps',
+      ...(props.sourceMapsInStackTraces ? { NODE_OPTIONS: '--enable-source-maps' } : {}),
       TRACE_AWS_CALLS: String(props.traceAwsCalls ?? false),
     };
     const partnerApi = new PartnerApi(this, data, environment, props.routes);

@@ -191,6 +191,14 @@ describe('the CDK app', () => {
       }
     });
 
+    it('maps stack traces to the sources only when deployed with sourceMapsInStackTraces, ', () => {
+      const functions = (t: Template) => Object.values(t.findResources('AWS::Lambda::Function', { Properties: { Runtime: 'nodejs22.x' } }));
+      for (const fn of functions(template)) expect(fn.Properties.Environment.Variables.NODE_OPTIONS).toBeUndefined();
+      const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+      const mapped = Template.fromStack(new CommerceInterfaceStack(app, 'Mapped', { sourceMapsInStackTraces: true }));
+      for (const fn of functions(mapped)) expect(fn.Properties.Environment.Variables.NODE_OPTIONS).toBe('--enable-source-maps');
+    });
+
     it('links the runbook where it is published, when the stack is given its URL', () => {
       const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
       const linked = Template.fromStack(new CommerceInterfaceStack(app, 'Linked', { runbookUrl: 'https://wiki.example.com/commerce/runbook' }));
