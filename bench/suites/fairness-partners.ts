@@ -15,9 +15,10 @@ import { progress } from '../lib/measure.ts';
 import { beansOrder, prepareOrdering } from '../lib/ordering.ts';
 
 const B_ORDERS = 30;
+const B_WARM_UP = 5;
 const A_DUE = 60;
 const A_LATER = 60;
-const A_RATE = 20;
+const A_RATE = 10;
 const A_TEST_DELIVERIES = 400;
 
 interface Delivered {
@@ -35,7 +36,7 @@ export type PartnerMessage =
 const phase = (edge: 'start' | 'end', label: string) => parentPort?.postMessage({ kind: 'phase', edge, label } satisfies PartnerMessage);
 
 /** B's normal mix: one order a second; the time to each order's first call and each event's delivery. */
-async function tenantB(baseUrl: string, label: string) {
+async function tenantB(baseUrl: string, label: string, orders = B_ORDERS) {
   const key = await benchTenant(`fair-b-${label}`);
   await prepareOrdering(baseUrl, key);
   const receiver = await startReceiver(() => 'ok');
@@ -45,7 +46,7 @@ async function tenantB(baseUrl: string, label: string) {
     if (put.status !== 201) throw new Error(`PUT /webhook-subscription answered ${put.status}`);
     phase('start', label);
     const postedAt = new Map<string, number>();
-    for (let i = 0; i < B_ORDERS; i++) {
+    for (let i = 0; i < orders; i++) {
       const id = `b-${i}`;
       postedAt.set(id, Date.now());
       const res = await send(baseUrl, key, 'POST', '/orders', beansOrder(id));
@@ -58,9 +59,9 @@ async function tenantB(baseUrl: string, label: string) {
         .filter((e) => e.event_type === 'commerce.order.status_changed.v1' && e.data.processing_state === 'in_call');
     const results = () => receiver.received.filter((r) => (JSON.parse(r.body) as Delivered).event_type === 'commerce.order.result_ready.v1').length;
     const deadline = Date.now() + 5 * 60_000;
-    while ((results() < B_ORDERS || inCall().length < B_ORDERS) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+    while ((results() < orders || inCall().length < orders) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
     phase('end', label);
-    if (results() < B_ORDERS) throw new Error(`B lost work: ${results()} of ${B_ORDERS} results delivered`);
+    if (results() < orders) throw new Error(`B lost work: ${results()} of ${orders} results delivered`);
     const toCall = inCall().map((e) => Date.parse(e.occurred_at) - postedAt.get(e.external_order_id!)!);
     const toDelivery = receiver.received.map((r) => r.at - Date.parse((JSON.parse(r.body) as Delivered).occurred_at));
     if (process.env.FAIRNESS_DEBUG) {
@@ -122,14 +123,16 @@ async function tenantA(baseUrl: string, endpoint: string) {
   const rulesKept = { stored: rules.filter((status) => status === 200).length, refused: rules.filter((status) => status === 409).length };
   let running = true;
   const later = new Date(Date.now() + 300 * 86_400_000).toISOString();
-  const work = [
-    ...Array.from({ length: A_DUE }, (_, i) => () => send(baseUrl, key, 'POST', '/orders', beansOrder(`a-due-${i}`, { priority: 1000 }))),
-    ...Array.from(
-      { length: A_LATER },
-      (_, i) => () => send(baseUrl, key, 'POST', '/orders', beansOrder(`a-later-${i}`, { priority: 1000, contact_not_before: later })),
-    ),
-    ...Array.from({ length: A_TEST_DELIVERIES }, () => () => send(baseUrl, key, 'POST', '/webhook-subscription/test')),
-  ];
+  // Due and far-future orders alternate, so both kinds are in A's backlog however far the flood gets.
+  const orders = Array.from({ length: A_DUE + A_LATER }, (_, i) =>
+    i % 2 === 0
+      ? () => send(baseUrl, key, 'POST', '/orders', beansOrder(`a-due-${i / 2}`, { priority: 1000 }))
+      : () => send(baseUrl, key, 'POST', '/orders', beansOrder(`a-later-${(i - 1) / 2}`, { priority: 1000, contact_not_before: later })),
+  );
+  const testDeliveries = Array.from({ length: A_TEST_DELIVERIES }, () => () => send(baseUrl, key, 'POST', '/webhook-subscription/test'));
+  // Orders and test deliveries interleaved, so both run through the whole of B's phase.
+  const perOrder = Math.ceil(testDeliveries.length / orders.length);
+  const work = orders.flatMap((order, i) => [order, ...testDeliveries.slice(i * perOrder, (i + 1) * perOrder)]);
   // Everything A asks for, at its rate limit (its 429s are retried until admitted, as a client would).
   const flood = mapWithConcurrency(work, 4, async (request) => {
     for (let tries = 0; running && tries < 50; tries++) {
@@ -142,7 +145,8 @@ async function tenantA(baseUrl: string, endpoint: string) {
   const chatter = (async () => {
     while (running) {
       count((await send(baseUrl, key, 'GET', '/capabilities')).status);
-      await new Promise((r) => setTimeout(r, 1000 / A_RATE));
+      // Half the rate limit; the flood's retries take the rest.
+      await new Promise((r) => setTimeout(r, 2000 / A_RATE));
     }
   })();
   return {
@@ -159,6 +163,9 @@ async function tenantA(baseUrl: string, endpoint: string) {
 export type Measured = Awaited<ReturnType<typeof measure>>;
 
 async function measure(baseUrl: string) {
+  // A few untimed orders first: the local functions' first invocations (module load, JIT) are no part of B's figures alone.
+  progress(`B warms up: ${B_WARM_UP} orders`);
+  await tenantB(baseUrl, 'warm-up', B_WARM_UP);
   progress(`B alone: ${B_ORDERS} orders, one a second`);
   const alone = await tenantB(baseUrl, 'alone');
   const endpoint = await startHangingEndpoint();
