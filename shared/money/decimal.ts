@@ -2,14 +2,12 @@
  * Money as exact decimals: amounts are decimal strings on the wire and scaled BigInts in
  * arithmetic, never floating point. Minor units come from the ISO 4217 table.
  */
-import currencyCodes from 'currency-codes';
+import { ISO_4217_MINOR_UNITS } from './iso4217.ts';
 
 /** ISO 4217 minor units of a currency, or undefined for a code that is not an ISO 4217 currency. */
 export function minorUnits(currency: string): number | undefined {
-  return MINOR_UNITS.get(currency);
+  return ISO_4217_MINOR_UNITS.get(currency);
 }
-
-const MINOR_UNITS = new Map(currencyCodes.data.map((c) => [c.code, c.digits]));
 
 const DECIMAL = /^(?:0|[1-9]\d{0,14})(?:\.\d+)?$/;
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { minorUnits, moneyProblem } from '#shared/money/decimal.ts';
+import { ISO_4217_MINOR_UNITS } from '#shared/money/iso4217.ts';
 
 describe('amounts against ISO 4217 minor units', () => {
   it.each([
@@ -28,5 +29,15 @@ describe('amounts against ISO 4217 minor units', () => {
   it('leaves an unknown currency to the currency check', () => {
     expect(minorUnits('XYZ')).toBeUndefined();
     expect(moneyProblem('1.23456', 'XYZ')).toBeUndefined();
+  });
+});
+
+describe('the ISO 4217 table', () => {
+  it('holds every code of the currency-codes data set with its minor units, and no other', async () => {
+    const { default: currencyCodes } = await import('currency-codes');
+    const expected = new Map(currencyCodes.data.map((c) => [c.code, c.digits]));
+    expect(new Map(ISO_4217_MINOR_UNITS)).toEqual(expected);
+    expect(new Map([...expected.keys()].map((code) => [code, minorUnits(code)]))).toEqual(expected);
+    expect(['XXX1', 'usd', 'EURO', ''].map((code) => minorUnits(code))).toEqual([undefined, undefined, undefined, undefined]);
   });
 });
