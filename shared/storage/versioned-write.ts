@@ -50,10 +50,7 @@ export function refusedVersionOutcome(
   );
 }
 
-export type VersionedWriteResult<T> =
-  | { outcome: 'upserted'; previous: T | undefined }
-  | { outcome: 'unchanged'; previous: T }
-  | { outcome: 'refused'; previous: T | undefined };
+export type VersionedWriteResult<T> = { outcome: 'upserted' } | { outcome: 'unchanged'; previous: T } | { outcome: 'refused'; previous: T | undefined };
 
 export interface VersionedWriteOptions {
   /** The caller's own condition, e.g. "not anonymized"; `refused` when it alone fails. */
@@ -102,11 +99,11 @@ export async function versionedWrite<T extends Record<string, unknown>>(
       ConditionExpression: condition.ConditionExpression,
       ExpressionAttributeNames: names,
       ExpressionAttributeValues: values,
-      ReturnValues: 'ALL_OLD',
+      // Nothing back on success: no caller needs the item it replaced, and a product with 100
+      // variants would travel back whole on every upsert of a catalog batch.
     },
   });
-  // A repeated write knows only the item it wrote, not the one before it: `previous` is that item.
-  if (written.written) return { outcome: 'upserted', previous: written.item as T | undefined };
+  if (written.written) return { outcome: 'upserted' };
   const stored = written.item as T | undefined;
   if (refusedVersionOutcome(stored, version) === 'unchanged') return { outcome: 'unchanged', previous: stored! };
   return { outcome: 'refused', previous: stored };
