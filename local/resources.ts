@@ -21,8 +21,7 @@ const indexSpecification = (i: (typeof TABLE_DEFINITION.globalIndexes)[number]) 
     { AttributeName: i.partitionKey, KeyType: 'HASH' as const },
     { AttributeName: i.sortKey, KeyType: 'RANGE' as const },
   ],
-  Projection:
-    i.projectedAttributes === 'all' ? { ProjectionType: 'ALL' as const } : { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: [...i.projectedAttributes] },
+  Projection: { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: [...i.projectedAttributes] },
 });
 
 /** A data folder from an older version keeps working: an index added since is created on it (one per update, as on AWS). */

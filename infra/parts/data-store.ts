@@ -92,9 +92,8 @@ export class DataStore {
         indexName: index.indexName,
         partitionKey: { name: index.partitionKey, type: dynamodb.AttributeType.STRING },
         sortKey: { name: index.sortKey, type: dynamodb.AttributeType.STRING },
-        ...(index.projectedAttributes === 'all'
-          ? { projectionType: dynamodb.ProjectionType.ALL }
-          : { projectionType: dynamodb.ProjectionType.INCLUDE, nonKeyAttributes: [...index.projectedAttributes] }),
+        projectionType: dynamodb.ProjectionType.INCLUDE,
+        nonKeyAttributes: [...index.projectedAttributes],
       });
     }
     return table;

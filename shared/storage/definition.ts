@@ -17,8 +17,19 @@ export const TABLE_DEFINITION = {
      * `match_keys` (an order's variant ids) lets a product archive find the orders using it.
      */
     { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk', projectedAttributes: ['list_view', 'search_text', 'match_keys'] },
-    /** Sparse "due work" index: records whose queue message must exist by `gsi2sk`. */
-    { indexName: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk', projectedAttributes: 'all' },
+    /**
+     * Sparse "due work" index: orders due for a call, records whose queue message must exist by
+     * `gsi2sk`, items whose stream work is not done. Only what its sweeps read is projected (the
+     * order's place in the call queue, the queue message, what names the stream work): a
+     * product with 100 variants or a delivery with its payload no longer writes its whole item
+     * here on every change. A replay of stream work reads the item itself.
+     */
+    {
+      indexName: 'gsi2',
+      partitionKey: 'gsi2pk',
+      sortKey: 'gsi2sk',
+      projectedAttributes: ['tenant', 'external_order_id', 'priority', 'queue_message', 'entity', 'event_type', 'kind'],
+    },
     /**
      * Sparse facet index: each list's entries again, partitioned by the value of one filter
      * (an order's state, a delivery's status, a product's availability, a rule's enabled), so
