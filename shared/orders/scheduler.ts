@@ -14,9 +14,19 @@ export interface CallingWindow {
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 const WEEKDAYS: Record<string, number> = { Mon: 1, Tue: 2, Wed: 3, Thu: 4, Fri: 5, Sat: 6, Sun: 7 };
+const MINUTE = 60_000;
 
-/** The wall clock of an instant in a zone, from one cached formatter per zone. */
-function wallClock(at: Date | number, timezone: string): Record<string, string> {
+interface WallClock {
+  weekday: number;
+  hour: number;
+  minute: number;
+  second: number;
+  /** The zone's offset from UTC at that instant. */
+  offsetMinutes: number;
+}
+
+/** The wall clock of an instant in a zone (one formatting, one cached formatter per zone). */
+function wallClock(at: number, timezone: string): WallClock {
   let format = formatters.get(timezone);
   if (!format) {
     format = new Intl.DateTimeFormat('en-US', {
@@ -32,12 +42,15 @@ function wallClock(at: Date | number, timezone: string): Record<string, string> 
     });
     formatters.set(timezone, format);
   }
-  return Object.fromEntries(format.formatToParts(at).map((p) => [p.type, p.value]));
+  const p = Object.fromEntries(format.formatToParts(at).map((part) => [part.type, part.value]));
+  const [hour, minute, second] = [Number(p.hour), Number(p.minute), Number(p.second)];
+  const wall = Date.UTC(Number(p.year), Number(p.month) - 1, Number(p.day), hour, minute, second);
+  return { weekday: WEEKDAYS[p.weekday!]!, hour, minute, second, offsetMinutes: Math.round((wall - (at - (at % 1000))) / MINUTE) };
 }
 
 export function localParts(at: Date, timezone: string): { weekday: number; hour: number; minute: number; second: number } {
-  const parts = wallClock(at, timezone);
-  return { weekday: WEEKDAYS[parts.weekday!]!, hour: Number(parts.hour), minute: Number(parts.minute), second: Number(parts.second) };
+  const { weekday, hour, minute, second } = wallClock(at.getTime(), timezone);
+  return { weekday, hour, minute, second };
 }
 
 export function isQuietHour(hour: number, w: CallingWindow): boolean {
@@ -45,46 +58,42 @@ export function isQuietHour(hour: number, w: CallingWindow): boolean {
   return w.quietStartHour < w.quietEndHour ? hour >= w.quietStartHour && hour < w.quietEndHour : hour >= w.quietStartHour || hour < w.quietEndHour;
 }
 
+const callableAt = (clock: Pick<WallClock, 'weekday' | 'hour'>, w: CallingWindow) => w.callingDays.includes(clock.weekday) && !isQuietHour(clock.hour, w);
+
 export function isCallable(at: Date, w: CallingWindow): boolean {
-  const local = localParts(at, w.timezone);
-  return w.callingDays.includes(local.weekday) && !isQuietHour(local.hour, w);
+  return callableAt(localParts(at, w.timezone), w);
 }
 
 /**
  * Steps from local hour to local hour (at most 8 days of them): a callable hour starts a window.
  * A step that crosses an offset change stops at the change, since zones such as Chatham
  * (UTC+12:45) and Lord Howe (30-minute DST) move their clocks away from a whole local hour.
+ * Each step formats one instant: the next hour's clock, which is the next step's unless a change lies between.
  */
 export function nextContactAt(earliest: Date, w: CallingWindow): Date {
   if (w.callingDays.length === 0) throw new RangeError('a market needs at least one calling day');
-  let at = new Date(earliest.getTime());
+  let at = earliest.getTime();
+  let clock = wallClock(at, w.timezone);
   for (let step = 0; step < 2 * (8 * 24 + 2); step++) {
-    if (isCallable(at, w)) return at;
-    const local = localParts(at, w.timezone);
-    const nextHour = at.getTime() - (at.getTime() % 1000) + ((60 - local.minute) * 60 - local.second) * 1000;
-    at = new Date(offsetChangeWithin(at.getTime(), nextHour, w.timezone) ?? nextHour);
+    if (callableAt(clock, w)) return new Date(at);
+    const nextHour = at - (at % 1000) + ((60 - clock.minute) * 60 - clock.second) * 1000;
+    const then = wallClock(nextHour, w.timezone);
+    if (then.offsetMinutes === clock.offsetMinutes) [at, clock] = [nextHour, then];
+    else {
+      at = offsetChangeWithin(at, nextHour, clock.offsetMinutes, w.timezone);
+      clock = wallClock(at, w.timezone);
+    }
   }
   throw new RangeError('no callable hour within 8 days');
 }
 
-const MINUTE = 60_000;
-
-/** The zone's offset from UTC at an instant, in minutes. */
-function offsetMinutes(at: number, timezone: string): number {
-  const p = wallClock(at, timezone);
-  const wall = Date.UTC(Number(p.year), Number(p.month) - 1, Number(p.day), Number(p.hour), Number(p.minute), Number(p.second));
-  return Math.round((wall - (at - (at % 1000))) / MINUTE);
-}
-
-/** The first whole minute in (from, to] at which the offset differs from the one at `from`, if any (zones change at most once an hour). */
-function offsetChangeWithin(from: number, to: number, timezone: string): number | undefined {
-  const before = offsetMinutes(from, timezone);
-  if (offsetMinutes(to, timezone) === before) return undefined;
+/** The first whole minute in (from, to] at which the offset is no longer `before` (zones change at most once an hour). */
+function offsetChangeWithin(from: number, to: number, before: number, timezone: string): number {
   let lo = from - (from % MINUTE);
   let hi = to;
   while (hi - lo > MINUTE) {
     const mid = lo + Math.floor((hi - lo) / MINUTE / 2) * MINUTE;
-    if (offsetMinutes(mid, timezone) === before) lo = mid;
+    if (wallClock(mid, timezone).offsetMinutes === before) lo = mid;
     else hi = mid;
   }
   return hi;
