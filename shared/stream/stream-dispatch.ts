@@ -13,6 +13,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { logger } from '../logging/logger.ts';
 import { mapWithConcurrency } from '../async/concurrency.ts';
+import { tenantOfKey } from '../storage/keys.ts';
 
 export interface StreamChange {
   eventName: 'INSERT' | 'MODIFY' | 'REMOVE';
@@ -41,14 +42,11 @@ export function toChange(record: DynamoDBRecord): StreamChange {
 
 const itemKeyOf = (record: DynamoDBRecord) => JSON.stringify(record.dynamodb?.Keys ?? {});
 
-/** The tenant whose item a record changed (`T#{tenant}#…`); system items form a group of their own. */
-export const tenantOfRecord = (record: DynamoDBRecord): string => /^T#([^#]+)/.exec(record.dynamodb?.Keys?.pk?.S ?? '')?.[1] ?? '';
-
 /** The items' record lists in tenant turns: each tenant's items keep their batch order. */
 export function inTenantTurns<T extends { record: DynamoDBRecord }>(items: readonly T[][]): T[][] {
   const byTenant = new Map<string, T[][]>();
   for (const records of items) {
-    const tenant = tenantOfRecord(records[0]!.record);
+    const tenant = tenantOfKey(records[0]!.record.dynamodb?.Keys?.pk?.S ?? '');
     byTenant.set(tenant, [...(byTenant.get(tenant) ?? []), records]);
   }
   const queues = [...byTenant.values()];
