@@ -1,7 +1,7 @@
 /** Reads of the sparse due-work index (gsi2): every entry of every shard whose due time has passed. */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { tableClient, tableName } from './clients.ts';
-import { landed } from './conditional.ts';
+import { landed, writeConditionally } from './conditional.ts';
 import type { DueIndex } from './keys.ts';
 
 /** A due time after every real one: "everything due, whenever" (a replay now, a listing of all pending work). */
@@ -38,19 +38,29 @@ export async function* dueItems<T extends Record<string, unknown>>(index: DueInd
   }
 }
 
+const postponement = (item: Record<string, unknown>, next: Date) => ({
+  TableName: tableName(),
+  Key: { pk: item.pk, sk: item.sk },
+  UpdateExpression: 'SET gsi2sk = :next',
+  ConditionExpression: 'gsi2sk = :seen',
+  ExpressionAttributeValues: { ':seen': item.gsi2sk, ':next': next.toISOString() },
+});
+
 /**
  * Moves an item's due time on to `next`, unless its owner changed it since it was seen: the
  * sweep that wins takes the work, so two sweeps never do it twice, and work whose sweep dies
  * comes due again.
  */
 export function postponeDue(item: Record<string, unknown>, next: Date): Promise<boolean> {
-  return landed({
-    update: {
-      TableName: tableName(),
-      Key: { pk: item.pk, sk: item.sk },
-      UpdateExpression: 'SET gsi2sk = :next',
-      ConditionExpression: 'gsi2sk = :seen',
-      ExpressionAttributeValues: { ':seen': item.gsi2sk, ':next': next.toISOString() },
-    },
-  });
+  return landed({ update: postponement(item, next) });
+}
+
+/**
+ * postponeDue for work that needs the whole item (the index projects only what names the
+ * work): the same write answers with the item as it now stands, or undefined when another
+ * sweep took the work.
+ */
+export async function takeDue(item: Record<string, unknown>, next: Date): Promise<Record<string, unknown> | undefined> {
+  const taken = await writeConditionally({ update: { ...postponement(item, next), ReturnValues: 'ALL_NEW' } });
+  return taken.written ? taken.item : undefined;
 }

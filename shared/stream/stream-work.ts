@@ -9,11 +9,10 @@
  * both readers' reactions, as if the stream had brought it again; the reactions are
  * idempotent, so a replay of work done is harmless.
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { logger } from '../logging/logger.ts';
-import { streamRecoverySeconds, tableClient, tableName } from '../storage/clients.ts';
+import { streamRecoverySeconds, tableName } from '../storage/clients.ts';
 import { landed } from '../storage/conditional.ts';
-import { dueItems, EVERYTHING_DUE, postponeDue } from '../storage/due-index.ts';
+import { dueItems, EVERYTHING_DUE, takeDue } from '../storage/due-index.ts';
 import { DUE_INDEXES, hasStreamDue, keys, STREAM_DUE_PREFIX, tenantOfKey } from '../storage/keys.ts';
 import type { Reaction } from './stream-dispatch.ts';
 
@@ -69,9 +68,7 @@ export async function replayOverdueStreamWork(now: Date, reactions: readonly Rea
   const counts = { replayed: 0, failed: 0 };
   for await (const item of dueItems(DUE_INDEXES.streamWork, dueBy)) {
     const next = new Date(now.getTime() + streamRecoverySeconds() * 1000);
-    if (!(await postponeDue(item, next))) continue;
-    // The index holds only what names the work; the reactions get the item as it stands.
-    const { Item: whole } = await tableClient().send(new GetCommand({ TableName: tableName(), Key: { pk: item.pk, sk: item.sk }, ConsistentRead: true }));
+    const whole = await takeDue(item, next);
     if (!whole) continue;
     const change = { eventName: 'INSERT' as const, newImage: whole };
     let current = '';

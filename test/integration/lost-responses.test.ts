@@ -240,14 +240,20 @@ describe('a conditional write whose answer was lost', () => {
     expect(lossy).toEqual(clean);
   });
 
-  it('due entries: a sweep that moved a due time on owns the work (not "someone else took it")', async () => {
-    const { postponeDue } = await import('#shared/storage/due-index.ts');
+  it('due entries: a sweep that moved a due time on owns the work (not "someone else took it"), and one that takes it gets the whole item', async () => {
+    const { postponeDue, takeDue } = await import('#shared/storage/due-index.ts');
     const { clean, lossy } = await bothWays(async () => {
       const item = { pk: `T#${tenantId()}#ORDER#o-1`, sk: 'ORDER', gsi2pk: 'DUE#x', gsi2sk: new Date().toISOString() };
       await put(item);
-      return postponeDue(item, new Date(Date.now() + 60_000));
+      const postponed = await postponeDue(item, new Date(Date.now() + 60_000));
+      // As the index shows it: the keys and the due time, not the variants.
+      const product = { pk: `T#${tenantId()}#PRODUCT#p-1`, sk: 'PRODUCT', gsi2pk: 'STREAMDUE#x', gsi2sk: new Date().toISOString(), variants: ['v1', 'v2'] };
+      await put(product);
+      const next = new Date(Date.now() + 60_000);
+      const taken = await takeDue({ pk: product.pk, sk: product.sk, gsi2sk: product.gsi2sk }, next);
+      return { postponed, taken: taken && { variants: taken.variants, dueAt: taken.gsi2sk === next.toISOString() } };
     });
-    expect(clean).toBe(true);
+    expect(clean).toEqual({ postponed: true, taken: { variants: ['v1', 'v2'], dueAt: true } });
     expect(lossy).toEqual(clean);
   });
 
