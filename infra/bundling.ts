@@ -26,3 +26,10 @@ export const SDK_EXTERNAL_MODULES: string[] = [];
  * root imports it dynamically, only then, so a bundle without it never reaches the import.
  */
 export const TRACING_MODULES = ['@aws-lambda-powertools/tracer'];
+
+/**
+ * The NODE_OPTIONS a function is deployed with: `--enable-source-maps` only when the stack maps
+ * stack traces to the sources (`sourceMapsInStackTraces`), since Node then reads the bundle's
+ * source map at every cold start; none otherwise. The cold-start benchmark starts bundles so.
+ */
+export const functionNodeOptions = (sourceMapsInStackTraces: boolean): string | undefined => (sourceMapsInStackTraces ? '--enable-source-maps' : undefined);

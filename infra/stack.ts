@@ -16,6 +16,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { BASE_PATH, type Route } from '#shared/api/routes.ts';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '#shared/observability/metric-names.ts';
+import { functionNodeOptions } from './bundling.ts';
 import { Monitoring } from './parts/monitoring.ts';
 import { DataStore } from './parts/data-store.ts';
 import { PartnerApi } from './parts/partner-api.ts';
@@ -50,6 +51,7 @@ export class CommerceInterfaceStack extends Stack {
     this.table = data.table;
     this.webhookQueue = data.webhookQueue;
     this.webhookDlq = data.webhookDlq;
+    const nodeOptions = functionNodeOptions(props.sourceMapsInStackTraces ?? false);
     const environment = {
       TABLE_NAME: data.table.tableName,
       WEBHOOK_QUEUE_URL: data.webhookQueue.queueUrl,
@@ -57,7 +59,7 @@ export class CommerceInterfaceStack extends Stack {
       CALL_PLATFORM: props.callPlatform ?? 'sandbox',
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
-      ...(props.sourceMapsInStackTraces ? { NODE_OPTIONS: '--enable-source-maps' } : {}),
+      ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
       TRACE_AWS_CALLS: String(props.traceAwsCalls ?? false),
     };
     const partnerApi = new PartnerApi(this, data, environment, props.routes);

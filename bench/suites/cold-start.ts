@@ -20,9 +20,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { ROUTES } from '#functions/routes.ts';
-import { fillPath, type Route } from '#shared/api/routes.ts';
+import { BASE_PATH, fillPath, type Route } from '#shared/api/routes.ts';
 import { WORKERS } from '#functions/workers.ts';
-import { BUNDLE_OPTIONS, TRACING_MODULES } from '#infra/bundling.ts';
+import { BUNDLE_OPTIONS, functionNodeOptions, TRACING_MODULES } from '#infra/bundling.ts';
 import { signRequest } from '#shared/auth/signing.ts';
 import { figure, type Figure } from '../lib/figures.ts';
 import { median, progress } from '../lib/measure.ts';
@@ -53,8 +53,8 @@ await m.handler(JSON.parse(process.env.COLD_START_EVENT), { awsRequestId: 'cold-
 console.log(performance.now() - t);
 `;
 
-/** The NODE_OPTIONS every function is deployed with by default (infra/stack.ts: none unless sourceMapsInStackTraces). */
-const DEPLOYED_NODE_OPTIONS = '';
+/** The NODE_OPTIONS every function is deployed with by default. */
+const DEPLOYED_NODE_OPTIONS = functionNodeOptions(false) ?? '';
 
 const BENCH_KEY = { keyId: 'key_0123456789abcdef01234567', secret: 'c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlY3JldA' };
 
@@ -67,7 +67,7 @@ function signedEvent(route: Route) {
   return {
     httpMethod: route.method,
     path,
-    resource: route.path,
+    resource: BASE_PATH + route.path,
     headers: { ...headers, 'content-type': 'application/json' },
     multiValueHeaders: {},
     queryStringParameters: null,
