@@ -14,7 +14,13 @@ import { benchTenant, CALL_NOW_CONFIG, send } from '../lib/client.ts';
 import { progress } from '../lib/measure.ts';
 import { beansOrder, prepareOrdering } from '../lib/ordering.ts';
 
-const B_ORDERS = 30;
+const B_ORDERS = 60;
+/**
+ * B's orders come a second apart on average, spread evenly over ±125 ms: at a fixed period
+ * every order would meet the stream pollers (one read per 200 ms while idle) at one phase,
+ * which a run picks by chance, and a run's p50 alone would be that phase's, not B's.
+ */
+const B_SPACING_MS = { mean: 1000, spread: 250 };
 const B_WARM_UP = 5;
 const A_DUE = 60;
 const A_LATER = 60;
@@ -35,7 +41,7 @@ export type PartnerMessage =
 
 const phase = (edge: 'start' | 'end', label: string) => parentPort?.postMessage({ kind: 'phase', edge, label } satisfies PartnerMessage);
 
-/** B's normal mix: one order a second; the time to each order's first call and each event's delivery. */
+/** B's normal mix: an order about once a second; the time to each order's first call and each event's delivery. */
 async function tenantB(baseUrl: string, label: string, orders = B_ORDERS) {
   const key = await benchTenant(`fair-b-${label}`);
   await prepareOrdering(baseUrl, key);
@@ -51,7 +57,7 @@ async function tenantB(baseUrl: string, label: string, orders = B_ORDERS) {
       postedAt.set(id, Date.now());
       const res = await send(baseUrl, key, 'POST', '/orders', beansOrder(id));
       if (res.status !== 201) throw new Error(`B's POST /orders answered ${res.status}`);
-      await new Promise((r) => setTimeout(r, 1000));
+      await new Promise((r) => setTimeout(r, B_SPACING_MS.mean + (Math.random() - 0.5) * B_SPACING_MS.spread));
     }
     const inCall = () =>
       receiver.received
@@ -166,7 +172,7 @@ async function measure(baseUrl: string) {
   // A few untimed orders first: the local functions' first invocations (module load, JIT) are no part of B's figures alone.
   progress(`B warms up: ${B_WARM_UP} orders`);
   await tenantB(baseUrl, 'warm-up', B_WARM_UP);
-  progress(`B alone: ${B_ORDERS} orders, one a second`);
+  progress(`B alone: ${B_ORDERS} orders, about one a second`);
   const alone = await tenantB(baseUrl, 'alone');
   const endpoint = await startHangingEndpoint();
   try {
