@@ -2,56 +2,42 @@
  * Runtime configuration, read and validated once per function instance (the composition
  * root). Nothing below this module reads `process.env`.
  */
-import * as z from 'zod';
+/** Why a variable was refused: its name and what it must be (never its value, which may be a secret's path). */
+export class RuntimeConfigError extends Error {
+  constructor(variable: string, expected: string) {
+    super(`environment variable ${variable} must be ${expected}`);
+    this.name = 'RuntimeConfigError';
+  }
+}
 
-const flag = z
-  .enum(['true', 'false'])
-  .default('false')
-  .transform((v) => v === 'true');
+type Env = Record<string, string | undefined>;
 
-const RuntimeEnv = z.object({
-  TABLE_NAME: z.string().min(1),
-  WEBHOOK_QUEUE_URL: z.string().default(''),
-  WEBHOOK_DLQ_URL: z.string().default(''),
-  AWS_REGION: z.string().default('us-east-1'),
-  /** Set only by the local runtime and tests: DynamoDB Local and the SQS emulator. */
-  DYNAMODB_ENDPOINT: z.string().optional(),
-  SQS_ENDPOINT: z.string().optional(),
-  /** How long an API key or tenant configuration is cached in a function instance. */
-  AUTH_CACHE_SECONDS: z.coerce.number().int().min(0).max(60).default(30),
-  WEBHOOK_ALLOW_PRIVATE_URLS: flag,
-  WEBHOOK_BACKOFF_SCALE: z.coerce.number().positive().max(1).default(1),
-  /** Shrinks the 5 s connect and 15 s total delivery timeouts, for tests only. */
-  WEBHOOK_TIMEOUT_SCALE: z.coerce.number().positive().max(1).default(1),
-  CALL_RETRY_DELAY_SECONDS: z.coerce.number().min(0).default(2),
-  /** How long a new order waits for its variants to reach the variant index before it is rejected. */
-  VARIANT_INDEX_GRACE_SECONDS: z.coerce.number().min(0).max(3600).default(60),
-  CALL_PLATFORM: z.enum(['sandbox']).default('sandbox'),
-  /** Overrides the call platform's own longest call, after which an order still in a call is recovered. */
-  CALL_STUCK_AFTER_SECONDS: z.coerce.number().int().min(10).max(86_400).optional(),
-  /**
-   * How long stream-driven work (an order waiting in received or validated, an event's fan-out,
-   * a page of a reaction job) may wait for its stream record before the sweeps do it themselves.
-   */
-  STREAM_RECOVERY_SECONDS: z.coerce.number().int().min(1).max(3600).default(300),
-  /** How long a record waits for the handling of its queue message before the reconciler sends the message again: the queue's visibility timeout (360 s) and a margin. */
-  QUEUE_REDELIVERY_GRACE_SECONDS: z.coerce.number().int().min(1).max(3600).default(420),
-  /** A subscription whose every delivery attempt failed for this long is disabled (Svix: 5 days). */
-  /** Deployed with `-c traceAwsCalls=true`: X-Ray subsegments for DynamoDB and SQS calls. */
-  TRACE_AWS_CALLS: flag,
-  WEBHOOK_DISABLE_AFTER_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(90 * 86_400)
-    .default(5 * 86_400),
-  /** The KMS HMAC key API key secrets are derived with (API functions and the admin CLI on AWS). */
-  KEY_SECRETS_KMS_KEY_ID: z.string().optional(),
-  /** Locally: the file holding the root key API key secrets are derived with. */
-  KEY_SECRETS_ROOT_FILE: z.string().optional(),
-  /** Bench runs only: count DynamoDB calls and consumed capacity per request. */
-  COST_METERING: flag,
-});
+// A dozen lines instead of a schema library: every function parses its environment at its cold
+// start, where zod's schema construction and parse cost milliseconds (issue 26).
+const text = (env: Env, name: string, fallback?: string): string => {
+  const value = env[name] || fallback;
+  if (value === undefined) throw new RuntimeConfigError(name, 'set');
+  return value;
+};
+const optionalText = (env: Env, name: string): string | undefined => env[name] || undefined;
+const flag = (env: Env, name: string): boolean => {
+  const value = env[name] || 'false';
+  if (value !== 'true' && value !== 'false') throw new RuntimeConfigError(name, '"true" or "false"');
+  return value === 'true';
+};
+function number(env: Env, name: string, range: { min: number; max: number; integer?: boolean; above?: boolean }, fallback?: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') {
+    if (fallback === undefined) throw new RuntimeConfigError(name, 'set');
+    return fallback;
+  }
+  const value = Number(raw);
+  const { min, max, integer = false, above = false } = range;
+  const expected = `${integer ? 'an integer' : 'a number'} ${above ? 'above' : 'from'} ${min} ${above ? 'and at most' : 'to'} ${max}`;
+  if (!Number.isFinite(value) || (integer && !Number.isInteger(value)) || (above ? value <= min : value < min) || value > max)
+    throw new RuntimeConfigError(name, expected);
+  return value;
+}
 
 export type RuntimeConfig = {
   tableName: string;
@@ -77,30 +63,47 @@ export type RuntimeConfig = {
   keySecretsRootFile: string | undefined;
 };
 
-export function parseRuntimeConfig(env: Record<string, string | undefined>): RuntimeConfig {
-  const e = RuntimeEnv.parse(env);
+export function parseRuntimeConfig(env: Env): RuntimeConfig {
+  const callPlatform = text(env, 'CALL_PLATFORM', 'sandbox');
+  if (callPlatform !== 'sandbox') throw new RuntimeConfigError('CALL_PLATFORM', '"sandbox"');
+  const stuckAfter = optionalText(env, 'CALL_STUCK_AFTER_SECONDS');
   return {
-    tableName: e.TABLE_NAME,
-    webhookQueueUrl: e.WEBHOOK_QUEUE_URL,
-    webhookDlqUrl: e.WEBHOOK_DLQ_URL,
-    region: e.AWS_REGION,
-    dynamodbEndpoint: e.DYNAMODB_ENDPOINT,
-    sqsEndpoint: e.SQS_ENDPOINT,
-    authCacheSeconds: e.AUTH_CACHE_SECONDS,
-    webhookAllowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS,
-    webhookBackoffScale: e.WEBHOOK_BACKOFF_SCALE,
-    webhookTimeoutScale: e.WEBHOOK_TIMEOUT_SCALE,
-    callRetryDelaySeconds: e.CALL_RETRY_DELAY_SECONDS,
-    variantIndexGraceSeconds: e.VARIANT_INDEX_GRACE_SECONDS,
-    callPlatform: e.CALL_PLATFORM,
-    callStuckAfterSeconds: e.CALL_STUCK_AFTER_SECONDS,
-    streamRecoverySeconds: e.STREAM_RECOVERY_SECONDS,
-    queueRedeliveryGraceSeconds: e.QUEUE_REDELIVERY_GRACE_SECONDS,
-    webhookDisableAfterSeconds: e.WEBHOOK_DISABLE_AFTER_SECONDS,
-    traceAwsCalls: e.TRACE_AWS_CALLS,
-    costMetering: e.COST_METERING,
-    keySecretsKmsKeyId: e.KEY_SECRETS_KMS_KEY_ID,
-    keySecretsRootFile: e.KEY_SECRETS_ROOT_FILE,
+    tableName: text(env, 'TABLE_NAME'),
+    webhookQueueUrl: text(env, 'WEBHOOK_QUEUE_URL', ''),
+    webhookDlqUrl: text(env, 'WEBHOOK_DLQ_URL', ''),
+    region: text(env, 'AWS_REGION', 'us-east-1'),
+    /** Set only by the local runtime and tests: DynamoDB Local and the SQS emulator. */
+    dynamodbEndpoint: optionalText(env, 'DYNAMODB_ENDPOINT'),
+    sqsEndpoint: optionalText(env, 'SQS_ENDPOINT'),
+    /** How long an API key or tenant configuration is cached in a function instance. */
+    authCacheSeconds: number(env, 'AUTH_CACHE_SECONDS', { min: 0, max: 60, integer: true }, 30),
+    webhookAllowPrivateUrls: flag(env, 'WEBHOOK_ALLOW_PRIVATE_URLS'),
+    webhookBackoffScale: number(env, 'WEBHOOK_BACKOFF_SCALE', { min: 0, max: 1, above: true }, 1),
+    /** Shrinks the 5 s connect and 15 s total delivery timeouts, for tests only. */
+    webhookTimeoutScale: number(env, 'WEBHOOK_TIMEOUT_SCALE', { min: 0, max: 1, above: true }, 1),
+    callRetryDelaySeconds: number(env, 'CALL_RETRY_DELAY_SECONDS', { min: 0, max: Number.MAX_SAFE_INTEGER }, 2),
+    /** How long a new order waits for its variants to reach the variant index before it is rejected. */
+    variantIndexGraceSeconds: number(env, 'VARIANT_INDEX_GRACE_SECONDS', { min: 0, max: 3600 }, 60),
+    callPlatform,
+    /** Overrides the call platform's own longest call, after which an order still in a call is recovered. */
+    callStuckAfterSeconds: stuckAfter === undefined ? undefined : number(env, 'CALL_STUCK_AFTER_SECONDS', { min: 10, max: 86_400, integer: true }),
+    /**
+     * How long stream-driven work (an order waiting in received or validated, an event's fan-out,
+     * a page of a reaction job) may wait for its stream record before the sweeps do it themselves.
+     */
+    streamRecoverySeconds: number(env, 'STREAM_RECOVERY_SECONDS', { min: 1, max: 3600, integer: true }, 300),
+    /** How long a record waits for the handling of its queue message before the reconciler sends the message again: the queue's visibility timeout (360 s) and a margin. */
+    queueRedeliveryGraceSeconds: number(env, 'QUEUE_REDELIVERY_GRACE_SECONDS', { min: 1, max: 3600, integer: true }, 420),
+    /** A subscription whose every delivery attempt failed for this long is disabled (Svix: 5 days). */
+    webhookDisableAfterSeconds: number(env, 'WEBHOOK_DISABLE_AFTER_SECONDS', { min: 1, max: 90 * 86_400, integer: true }, 5 * 86_400),
+    /** Deployed with `-c traceAwsCalls=true`: X-Ray subsegments for DynamoDB and SQS calls. */
+    traceAwsCalls: flag(env, 'TRACE_AWS_CALLS'),
+    /** Bench runs only: count DynamoDB calls and consumed capacity per request. */
+    costMetering: flag(env, 'COST_METERING'),
+    /** The KMS HMAC key API key secrets are derived with (API functions and the admin CLI on AWS). */
+    keySecretsKmsKeyId: optionalText(env, 'KEY_SECRETS_KMS_KEY_ID'),
+    /** Locally: the file holding the root key API key secrets are derived with. */
+    keySecretsRootFile: optionalText(env, 'KEY_SECRETS_ROOT_FILE'),
   };
 }
 
