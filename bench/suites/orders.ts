@@ -5,7 +5,7 @@
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { tableClient, tableName } from '#shared/storage/clients.ts';
-import { capacityTotals, resetCapacityTotals } from '#shared/storage/capacity-meter.ts';
+import { capacityByKind, capacityTotals, resetCapacityTotals } from '#shared/storage/capacity-meter.ts';
 import { keys } from '#shared/storage/keys.ts';
 import { mapWithConcurrency } from '#shared/async/concurrency.ts';
 import { benchTenant, send } from '../lib/client.ts';
@@ -63,6 +63,11 @@ export async function run(baseUrl: string): Promise<Figure[]> {
   const latencies = [...completedAt].map(([id, at]) => at - postedAt.get(id)!).sort((a, b) => a - b);
   // The polling reads above are the benchmark's own; subtract them from the units per order.
   const units = capacityTotals();
+  // Where an order's units go, by kind of call: the trace the issue's figures and the model are checked against.
+  for (const [kind, k] of capacityByKind().slice(0, 25))
+    progress(
+      `  ${kind}: ${(k.calls / ORDERS).toFixed(2)} calls, ${(k.billedWriteUnits / ORDERS).toFixed(2)} WCU billed, ${(k.readUnits / ORDERS).toFixed(2)} RCU per order`,
+    );
   return [
     figure({
       suite: 'orders',

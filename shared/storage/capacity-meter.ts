@@ -20,6 +20,33 @@ export interface CapacityTotals {
   failedConditionalWrites: number;
 }
 
+/** Per kind of call (command and the items' sort-key kinds), for tracing where an order's units go. */
+const byKind = new Map<string, { calls: number; billedWriteUnits: number; readUnits: number }>();
+
+type Input = Record<string, unknown>;
+const kindOfKey = (key: unknown) => {
+  // Marshalled ({ S: 'ORDER' }) or not, depending on which client sent the call.
+  const sk = (key as { sk?: string | { S?: string } } | undefined)?.sk;
+  return String((typeof sk === 'object' ? sk.S : sk) ?? '?').split('#')[0]!;
+};
+/** `PutItem ORDER`, `TransactWriteItems ORDER+EVENT`, `Query gsi2`: what a call wrote or read, by kind. */
+export function kindOfCall(commandName: string, input: Input): string {
+  const command = commandName.replace(/Command$/, '');
+  if (command === 'TransactWriteItems') {
+    const parts = ((input.TransactItems ?? []) as Input[]).map((entry) => {
+      const [operation, body] = Object.entries(entry)[0] as [string, Input];
+      return `${operation}:${kindOfKey(body.Item ?? body.Key)}`;
+    });
+    return `${command} ${parts.join('+')}`;
+  }
+  if (command === 'BatchWriteItem') return command;
+  if (command === 'Query' || command === 'Scan') return `${command} ${String(input.IndexName ?? 'table')}`;
+  return `${command} ${kindOfKey(input.Item ?? input.Key)}`;
+}
+
+/** What each kind of call consumed since the last reset, most billed writes first. */
+export const capacityByKind = () => [...byKind].sort((a, b) => b[1].billedWriteUnits - a[1].billedWriteUnits);
+
 const empty = (): CapacityTotals => ({ calls: 0, readUnits: 0, writeUnits: 0, billedWriteUnits: 0, failedConditionalWrites: 0 });
 const totals: CapacityTotals = empty();
 /** Per-request totals, for the cost figures of each endpoint. */
@@ -36,6 +63,7 @@ export const capacityTotals = (): CapacityTotals => ({ ...totals });
 
 export function resetCapacityTotals(): void {
   Object.assign(totals, empty());
+  byKind.clear();
 }
 
 interface Units {
@@ -70,7 +98,7 @@ export function billedWriteUnits(commandName: string, consumed: Consumed[]): num
 /** A single-item write whose condition failed: DynamoDB bills it at least 1 WCU (more for a larger item, which Local does not show). */
 export const FAILED_CONDITIONAL_WRITE_UNITS = 1;
 
-function add(commandName: string, consumed: Consumed | Consumed[] | undefined, failedCondition = false): void {
+function add(commandName: string, input: Input, consumed: Consumed | Consumed[] | undefined, failedCondition = false): void {
   const local = scope.getStore();
   const isWrite = WRITE_COMMANDS.has(commandName);
   const all = [consumed ?? []].flat();
@@ -84,6 +112,9 @@ function add(commandName: string, consumed: Consumed | Consumed[] | undefined, f
     t.billedWriteUnits += billed;
     if (failedCondition) t.failedConditionalWrites++;
   }
+  const kind = kindOfCall(commandName, input) + (failedCondition ? ' (refused)' : '');
+  const k = byKind.get(kind) ?? { calls: 0, billedWriteUnits: 0, readUnits: 0 };
+  byKind.set(kind, { calls: k.calls + 1, billedWriteUnits: k.billedWriteUnits + billed, readUnits: k.readUnits + read });
 }
 
 /** The DynamoDB client's commands that write. */
@@ -102,12 +133,12 @@ export function meterCapacity(client: DynamoDBClient): void {
       const commandName = context.commandName ?? '';
       try {
         const result = await next(args);
-        add(commandName, (result.output as { ConsumedCapacity?: Consumed | Consumed[] }).ConsumedCapacity);
+        add(commandName, args.input as Input, (result.output as { ConsumedCapacity?: Consumed | Consumed[] }).ConsumedCapacity);
         return result;
       } catch (error) {
         // DynamoDB Local answers a refused condition without the capacity DynamoDB bills for it.
         const refused = (error as { name?: string }).name === 'ConditionalCheckFailedException';
-        add(commandName, undefined, refused && WRITE_COMMANDS.has(commandName));
+        add(commandName, args.input as Input, undefined, refused && WRITE_COMMANDS.has(commandName));
         throw error;
       }
     },
