@@ -6,7 +6,7 @@
 import { GetCommand, QueryCommand, type QueryCommandInput, type QueryCommandOutput, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { AlreadyWrittenError, NotFoundError, RevisionConflict } from '../errors.ts';
 import { streamRecoverySeconds, tableClient, tableName } from '../storage/clients.ts';
-import { conditionFailedAt, landed } from '../storage/conditional.ts';
+import { conditionFailedAt, landed, writeConditionally } from '../storage/conditional.ts';
 import { keys } from '../storage/keys.ts';
 import { paginate, sourcesOf } from '../storage/pagination.ts';
 import { withStreamDue } from '../stream/stream-work.ts';
@@ -55,10 +55,13 @@ export async function getOrder(tenant: string, id: string): Promise<StoredOrder>
   return order;
 }
 
+/** The order's attributes that hold a value: a null is not stored (`orderFromItem` reads its absence as null), as every byte past 1 KB doubles the order's writes. */
+const withValues = (order: StoredOrder) => Object.fromEntries(Object.entries(order).filter(([, value]) => value !== null && value !== undefined));
+
 /** The order as its item: with its list entry and, while it waits for work, its due entry. */
 export function orderItem(order: StoredOrder, now: Date) {
   const due = dueOf(order, now, streamRecoverySeconds());
-  return { entity: 'order', ...order, ...listAttributes(order), ...(due ? keys.orderDue(order.pk, due) : {}) };
+  return { entity: 'order', ...withValues(order), ...listAttributes(order), ...(due ? keys.orderDue(order.pk, due) : {}) };
 }
 
 /** The order's link from its customer (an order's customer never changes): written once, with the order. */
@@ -68,16 +71,24 @@ export const customerLink = (o: StoredOrder) => ({
   external_order_id: o.external_order_id,
 });
 
+const revisionCondition = (expectedRevision: number) => ({
+  ConditionExpression: '#revision = :revision',
+  ExpressionAttributeNames: { '#revision': 'revision' },
+  ExpressionAttributeValues: { ':revision': expectedRevision },
+});
+
+/**
+ * The order's write: a compare-and-set of the order item alone when its change produced no
+ * other item (a transaction would bill its write twice), else one transaction with its items.
+ */
 async function transact(order: StoredOrder, expectedRevision: number | 'new', now: Date, extra: readonly object[]): Promise<void> {
   const item = orderItem(order, now);
-  const condition =
-    expectedRevision === 'new'
-      ? { ConditionExpression: 'attribute_not_exists(pk)' }
-      : {
-          ConditionExpression: '#revision = :revision',
-          ExpressionAttributeNames: { '#revision': 'revision' },
-          ExpressionAttributeValues: { ':revision': expectedRevision },
-        };
+  if (expectedRevision !== 'new' && extra.length === 0) {
+    const outcome = await writeConditionally({ put: { TableName: tableName(), Item: item, ...revisionCondition(expectedRevision) } });
+    if (!outcome.written) throw new RevisionConflict(`order ${order.external_order_id} changed`);
+    return;
+  }
+  const condition = expectedRevision === 'new' ? { ConditionExpression: 'attribute_not_exists(pk)' } : revisionCondition(expectedRevision);
   try {
     await tableClient().send(
       new TransactWriteCommand({
@@ -96,6 +107,12 @@ async function transact(order: StoredOrder, expectedRevision: number | 'new', no
   }
 }
 
+/** Writes `next` with its items over the order as `base` was read. Returns the order as written. */
+export async function commitOrder(base: StoredOrder, next: StoredOrder, items: readonly object[], now: Date): Promise<StoredOrder> {
+  await transact(next, base.revision, now, items);
+  return next;
+}
+
 /**
  * Writes `change` onto the order as it was read, with the status event when the state changes. Returns the order as written.
  * @throws RevisionConflict when the order changed since it was read
@@ -103,8 +120,7 @@ async function transact(order: StoredOrder, expectedRevision: number | 'new', no
  */
 export async function writeOrder(order: StoredOrder, change: OrderChange, now: Date): Promise<StoredOrder> {
   const { next, items } = applyOrderChange(order, change, now);
-  await transact(next, order.revision, now, items);
-  return next;
+  return commitOrder(order, next, items, now);
 }
 
 /** Creates the order in `received` with its first status event; undefined if it exists. */
@@ -135,6 +151,7 @@ export async function forgetResultScenario(orderPk: string): Promise<void> {
 export const dynamoOrderRepository: OrderRepository = {
   read: (tenant, id) => readOrder(tenant, id, true),
   write: writeOrder,
+  commit: commitOrder,
 };
 
 /** Items of the order's own collection (attempts, events, result) by sort-key prefix. */

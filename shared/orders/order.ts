@@ -82,14 +82,37 @@ export interface OrderRepository {
    * @throws RevisionConflict when the order changed since it was read
    */
   write(order: StoredOrder, change: OrderChange, now: Date): Promise<StoredOrder>;
+  /**
+   * Writes `next` and the items its changes produced over the order as `base` was read
+   * (compare-and-set on its revision): several changes decided in one run, written once.
+   * @throws RevisionConflict when the order changed since it was read
+   */
+  commit(base: StoredOrder, next: StoredOrder, items: readonly object[], now: Date): Promise<StoredOrder>;
 }
 
-/** The order of a stored item (or stream image): its index and list attributes left out. */
+/** The order's fields that are null rather than absent: the item does not store a null. */
+const NULLABLE_ORDER_FIELDS = ['contact_not_before', 'confidence', 'state_reason', 'next_contact_at'] as const satisfies readonly (keyof StoredOrder)[];
+
+/** The order of a stored item (or stream image): its index and list attributes left out, its absent nullable fields null. */
 export const orderFromItem = (item: Record<string, unknown>): StoredOrder => {
-  const { entity: _e, list_view: _v, match_keys: _m, gsi1pk: _g1, gsi1sk: _g2, gsi2pk: _d1, gsi2sk: _d2, gsi3pk: _f1, gsi3sk: _f2, history, ...order } = item;
+  const {
+    entity: _e,
+    list_view: _v,
+    match_keys: _m,
+    gsi1pk: _g1,
+    gsi1sk: _g2,
+    gsi2pk: _d1,
+    gsi2sk: _d2,
+    gsi3pk: _f1,
+    gsi3sk: _f2,
+    wt: _t,
+    history,
+    ...order
+  } = item;
   // Orders written before the history moved out kept it inline; their newest entry names the status revision.
   const legacy = history as { revision: number }[] | undefined;
-  return { ...order, status_revision: order.status_revision ?? legacy?.at(-1)?.revision ?? 1 } as unknown as StoredOrder;
+  const nulls = Object.fromEntries(NULLABLE_ORDER_FIELDS.map((field) => [field, order[field] ?? null]));
+  return { ...order, ...nulls, status_revision: order.status_revision ?? legacy?.at(-1)?.revision ?? 1 } as unknown as StoredOrder;
 };
 
 /**

@@ -15,6 +15,7 @@ import type { SalesRule } from '../rules/rule-schemas.ts';
 import { keys } from '../storage/keys.ts';
 import type { TenantConfigOf } from '../tenants/config-cache.ts';
 import { lastStatusEventId, type OrderRepository, rejectionFields, type StoredOrder } from './order.ts';
+import { pendingChanges } from './pending-changes.ts';
 import type { OrderResult } from './order-schemas.ts';
 import { applicableRules } from '../rules/applicable-rules.ts';
 import { type Qualification, qualify, type ResolvedVariant } from './qualification.ts';
@@ -275,22 +276,36 @@ export async function recordAttempt(ports: ProcessingPorts, order: StoredOrder, 
   return ports.orders.write(order, { to, reason, set: { next_contact_at: nextContact, call_deadline_at: null, ...lost }, alsoPut }, now);
 }
 
+/** States from which a step may start a call: whatever the run decided before must be durable first. */
+const mayStartCall = (state: OrderState) => state === 'scheduled' || state === 'in_call';
+
 /** Takes the order as far as it can go now. Safe to call any number of times, concurrently. */
 export async function advanceOrder(ports: ProcessingPorts, tenant: string, id: string, now: () => Date = () => new Date()): Promise<void> {
   // The facts are read once per run: the steps of one run follow each other within moments.
   let facts: Promise<Facts> | undefined;
   const factsOf = (order: StoredOrder) => (facts ??= factsFor(ports, order));
+  const pending = pendingChanges(ports.orders);
+  const deferred = { ...ports, orders: pending.repository };
   let order = await ports.orders.read(tenant, id);
-  for (let steps = 0; steps < 20 && order && !isFinal(order.processing_state); steps++) {
+  for (let steps = 0; steps < 20 && order; steps++) {
     try {
-      const written = await step(ports, order, now(), factsOf);
-      if (!written || written.processing_state === 'in_call') return;
+      if (isFinal(order.processing_state) || mayStartCall(order.processing_state)) order = (await pending.flush()) ?? order;
+      if (isFinal(order.processing_state)) return;
+      const written = await step(mayStartCall(order.processing_state) ? ports : deferred, order, now(), factsOf);
+      if (!written) {
+        await pending.flush();
+        return;
+      }
+      // `in_call` is written at once, before the dial: the attempt's outcome comes from elsewhere.
+      if (written.processing_state === 'in_call') return;
       order = written;
     } catch (error) {
       if (!(error instanceof RevisionConflict)) throw error;
+      pending.discard();
       order = await ports.orders.read(tenant, id);
     }
   }
+  await pending.flush();
 }
 
 /** The processing functions bound to their ports, as a composition root hands them out. */

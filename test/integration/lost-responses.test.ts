@@ -204,6 +204,22 @@ describe('a conditional write whose answer was lost', () => {
     expect(lossy).toEqual(clean);
   });
 
+  it('orders: a change that writes the order alone lands once (not a revision conflict)', async () => {
+    const { orderItem, readOrder, writeOrder } = await import('#shared/orders/order-store.ts');
+    const { order } = await import('../unit/orders/memory-ports.ts');
+    const { clean, lossy } = await bothWays(async () => {
+      const tenant = tenantId();
+      // A completed order: the shared stack has nothing left to do with it while the scenario writes.
+      const stored = { ...order('o-1'), tenant, pk: keys.order(tenant, 'o-1').pk, processing_state: 'completed' as const, revision: 1 };
+      await put(orderItem(stored, new Date()));
+      const written = await writeOrder(stored, { set: { priority: 7 } }, new Date());
+      const read = await readOrder(tenant, 'o-1', true);
+      return { revision: written.revision, stored: read && { revision: read.revision, priority: read.priority, state: read.processing_state } };
+    });
+    expect(clean).toEqual({ revision: 2, stored: { revision: 2, priority: 7, state: 'completed' } });
+    expect(lossy).toEqual(clean);
+  });
+
   it('paged jobs, events and stream work: a page advances its job once, an event is put once, stream work is marked done', async () => {
     const { jobItem, advanceJob } = await import('#shared/orders/order-jobs.ts');
     const { putEventOnce } = await import('#shared/events/event-store.ts');

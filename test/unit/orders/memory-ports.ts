@@ -12,25 +12,33 @@ import { TenantConfigSchema } from '#shared/tenants/config.ts';
 export const NOON = new Date('2026-11-25T11:00:00Z');
 
 /** Orders in a map, with the table's compare-and-set on the revision; every item written alongside is kept. */
-export function memoryOrders(): OrderRepository & { items: object[]; orders: Map<string, StoredOrder> } {
+export function memoryOrders(): OrderRepository & { items: object[]; orders: Map<string, StoredOrder>; writes: string[] } {
   const orders = new Map<string, StoredOrder>();
   const items: object[] = [];
+  /** The state of the order as each write left it: one entry per write to the table. */
+  const writes: string[] = [];
+  const commit: OrderRepository['commit'] = async (base, next, written) => {
+    const key = `${base.tenant}/${base.external_order_id}`;
+    if (orders.get(key)?.revision !== base.revision) throw new RevisionConflict('changed');
+    // Like the table: an item meant to be written once (an attempt, an event) is refused when there.
+    const keyOf = (i: object) => `${(i as { pk?: string }).pk}|${(i as { sk?: string }).sk}`;
+    const existing = new Set(items.map(keyOf));
+    if (written.some((i) => existing.has(keyOf(i)))) throw new AlreadyWrittenError('written before');
+    orders.set(key, next);
+    items.push(...written);
+    writes.push(next.processing_state);
+    return next;
+  };
   return {
     orders,
     items,
+    writes,
     read: async (tenant, id) => orders.get(`${tenant}/${id}`),
     write: async (order, change, now) => {
-      const key = `${order.tenant}/${order.external_order_id}`;
-      if (orders.get(key)?.revision !== order.revision) throw new RevisionConflict('changed');
       const { next, items: written } = applyOrderChange(order, change, now);
-      // Like the table: an item meant to be written once (an attempt, an event) is refused when there.
-      const keyOf = (i: object) => `${(i as { pk?: string }).pk}|${(i as { sk?: string }).sk}`;
-      const existing = new Set(items.map(keyOf));
-      if (written.some((i) => existing.has(keyOf(i)))) throw new AlreadyWrittenError('written before');
-      orders.set(key, next);
-      items.push(...written);
-      return next;
+      return commit(order, next, written, now);
     },
+    commit,
   };
 }
 

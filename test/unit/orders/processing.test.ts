@@ -23,6 +23,33 @@ describe('order processing on in-memory ports', () => {
     expect(p.orders.items.filter((i) => (i as { event_type?: string }).event_type === 'commerce.order.status_changed.v1')).toHaveLength(4);
   });
 
+  it('writes the states a run decides before any call once: qualified and scheduled in one write, in_call on its own before the dial', async () => {
+    const p = ports('+4915100000000');
+    const later = { ...order('o-20'), contact_not_before: '2027-06-01T09:00:00Z' };
+    p.orders.orders.set('acme/o-20', later);
+    await orderProcessing(p).advanceOrder('acme', 'o-20', () => NOON);
+    expect(p.orders.writes).toEqual(['scheduled']);
+    // Both changes keep their status events, each under its own revision, the second caused by the first.
+    const events = p.orders.items.filter((i) => (i as { event_type?: string }).event_type === 'commerce.order.status_changed.v1') as {
+      sk: string;
+      event_id: string;
+      causation_id: string | null;
+      data: { processing_state: string };
+    }[];
+    expect(events.map((e) => [e.sk, e.data.processing_state])).toEqual([
+      ['EVENT#000002', 'validated'],
+      ['EVENT#000003', 'scheduled'],
+    ]);
+    expect(events[1]!.causation_id).toBe(events[0]!.event_id);
+    expect(p.orders.orders.get('acme/o-20')).toMatchObject({ revision: 3, status_revision: 3, processing_state: 'scheduled' });
+
+    const now = ports('+4915100000000');
+    now.orders.orders.set('acme/o-21', order('o-21'));
+    await orderProcessing(now).advanceOrder('acme', 'o-21', () => NOON);
+    // Scheduled (with validated) first, then in_call durable before the dial is claimed, then the call's outcome.
+    expect(now.orders.writes).toEqual(['scheduled', 'in_call', 'in_call', 'completed']);
+  });
+
   it('ends a customer who declines (scenario 3) as declined, and an unreachable one after the tenant’s attempts', async () => {
     const declined = ports('+4915100000003');
     declined.orders.orders.set('acme/o-2', order('o-2'));
