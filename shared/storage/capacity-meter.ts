@@ -7,7 +7,8 @@
  * Off by default: asking costs nothing on AWS, but the bookkeeping is for measurements only.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { billedItemWrite, type Image, itemSize, totalOf } from './billing.ts';
 
 export interface CapacityTotals {
   calls: number;
@@ -21,7 +22,17 @@ export interface CapacityTotals {
 }
 
 /** Per kind of call (command and the items' sort-key kinds), for tracing where an order's units go. */
-const byKind = new Map<string, { calls: number; billedWriteUnits: number; readUnits: number }>();
+interface KindTotals {
+  calls: number;
+  billedWriteUnits: number;
+  readUnits: number;
+  /** As DynamoDB Local reports them: the table's write units, and every index's. */
+  localTableWriteUnits: number;
+  localIndexWriteUnits: Record<string, number>;
+  /** Billed from images only: the largest item such a call wrote, in bytes. */
+  largestItemBytes: number;
+}
+const byKind = new Map<string, KindTotals>();
 
 type Input = Record<string, unknown>;
 const kindOfKey = (key: unknown) => {
@@ -98,13 +109,20 @@ export function billedWriteUnits(commandName: string, consumed: Consumed[]): num
 /** A single-item write whose condition failed: DynamoDB bills it at least 1 WCU (more for a larger item, which Local does not show). */
 export const FAILED_CONDITIONAL_WRITE_UNITS = 1;
 
-function add(commandName: string, input: Input, consumed: Consumed | Consumed[] | undefined, failedCondition = false): void {
+function add(
+  commandName: string,
+  input: Input,
+  consumed: Consumed | Consumed[] | undefined,
+  failedCondition = false,
+  fromImages?: number,
+  largestItemBytes = 0,
+): void {
   const local = scope.getStore();
   const isWrite = WRITE_COMMANDS.has(commandName);
   const all = [consumed ?? []].flat();
   const read = isWrite ? 0 : all.reduce((sum, c) => sum + (c.ReadCapacityUnits ?? c.CapacityUnits ?? 0), 0);
   const write = isWrite ? all.reduce((sum, c) => sum + writeUnitsOf(c), 0) : 0;
-  const billed = isWrite ? billedWriteUnits(commandName, all) + (failedCondition ? FAILED_CONDITIONAL_WRITE_UNITS : 0) : 0;
+  const billed = !isWrite ? 0 : (fromImages ?? billedWriteUnits(commandName, all) + (failedCondition ? FAILED_CONDITIONAL_WRITE_UNITS : 0));
   for (const t of local ? [totals, local] : [totals]) {
     t.calls++;
     t.readUnits += read;
@@ -113,8 +131,18 @@ function add(commandName: string, input: Input, consumed: Consumed | Consumed[] 
     if (failedCondition) t.failedConditionalWrites++;
   }
   const kind = kindOfCall(commandName, input) + (failedCondition ? ' (refused)' : '');
-  const k = byKind.get(kind) ?? { calls: 0, billedWriteUnits: 0, readUnits: 0 };
-  byKind.set(kind, { calls: k.calls + 1, billedWriteUnits: k.billedWriteUnits + billed, readUnits: k.readUnits + read });
+  const k = byKind.get(kind) ?? { calls: 0, billedWriteUnits: 0, readUnits: 0, localTableWriteUnits: 0, localIndexWriteUnits: {}, largestItemBytes: 0 };
+  k.calls++;
+  k.billedWriteUnits += billed;
+  k.readUnits += read;
+  k.largestItemBytes = Math.max(k.largestItemBytes, largestItemBytes);
+  if (isWrite)
+    for (const c of all) {
+      k.localTableWriteUnits += writeUnitsOf(c.Table);
+      for (const [index, units] of Object.entries(c.GlobalSecondaryIndexes ?? {}))
+        k.localIndexWriteUnits[index] = (k.localIndexWriteUnits[index] ?? 0) + writeUnitsOf(units);
+    }
+  byKind.set(kind, k);
 }
 
 /** The DynamoDB client's commands that write. */
@@ -126,19 +154,87 @@ export const WRITE_COMMANDS: ReadonlySet<string> = new Set([
   'TransactWriteItemsCommand',
 ]);
 
+let fromImages = false;
+/**
+ * Bills every write from the items' images, read (consistently) before and after it, by
+ * DynamoDB's rules (`billing.ts`) instead of from DynamoDB Local's report, which bills a
+ * transaction's items and an index entry's move otherwise than DynamoDB does. The reads are
+ * not counted, but they slow every write: for cost figures, not for timings.
+ */
+export const billFromImages = (on: boolean) => {
+  fromImages = on;
+};
+
+/** The reads the meter makes itself, which it does not meter. */
+const ownReads = new WeakSet<object>();
+
+interface WrittenItem {
+  table: string;
+  key: Image;
+  transactional: boolean;
+  /** A transaction's condition check: billed as a write of the item, which it leaves as it is. */
+  checkOnly: boolean;
+}
+
+const marshalledKey = (key: Record<string, unknown>): Image =>
+  Object.fromEntries(['pk', 'sk'].map((name) => [name, typeof key[name] === 'string' ? { S: key[name] as string } : (key[name] as Image[string])]));
+
+function writtenItems(commandName: string, input: Input): WrittenItem[] {
+  const item = (table: unknown, body: Input, transactional: boolean, checkOnly = false): WrittenItem => ({
+    table: String(table),
+    key: marshalledKey((body.Item ?? body.Key) as Record<string, unknown>),
+    transactional,
+    checkOnly,
+  });
+  if (commandName === 'TransactWriteItemsCommand')
+    return ((input.TransactItems ?? []) as Input[]).map((entry) => {
+      const [operation, body] = Object.entries(entry)[0] as [string, Input];
+      return item(body.TableName, body, true, operation === 'ConditionCheck');
+    });
+  if (commandName === 'BatchWriteItemCommand')
+    return Object.entries((input.RequestItems ?? {}) as Record<string, Input[]>).flatMap(([table, requests]) =>
+      requests.map((r) => item(table, ((r.PutRequest ?? r.DeleteRequest) as Input) ?? {}, false)),
+    );
+  return [item(input.TableName, input, false)];
+}
+
+async function imagesOf(client: DynamoDBClient, items: readonly WrittenItem[]): Promise<(Image | undefined)[]> {
+  return Promise.all(
+    items.map(async ({ table, key }) => {
+      const input = { TableName: table, Key: key, ConsistentRead: true };
+      ownReads.add(input);
+      return (await client.send(new GetItemCommand(input))).Item as Image | undefined;
+    }),
+  );
+}
+
 export function meterCapacity(client: DynamoDBClient): void {
   client.middlewareStack.add(
     (next, context) => async (args) => {
+      if (ownReads.has(args.input)) return next(args);
       (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'INDEXES';
       const commandName = context.commandName ?? '';
+      const input = args.input as Input;
+      const written = fromImages && WRITE_COMMANDS.has(commandName) ? writtenItems(commandName, input) : undefined;
+      const before = written ? await imagesOf(client, written) : undefined;
       try {
         const result = await next(args);
-        add(commandName, args.input as Input, (result.output as { ConsumedCapacity?: Consumed | Consumed[] }).ConsumedCapacity);
+        let billed: number | undefined;
+        let largest = 0;
+        if (written && before) {
+          const after = await imagesOf(client, written);
+          billed = written.reduce((sum, w, i) => sum + totalOf(billedItemWrite(before[i], w.checkOnly ? before[i] : after[i], w.transactional)), 0);
+          largest = Math.max(0, ...after.map((image) => (image ? itemSize(image) : 0)));
+        }
+        add(commandName, input, (result.output as { ConsumedCapacity?: Consumed | Consumed[] }).ConsumedCapacity, false, billed, largest);
         return result;
       } catch (error) {
-        // DynamoDB Local answers a refused condition without the capacity DynamoDB bills for it.
-        const refused = (error as { name?: string }).name === 'ConditionalCheckFailedException';
-        add(commandName, args.input as Input, undefined, refused && WRITE_COMMANDS.has(commandName));
+        // DynamoDB Local answers a refused condition without the capacity DynamoDB bills for it:
+        // the item's size in 1 KB units (at least 1).
+        const refused = (error as { name?: string }).name === 'ConditionalCheckFailedException' && WRITE_COMMANDS.has(commandName);
+        const existing = before?.[0];
+        const billed = refused && written ? Math.max(FAILED_CONDITIONAL_WRITE_UNITS, Math.ceil((existing ? itemSize(existing) : 0) / 1024)) : undefined;
+        add(commandName, input, undefined, refused, billed);
         throw error;
       }
     },

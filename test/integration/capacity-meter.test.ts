@@ -4,10 +4,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { describe, expect, it } from 'vitest';
+import { DynamoDBDocumentClient, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import '../support/stack.ts';
-import { capacityTotals, meterCapacity, resetCapacityTotals } from '#shared/storage/capacity-meter.ts';
+import { billFromImages, capacityTotals, meterCapacity, resetCapacityTotals } from '#shared/storage/capacity-meter.ts';
 import { tableName } from '#shared/storage/clients.ts';
 
 function meteredClient() {
@@ -44,5 +44,46 @@ describe('the capacity meter', () => {
     resetCapacityTotals();
     await expect(client.send(new PutCommand({ TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' }))).rejects.toThrow();
     expect(capacityTotals()).toMatchObject({ calls: 1, writeUnits: 0, billedWriteUnits: 1, failedConditionalWrites: 1 });
+  });
+
+  describe('billing from the items written', () => {
+    beforeEach(() => billFromImages(true));
+    afterEach(() => billFromImages(false));
+
+    it('bills a transaction of three items in one partition 2 WCU each, where DynamoDB Local reports fewer', async () => {
+      const client = meteredClient();
+      const pk = `T#meter#${randomUUID()}`;
+      resetCapacityTotals();
+      await client.send(
+        new TransactWriteCommand({ TransactItems: ['A', 'B', 'C'].map((sk) => ({ Put: { TableName: tableName(), Item: { pk, sk, n: 1 } } })) }),
+      );
+      expect(capacityTotals()).toMatchObject({ calls: 1, billedWriteUnits: 6 });
+    });
+
+    it('bills an update that moves an index entry to another sort key 1 + 2 WCU (out and in), one that changes nothing indexed 1', async () => {
+      const client = meteredClient();
+      const item = smallItem();
+      await client.send(new PutCommand({ TableName: tableName(), Item: item }));
+      resetCapacityTotals();
+      const key = { pk: item.pk, sk: item.sk };
+      await client.send(
+        new UpdateCommand({ TableName: tableName(), Key: key, UpdateExpression: 'SET gsi3sk = :later', ExpressionAttributeValues: { ':later': 'z' } }),
+      );
+      expect(capacityTotals().billedWriteUnits).toBe(1 + 2);
+      resetCapacityTotals();
+      await client.send(
+        new UpdateCommand({ TableName: tableName(), Key: key, UpdateExpression: 'SET unindexed = :v', ExpressionAttributeValues: { ':v': 1 } }),
+      );
+      expect(capacityTotals().billedWriteUnits).toBe(1);
+    });
+
+    it('bills a write refused by its condition the size of the item it met', async () => {
+      const client = meteredClient();
+      const item = { ...smallItem(), blob: 'x'.repeat(1500) };
+      await client.send(new PutCommand({ TableName: tableName(), Item: item }));
+      resetCapacityTotals();
+      await expect(client.send(new PutCommand({ TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' }))).rejects.toThrow();
+      expect(capacityTotals()).toMatchObject({ calls: 1, billedWriteUnits: 2, failedConditionalWrites: 1 });
+    });
   });
 });

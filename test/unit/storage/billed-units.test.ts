@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { billedItemWrite, type Image, itemSize } from '#shared/storage/billing.ts';
 import { billedWriteUnits } from '#shared/storage/capacity-meter.ts';
 
 describe('write units as DynamoDB bills them', () => {
@@ -26,5 +28,45 @@ describe('write units as DynamoDB bills them', () => {
 
   it('takes a total without a per-table breakdown as it is', () => {
     expect(billedWriteUnits('TransactWriteItemsCommand', [{ CapacityUnits: 4 }])).toBe(4);
+  });
+});
+
+describe('write units from the images of the item written (billing.ts)', () => {
+  const entry = (state: string, extra: Record<string, AttributeValue> = {}): Image => ({
+    pk: { S: 'T#t#ORDER#o-1' },
+    sk: { S: 'ORDER' },
+    gsi1pk: { S: 'T#t#ORDERS#3' },
+    gsi1sk: { S: 'o-1' },
+    gsi3pk: { S: `T#t#ORDERS#ST#${state}#0` },
+    gsi3sk: { S: '2026-11-25T11:00:00.000Z#o-1' },
+    list_view: { M: { processing_state: { S: state } } },
+    ...extra,
+  });
+
+  it('sizes an item as DynamoDB does: names and values, 3 bytes and 1 per element for lists and maps, numbers by their digits', () => {
+    expect(itemSize({ a: { S: 'héllo' } })).toBe(1 + 6);
+    expect(itemSize({ n: { N: '12345' } })).toBe(1 + 4);
+    expect(itemSize({ l: { L: [{ S: 'x' }, { BOOL: true }] } })).toBe(1 + 3 + 2 + 2);
+    expect(itemSize({ m: { M: { k: { NULL: true } } } })).toBe(1 + 3 + 1 + 1 + 1);
+  });
+
+  it('bills a new item its table write and one write in each index it enters, the table write twice in a transaction', () => {
+    expect(billedItemWrite(undefined, entry('received'), false)).toEqual({ table: 1, indexes: { gsi1: 1, gsi3: 1 } });
+    expect(billedItemWrite(undefined, entry('received'), true)).toEqual({ table: 2, indexes: { gsi1: 1, gsi3: 1 } });
+  });
+
+  it('bills an index whose key changed two writes (out and in), one whose projection changed one, an unchanged one none', () => {
+    expect(billedItemWrite(entry('received'), entry('scheduled'), false)).toEqual({ table: 1, indexes: { gsi1: 1, gsi3: 2 } });
+    const due = { gsi2pk: { S: 'ORDERDUE#1' }, gsi2sk: { S: '2026-11-25T11:05:00.000Z' } };
+    const later = { gsi2pk: { S: 'ORDERDUE#1' }, gsi2sk: { S: '2026-11-25T11:15:00.000Z' } };
+    expect(billedItemWrite(entry('in_call', due), entry('in_call', later), false)).toEqual({ table: 1, indexes: { gsi2: 2 } });
+    expect(billedItemWrite(entry('in_call', { dialing: { N: '1' } }), entry('in_call', { dialing: { N: '2' } }), false)).toEqual({ table: 1, indexes: {} });
+    expect(billedItemWrite(entry('in_call', due), entry('completed'), false).indexes).toEqual({ gsi1: 1, gsi2: 1, gsi3: 2 });
+  });
+
+  it('bills the larger image in 1 KB units', () => {
+    const big = entry('received', { blob: { S: 'x'.repeat(1500) } });
+    expect(billedItemWrite(big, entry('received'), false).table).toBe(2);
+    expect(billedItemWrite(entry('received'), undefined, false)).toEqual({ table: 1, indexes: { gsi1: 1, gsi3: 1 } });
   });
 });
