@@ -14,7 +14,7 @@ import { withCapacityScope } from '#shared/storage/capacity-meter.ts';
 import { mapWithConcurrency } from '#shared/async/concurrency.ts';
 import { figure, type Figure } from '../lib/figures.ts';
 import { median, progress } from '../lib/measure.ts';
-import { productBatch } from './auth.ts';
+import { productBatch } from '../lib/product-batch.ts';
 
 const ROUNDS = 3;
 
