@@ -87,6 +87,15 @@ describe('idempotency on the single table (DynamoDB Local)', () => {
     expect(await executions(counter)).toBe(1);
   });
 
+  it('runs once when concurrent requests share one deadline (same timeout, started in the same millisecond)', async () => {
+    const { tenant } = await newTenant();
+    const counter = `T#${tenant}#TEST#${randomUUID()}`;
+    const key = randomUUID();
+    const sameDeadline = context();
+    await Promise.allSettled(Array.from({ length: 8 }, () => runIdempotent(requestFor(tenant, key), sameDeadline, countingMutation(counter, 200))));
+    expect(await executions(counter)).toBe(1);
+  });
+
   it('answers 409 payload_mismatch when the key is reused for another body, path or method', async () => {
     const { tenant } = await newTenant();
     const counter = `T#${tenant}#TEST#${randomUUID()}`;

@@ -26,17 +26,70 @@ import {
 } from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import { makeHandlerIdempotent } from '@aws-lambda-powertools/idempotency/middleware';
-import type { BasePersistenceLayer, IdempotencyRecord } from '@aws-lambda-powertools/idempotency/persistence';
+import { type BasePersistenceLayer, IdempotencyRecord } from '@aws-lambda-powertools/idempotency/persistence';
+import type { IdempotencyRecordOptions } from '@aws-lambda-powertools/idempotency/types';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { HttpMethod } from '../../api/routes.ts';
 import { IdempotencyConflictError, ValidationError } from '../../errors.ts';
-import { keys, TABLE_TTL_ATTRIBUTE } from '../../storage/keys.ts';
+import { type ItemKey, keys, TABLE_TTL_ATTRIBUTE } from '../../storage/keys.ts';
 import { logger } from '../../logging/logger.ts';
+import { writeConditionally } from '../../storage/conditional.ts';
 import type { HttpMiddleware, HttpRequest } from './types.ts';
 
 export const IDEMPOTENCY_RETENTION_SECONDS = 24 * 3600;
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
 const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
+
+/** Where Powertools keeps a record's fields; named here because the claim below writes them itself. */
+const RECORD_ATTRIBUTES = {
+  keyAttr: 'pk',
+  expiryAttr: TABLE_TTL_ATTRIBUTE,
+  inProgressExpiryAttr: 'in_progress_expiration',
+  statusAttr: 'status',
+  dataAttr: 'data',
+  validationKeyAttr: 'validation',
+} as const;
+
+/**
+ * The claim, Powertools' conditional put (no record, or one expired, or a claim whose in-progress
+ * expiry passed) made through `writeConditionally`: when the connection drops after DynamoDB
+ * stored the claim, the SDK's retry meets it and must not answer "in progress" to the very
+ * request that holds it. Only the write's own token tells the two apart; the record's fields
+ * cannot, since concurrent requests with one deadline write identical claims.
+ */
+async function claim(tableName: string, key: ItemKey, record: IdempotencyRecord): Promise<void> {
+  const a = RECORD_ATTRIBUTES;
+  const now = Date.now();
+  const { written, item } = await writeConditionally({
+    put: {
+      TableName: tableName,
+      Item: {
+        ...key,
+        [a.expiryAttr]: record.expiryTimestamp,
+        [a.statusAttr]: record.getStatus(),
+        [a.inProgressExpiryAttr]: record.inProgressExpiryTimestamp,
+        [a.validationKeyAttr]: record.payloadHash,
+      },
+      ConditionExpression:
+        'attribute_not_exists(#id) OR #expiry < :now OR (#status = :inprogress AND attribute_exists(#in_progress_expiry) AND #in_progress_expiry < :now_in_millis)',
+      ExpressionAttributeNames: { '#id': a.keyAttr, '#expiry': a.expiryAttr, '#in_progress_expiry': a.inProgressExpiryAttr, '#status': a.statusAttr },
+      ExpressionAttributeValues: { ':now': now / 1000, ':now_in_millis': now, ':inprogress': IdempotencyRecordStatus.INPROGRESS },
+    },
+  });
+  if (written) return;
+  throw new IdempotencyItemAlreadyExistsError(
+    `Failed to put record for already existing idempotency key: ${record.idempotencyKey}`,
+    item &&
+      new IdempotencyRecord({
+        idempotencyKey: record.idempotencyKey,
+        status: item[a.statusAttr],
+        expiryTimestamp: item[a.expiryAttr],
+        inProgressExpiryTimestamp: item[a.inProgressExpiryAttr],
+        responseData: item[a.dataAttr],
+        payloadHash: item[a.validationKeyAttr],
+      } as IdempotencyRecordOptions),
+  );
+}
 
 /** The table's persistence layer for one tenant's records. */
 export function tableIdempotencyStore(tableName: string, client: DynamoDBClient) {
@@ -46,25 +99,10 @@ export function tableIdempotencyStore(tableName: string, client: DynamoDBClient)
         return marshall(keys.idempotency(tenant, idempotencyKey));
       }
 
-      /**
-       * When the connection drops after DynamoDB stored the claim, the SDK's retry meets it and
-       * Powertools would answer "in progress" to the very request that holds it. A claim in
-       * progress with this claim's in-progress expiry (milliseconds, from this invocation's
-       * deadline) and payload hash is this one's own.
-       */
-      protected override async _putRecord(record: IdempotencyRecord): Promise<void> {
-        try {
-          await super._putRecord(record);
-        } catch (error) {
-          const existing = error instanceof IdempotencyItemAlreadyExistsError ? error.existingRecord : undefined;
-          const own =
-            existing?.getStatus() === IdempotencyRecordStatus.INPROGRESS &&
-            existing.inProgressExpiryTimestamp === record.inProgressExpiryTimestamp &&
-            existing.payloadHash === record.payloadHash;
-          if (!own) throw error;
-        }
+      protected override _putRecord(record: IdempotencyRecord): Promise<void> {
+        return claim(tableName, keys.idempotency(tenant, record.idempotencyKey), record);
       }
-    })({ tableName, awsSdkV3Client: client, keyAttr: 'pk', expiryAttr: TABLE_TTL_ATTRIBUTE });
+    })({ tableName, awsSdkV3Client: client, ...RECORD_ATTRIBUTES });
 }
 
 /**
