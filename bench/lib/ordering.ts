@@ -4,6 +4,9 @@ import { tableClient, tableName } from '#shared/storage/clients.ts';
 import { keys } from '#shared/storage/keys.ts';
 import { type BenchKey, send } from './client.ts';
 
+/** Events one such order makes through the sandbox dialer: five status changes, the call attempt, the result. */
+export const EVENTS_PER_ORDER = 7;
+
 /**
  * An order of one line of the variant prepareOrdering makes, by its customer `c0` unless
  * another is named; `extra` adds or replaces fields (a contact time, a priority).

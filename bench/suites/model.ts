@@ -15,6 +15,7 @@ import { RATE_COUNTER_WRITES_PER_SECOND } from '#shared/auth/dynamodb-adapters.t
 import { keys, LIST_SHARDS, shardOf } from '#shared/storage/keys.ts';
 import { figure, type Figure } from '../lib/figures.ts';
 import { PRICES } from '../lib/prices.ts';
+import { EVENTS_PER_ORDER } from '../lib/ordering.ts';
 
 const TENANTS = 10_000;
 const ZIPF_EXPONENT = 1.1;
@@ -23,7 +24,6 @@ const TOP_PRODUCTS_PER_SECOND = 1_000;
 /** A day holds this many peak-seconds of traffic (peak three times the day's average). */
 const DAY_PEAK_SECONDS = 86_400 / 3;
 const API_REQUESTS_PER_ORDER = 4; // POST /orders, then on average three reads (order, result, calls)
-const EVENTS_PER_ORDER = 7; // five status changes, the call attempt, the result
 const FIRST_DELIVERY_FAILS = 0.1; // webhook retries: one delivery in ten needs a second attempt
 const CONFIRMED_SHARE = 0.9; // results confirmed (written back to the partner's store): the suite's sandbox customers
 const PARTITION_WCU = 1_000;

@@ -10,7 +10,7 @@ import { startReceiver } from '#test/support/receiver.ts';
 import { keys } from '#shared/storage/keys.ts';
 import { mapWithConcurrency } from '#shared/async/concurrency.ts';
 import { benchTenant, send } from '../lib/client.ts';
-import { beansOrder, prepareOrdering } from '../lib/ordering.ts';
+import { beansOrder, EVENTS_PER_ORDER, prepareOrdering } from '../lib/ordering.ts';
 import { figure, type Figure } from '../lib/figures.ts';
 import { percentile, progress } from '../lib/measure.ts';
 
@@ -19,8 +19,6 @@ const IN_FLIGHT = 20;
 /** Orders whose writes are billed from the items' images (slower: two reads per item written), without and with a subscription. */
 const METERED_ORDERS = 200;
 const ORDER_EVENT_TYPES = ['commerce.order.status_changed.v1', 'commerce.call.attempt_completed.v1', 'commerce.order.result_ready.v1'];
-/** Events an order of this suite makes: five status changes, the attempt, the result. */
-const EVENTS_PER_ORDER = 7;
 
 type Key = Awaited<ReturnType<typeof benchTenant>>;
 

@@ -33,9 +33,8 @@ function number(env: Env, name: string, range: { min: number; max: number; integ
   }
   const value = Number(raw);
   const { min, max, integer = false, above = false } = range;
-  const expected = `${integer ? 'an integer' : 'a number'} ${above ? 'above' : 'from'} ${min} ${above ? 'and at most' : 'to'} ${max}`;
   if (!Number.isFinite(value) || (integer && !Number.isInteger(value)) || (above ? value <= min : value < min) || value > max)
-    throw new RuntimeConfigError(name, expected);
+    throw new RuntimeConfigError(name, `${integer ? 'an integer' : 'a number'} ${above ? 'above' : 'from'} ${min} ${above ? 'and at most' : 'to'} ${max}`);
   return value;
 }
 

@@ -35,24 +35,19 @@ interface KindTotals {
 const byKind = new Map<string, KindTotals>();
 
 type Input = Record<string, unknown>;
-const kindOfKey = (key: unknown) => {
-  // Marshalled ({ S: 'ORDER' }) or not, depending on which client sent the call.
-  const sk = (key as { sk?: string | { S?: string } } | undefined)?.sk;
-  return String((typeof sk === 'object' ? sk.S : sk) ?? '?').split('#')[0]!;
-};
-/** `PutItem ORDER`, `TransactWriteItems ORDER+EVENT`, `Query gsi2`: what a call wrote or read, by kind. */
+/** `ORDER` for the key `{ sk: 'ORDER' }` or `{ sk: { S: 'ORDER#…' } }`. */
+const kindOfKey = (key: Image) => String(key.sk?.S ?? '?').split('#')[0]!;
+
+/** `PutItem ORDER`, `TransactWriteItems Put:ORDER+Put:EVENT`, `Query gsi2`: what a call wrote or read, by kind. */
 export function kindOfCall(commandName: string, input: Input): string {
   const command = commandName.replace(/Command$/, '');
-  if (command === 'TransactWriteItems') {
-    const parts = ((input.TransactItems ?? []) as Input[]).map((entry) => {
-      const [operation, body] = Object.entries(entry)[0] as [string, Input];
-      return `${operation}:${kindOfKey(body.Item ?? body.Key)}`;
-    });
-    return `${command} ${parts.join('+')}`;
-  }
   if (command === 'BatchWriteItem') return command;
   if (command === 'Query' || command === 'Scan') return `${command} ${String(input.IndexName ?? 'table')}`;
-  return `${command} ${kindOfKey(input.Item ?? input.Key)}`;
+  if (command === 'TransactWriteItems')
+    return `${command} ${writtenItems(commandName, input)
+      .map((w) => `${w.operation}:${kindOfKey(w.key)}`)
+      .join('+')}`;
+  return `${command} ${kindOfKey(marshalledKey((input.Item ?? input.Key ?? {}) as Input))}`;
 }
 
 /** What each kind of call consumed since the last reset, most billed writes first. */
@@ -171,32 +166,39 @@ const ownReads = new WeakSet<object>();
 interface WrittenItem {
   table: string;
   key: Image;
+  /** Put, Update, Delete or ConditionCheck. */
+  operation: string;
   transactional: boolean;
   /** A transaction's condition check: billed as a write of the item, which it leaves as it is. */
   checkOnly: boolean;
 }
 
+/** The key as DynamoDB holds it, whether the call came marshalled (the raw client) or not (the document client). */
 const marshalledKey = (key: Record<string, unknown>): Image =>
   Object.fromEntries(['pk', 'sk'].map((name) => [name, typeof key[name] === 'string' ? { S: key[name] as string } : (key[name] as Image[string])]));
 
 function writtenItems(commandName: string, input: Input): WrittenItem[] {
-  const item = (table: unknown, body: Input, transactional: boolean, checkOnly = false): WrittenItem => ({
+  const item = (table: unknown, body: Input, operation: string, transactional: boolean): WrittenItem => ({
     table: String(table),
-    key: marshalledKey((body.Item ?? body.Key) as Record<string, unknown>),
+    key: marshalledKey((body.Item ?? body.Key ?? {}) as Record<string, unknown>),
+    operation,
     transactional,
-    checkOnly,
+    checkOnly: operation === 'ConditionCheck',
   });
   if (commandName === 'TransactWriteItemsCommand')
     return ((input.TransactItems ?? []) as Input[]).map((entry) => {
       const [operation, body] = Object.entries(entry)[0] as [string, Input];
-      return item(body.TableName, body, true, operation === 'ConditionCheck');
+      return item(body.TableName, body, operation, true);
     });
   if (commandName === 'BatchWriteItemCommand')
     return Object.entries((input.RequestItems ?? {}) as Record<string, Input[]>).flatMap(([table, requests]) =>
-      requests.map((r) => item(table, ((r.PutRequest ?? r.DeleteRequest) as Input) ?? {}, false)),
+      requests.map((r) => (r.PutRequest ? item(table, r.PutRequest as Input, 'Put', false) : item(table, (r.DeleteRequest as Input) ?? {}, 'Delete', false))),
     );
-  return [item(input.TableName, input, false)];
+  return [item(input.TableName, input, commandName.replace(/(Item)?Command$/, ''), false)];
 }
+
+const totalRefused = (met: readonly (Image | undefined)[]) =>
+  met.reduce((sum, image) => sum + Math.max(FAILED_CONDITIONAL_WRITE_UNITS, Math.ceil((image ? itemSize(image) : 0) / 1024)), 0);
 
 async function imagesOf(client: DynamoDBClient, items: readonly WrittenItem[]): Promise<(Image | undefined)[]> {
   return Promise.all(
@@ -230,10 +232,11 @@ export function meterCapacity(client: DynamoDBClient): void {
         return result;
       } catch (error) {
         // DynamoDB Local answers a refused condition without the capacity DynamoDB bills for it:
-        // the item's size in 1 KB units (at least 1).
-        const refused = (error as { name?: string }).name === 'ConditionalCheckFailedException' && WRITE_COMMANDS.has(commandName);
-        const existing = before?.[0];
-        const billed = refused && written ? Math.max(FAILED_CONDITIONAL_WRITE_UNITS, Math.ceil((existing ? itemSize(existing) : 0) / 1024)) : undefined;
+        // the item's size in 1 KB units (at least 1); a cancelled transaction, each of its items
+        // so (its prepare phase, not the commit it never reached).
+        const name = (error as { name?: string }).name;
+        const refused = (name === 'ConditionalCheckFailedException' || name === 'TransactionCanceledException') && WRITE_COMMANDS.has(commandName);
+        const billed = refused && before ? totalRefused(before) : undefined;
         add(commandName, input, undefined, refused, billed);
         throw error;
       }

@@ -85,5 +85,24 @@ describe('the capacity meter', () => {
       await expect(client.send(new PutCommand({ TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' }))).rejects.toThrow();
       expect(capacityTotals()).toMatchObject({ calls: 1, billedWriteUnits: 2, failedConditionalWrites: 1 });
     });
+
+    it('bills a transaction cancelled by one condition each of its items once, at the size of what it met', async () => {
+      const client = meteredClient();
+      const stored = { ...smallItem(), blob: 'x'.repeat(1500) };
+      await client.send(new PutCommand({ TableName: tableName(), Item: stored }));
+      resetCapacityTotals();
+      const fresh = smallItem();
+      await expect(
+        client.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              { Put: { TableName: tableName(), Item: fresh } },
+              { Put: { TableName: tableName(), Item: stored, ConditionExpression: 'attribute_not_exists(pk)' } },
+            ],
+          }),
+        ),
+      ).rejects.toThrow();
+      expect(capacityTotals()).toMatchObject({ calls: 1, billedWriteUnits: 1 + 2, failedConditionalWrites: 1 });
+    });
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { billedItemWrite, type Image, itemSize } from '#shared/storage/billing.ts';
-import { billedWriteUnits } from '#shared/storage/capacity-meter.ts';
+import { billedWriteUnits, kindOfCall } from '#shared/storage/capacity-meter.ts';
 
 describe('write units as DynamoDB bills them', () => {
   it('bills a transaction twice for each table write and once for each index write', () => {
@@ -68,5 +68,21 @@ describe('write units from the images of the item written (billing.ts)', () => {
     const big = entry('received', { blob: { S: 'x'.repeat(1500) } });
     expect(billedItemWrite(big, entry('received'), false).table).toBe(2);
     expect(billedItemWrite(entry('received'), undefined, false)).toEqual({ table: 1, indexes: { gsi1: 1, gsi3: 1 } });
+  });
+});
+
+describe("the meter's trace labels", () => {
+  it('names each written item by its kind, whether the call came marshalled or from the document client', () => {
+    const transaction = {
+      TransactItems: [
+        { Put: { TableName: 't', Item: { pk: 'T#a#ORDER#1', sk: 'ORDER' } } },
+        { Update: { TableName: 't', Key: { pk: { S: 'T#a#ORDER#1' }, sk: { S: 'EVENT#0002' } } } },
+        { ConditionCheck: { TableName: 't', Key: { pk: 'T#a#CUSTOMER#c', sk: 'CUSTOMER' } } },
+      ],
+    };
+    expect(kindOfCall('TransactWriteItemsCommand', transaction)).toBe('TransactWriteItems Put:ORDER+Update:EVENT+ConditionCheck:CUSTOMER');
+    expect(kindOfCall('PutItemCommand', { Item: { pk: { S: 'x' }, sk: { S: 'DELIVERY#9' } } })).toBe('PutItem DELIVERY');
+    expect(kindOfCall('GetItemCommand', { Key: { pk: 'x', sk: 'ORDER' } })).toBe('GetItem ORDER');
+    expect(kindOfCall('QueryCommand', { IndexName: 'gsi2' })).toBe('Query gsi2');
   });
 });
