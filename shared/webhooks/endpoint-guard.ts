@@ -50,10 +50,19 @@ const update = (tenant: string, expression: string, condition: string, values: R
     },
   });
 
+/** The slots whose lease is free (never taken, or run out) in `s` at `now`, in random order: senders rarely meet on one. */
+const freeSlots = (s: EndpointState, now: Date) =>
+  Array.from({ length: ENDPOINT_SLOTS }, (_, slot) => slot)
+    .filter((slot) => !s[`slot_${slot}`] || s[`slot_${slot}`]! < now.toISOString())
+    .sort(() => Math.random() - 0.5);
+
 /**
  * A slot for one attempt, or how long to wait: while the breaker is open, until its pause
  * ends; while every slot is leased (or another sender probes a half-open breaker), a moment.
  * A half-open breaker's slot also moves the pause on by the lease, so one attempt probes.
+ * A refused claim answers the endpoint's state as it now stands, and the next try picks from
+ * that, not from the state the attempt read: a sender never spends a write on a slot it could
+ * have known was taken.
  */
 export async function claimSlot(tenant: string, s: EndpointState, now: Date, leaseSeconds: number): Promise<SlotClaim> {
   const state = breakerState(s, now);
@@ -63,29 +72,31 @@ export async function claimSlot(tenant: string, s: EndpointState, now: Date, lea
     return { kind: 'wait', reason: 'paused', seconds: rest * (1 + Math.random()) };
   }
   const lease = new Date(now.getTime() + leaseSeconds * 1000).toISOString();
-  const free = Array.from({ length: ENDPOINT_SLOTS }, (_, slot) => slot).filter((slot) => !s[`slot_${slot}`] || s[`slot_${slot}`]! < now.toISOString());
-  // Senders start from different free slots, so they rarely meet on one.
-  for (const slot of free.sort(() => Math.random() - 0.5)) {
-    const name = { '#slot': `slot_${slot}` };
+  let current = s;
+  for (let slot = freeSlots(current, now)[0]; slot !== undefined; slot = freeSlots(current, now)[0]) {
     const slotFree = '(attribute_not_exists(#slot) OR #slot < :now)';
-    const claimed =
-      state === 'half_open'
-        ? await update(
-            tenant,
-            'SET #slot = :lease, paused_until = :lease',
-            `${slotFree} AND paused_until = :seen`,
-            { ':lease': lease, ':now': now.toISOString(), ':seen': s.paused_until },
-            name,
-          )
-        : await update(
-            tenant,
-            'SET #slot = :lease',
-            `${slotFree} AND attribute_not_exists(paused_until)`,
-            { ':lease': lease, ':now': now.toISOString() },
-            name,
-          );
-    if (claimed) return { kind: 'slot', slot, lease };
-    if (state === 'half_open') break;
+    const claim = await writeConditionally({
+      update: {
+        TableName: tableName(),
+        Key: keys.webhookSubscription(tenant),
+        ...(state === 'half_open'
+          ? {
+              UpdateExpression: 'SET #slot = :lease, paused_until = :lease',
+              ConditionExpression: `attribute_exists(pk) AND ${slotFree} AND paused_until = :seen`,
+              ExpressionAttributeValues: { ':lease': lease, ':now': now.toISOString(), ':seen': s.paused_until },
+            }
+          : {
+              UpdateExpression: 'SET #slot = :lease',
+              ConditionExpression: `attribute_exists(pk) AND ${slotFree} AND attribute_not_exists(paused_until)`,
+              ExpressionAttributeValues: { ':lease': lease, ':now': now.toISOString() },
+            }),
+        ExpressionAttributeNames: { '#slot': `slot_${slot}` },
+      },
+    });
+    if (claim.written) return { kind: 'slot', slot, lease };
+    // Another sender probes, or the breaker changed, or the subscription is gone: wait a moment.
+    if (state === 'half_open' || !claim.item || breakerState(claim.item as EndpointState, now) !== 'closed') break;
+    current = claim.item as EndpointState;
   }
   return { kind: 'wait', reason: 'busy', seconds: 1 + Math.random() * 2 };
 }

@@ -1,0 +1,55 @@
+import { randomUUID } from 'node:crypto';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import '../support/stack.ts';
+import { decorateClients, tableClient, tableName } from '#shared/storage/clients.ts';
+import { keys } from '#shared/storage/keys.ts';
+import { claimSlot, ENDPOINT_SLOTS } from '#shared/webhooks/endpoint-guard.ts';
+
+/** Claims refused by their condition, per tenant: DynamoDB bills each. */
+const refusedClaims = new Map<string, number>();
+decorateClients((service, client) => {
+  if (service !== 'dynamodb') return;
+  (client as DynamoDBClient).middlewareStack.add(
+    (next) => async (args) => {
+      try {
+        return await next(args);
+      } catch (error) {
+        const pk = String((args.input as { Key?: { pk?: { S?: string } } }).Key?.pk?.S ?? '');
+        if ((error as Error).name === 'ConditionalCheckFailedException') refusedClaims.set(pk, (refusedClaims.get(pk) ?? 0) + 1);
+        throw error;
+      }
+    },
+    { step: 'finalizeRequest', name: 'countRefusedClaims' },
+  );
+});
+
+async function endpointWithSlotsTaken(taken: number, now: Date) {
+  const tenant = `slots-${randomUUID()}`;
+  const leased = new Date(now.getTime() + 60_000).toISOString();
+  const slots = Object.fromEntries(Array.from({ length: taken }, (_, slot) => [`slot_${slot}`, leased]));
+  await tableClient().send(new PutCommand({ TableName: tableName(), Item: { ...keys.webhookSubscription(tenant), ...slots } }));
+  return { tenant, pk: keys.webhookSubscription(tenant).pk };
+}
+
+describe("an endpoint's concurrency slots", () => {
+  it('are claimed from the state a refusal answers, not the stale one an attempt read: one refused write at most when one slot is left', async () => {
+    const now = new Date();
+    const { tenant, pk } = await endpointWithSlotsTaken(ENDPOINT_SLOTS - 1, now);
+    // The attempt read the subscription when every slot was free.
+    const claim = await claimSlot(tenant, {}, now, 30);
+    expect(claim).toMatchObject({ kind: 'slot', slot: ENDPOINT_SLOTS - 1 });
+    expect(refusedClaims.get(pk) ?? 0).toBeLessThanOrEqual(1);
+  });
+
+  it('go to as many concurrent attempts as there are slots, each its own, and the rest wait', async () => {
+    const now = new Date();
+    const { tenant } = await endpointWithSlotsTaken(0, now);
+    const claims = await Promise.all(Array.from({ length: ENDPOINT_SLOTS + 5 }, () => claimSlot(tenant, {}, now, 30)));
+    const slots = claims.flatMap((c) => (c.kind === 'slot' ? [c.slot] : []));
+    expect(new Set(slots).size).toBe(ENDPOINT_SLOTS);
+    expect(slots).toHaveLength(ENDPOINT_SLOTS);
+    expect(claims.filter((c) => c.kind === 'wait' && c.reason === 'busy')).toHaveLength(5);
+  });
+});
