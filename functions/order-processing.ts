@@ -1,13 +1,14 @@
 /**
  * The composition root of order processing: its ports bound to the table and the configured
- * call platform, built once per instance. The order handlers (for requalification) and the
- * workers share it; the stream reactions' further ports live with the stream processor.
+ * call platform, built once per instance, and the partner's order commands on the very same
+ * ports. The order handlers and the workers share it; the stream reactions' further ports live with the stream processor.
  */
 import { callPlatform } from '#shared/calls/call-platform.ts';
 import { ttlCache } from '#shared/caching/ttl-cache.ts';
 import { resolveVariants } from '#shared/catalog/variant-index.ts';
 import { readCustomer } from '#shared/customers/customer-store.ts';
 import { dynamoOrderRepository } from '#shared/orders/order-store.ts';
+import { orderCommands } from '#shared/orders/order-commands.ts';
 import { orderProcessing } from '#shared/orders/processing.ts';
 import { activeRules } from '#shared/rules/rule-store.ts';
 import { config } from './composition-root.ts';
@@ -28,3 +29,5 @@ export const processing = orderProcessing({
   },
   settings: { variantIndexGraceSeconds: config.variantIndexGraceSeconds, callRetryDelaySeconds: config.callRetryDelaySeconds },
 });
+
+export const commands = orderCommands({ orders: processing.ports.orders, callPlatform: processing.ports.callPlatform, requalify: processing.requalify });

@@ -18,9 +18,9 @@ import {
   historyEntryOf,
   type OrderChange,
   type OrderRepository,
+  orderCreation,
   orderFromItem,
   type StoredOrder,
-  statusEvent,
 } from './order.ts';
 import { ACTIVE_STATES, ORDER_STATES, type OrderState } from './state-machine.ts';
 import { isTransactionConflict } from '../storage/transient.ts';
@@ -125,14 +125,9 @@ export async function writeOrder(order: StoredOrder, change: OrderChange, now: D
 
 /** Creates the order in `received` with its first status event; undefined if it exists. */
 export async function createOrder(order: StoredOrder, now: Date, causationId: string | null): Promise<StoredOrder | undefined> {
-  const created: StoredOrder = {
-    ...order,
-    revision: 1,
-    processing_state: 'received',
-    status_revision: 1,
-  };
+  const { created, items } = orderCreation(order, now, causationId);
   try {
-    await transact(created, 'new', now, [statusEvent(created, 1, null, 'received', null, causationId, now)]);
+    await transact(created, 'new', now, items);
     return created;
   } catch (error) {
     if (error instanceof RevisionConflict) return undefined;
@@ -150,6 +145,7 @@ export async function forgetResultScenario(orderPk: string): Promise<void> {
 /** The table as the order processing's repository. */
 export const dynamoOrderRepository: OrderRepository = {
   read: (tenant, id) => readOrder(tenant, id, true),
+  create: createOrder,
   write: writeOrder,
   commit: commitOrder,
 };

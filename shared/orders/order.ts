@@ -77,6 +77,8 @@ export interface OrderChange {
 export interface OrderRepository {
   /** A strongly consistent read. */
   read(tenant: string, id: string): Promise<StoredOrder | undefined>;
+  /** Creates the order in `received` with its first status event; undefined when it exists already. */
+  create(order: StoredOrder, now: Date, causationId: string | null): Promise<StoredOrder | undefined>;
   /**
    * Writes `change` onto the order as it was read (compare-and-set on its revision).
    * @throws RevisionConflict when the order changed since it was read
@@ -201,6 +203,12 @@ export const statusEvent = (
     occurredAt: now,
     retainedWithOwner: true,
   });
+
+/** An order as its creation writes it: in `received` at revision 1, with its first status event. */
+export function orderCreation(order: StoredOrder, now: Date, causationId: string | null): { created: StoredOrder; items: object[] } {
+  const created: StoredOrder = { ...order, revision: 1, processing_state: 'received', status_revision: 1 };
+  return { created, items: [statusEvent(created, 1, null, 'received', null, causationId, now)] };
+}
 
 /** A status event read back as the history entry it records. */
 export const historyEntryOf = (event: { sk: string; occurred_at: string; data: Record<string, unknown> }): HistoryEntry => ({

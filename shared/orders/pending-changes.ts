@@ -12,6 +12,7 @@ export function pendingChanges(orders: OrderRepository) {
   let at = new Date();
   const repository: OrderRepository = {
     read: orders.read,
+    create: orders.create,
     commit: orders.commit,
     async write(order, change, now) {
       if (current && order.revision !== current.revision) throw new Error('a pending change must follow the one before it');

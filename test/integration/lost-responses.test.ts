@@ -178,18 +178,19 @@ describe('a conditional write whose answer was lost', () => {
   });
 
   it('orders: a submitted order is created (not "updated" or a conflict), with one status event; a result forgets its scenario', async () => {
-    const { submitOrder } = await import('#shared/orders/order-commands.ts');
+    const { orderCommands } = await import('#shared/orders/order-commands.ts');
     const { OrderInputSchema } = await import('#shared/orders/order-schemas.ts');
-    const { forgetResultScenario, orderHistory } = await import('#shared/orders/order-store.ts');
+    const { dynamoOrderRepository, forgetResultScenario, orderHistory } = await import('#shared/orders/order-store.ts');
     const { keys } = await import('#shared/storage/keys.ts');
     const { orderBody } = await import('../support/orders.ts');
     const requalify = async () => ({ to: 'validated' as const, reason: null, substitutions: [] });
+    const commands = orderCommands({ orders: dynamoOrderRepository, callPlatform: { cancel: async () => undefined }, requalify });
     const { clean, lossy } = await bothWays(async () => {
       const tenant = tenantId();
       const request = { now: new Date(), requestId: randomUUID() };
       // The shared stack processes the order from here on (this tenant has no configuration: it is
       // rejected); what is compared is the submission's own answer and write.
-      const submitted = await submitOrder(tenant, OrderInputSchema.parse(orderBody('o-1', 'c-1')), request, requalify);
+      const submitted = await commands.submit(tenant, OrderInputSchema.parse(orderBody('o-1', 'c-1')), request);
       const history = await orderHistory(submitted.order.pk);
       await put({ ...keys.orderResult(submitted.order.pk), scenario: 'confirmed' });
       await forgetResultScenario(submitted.order.pk);

@@ -8,8 +8,8 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { StoredOrder } from '#shared/orders/order.ts';
-import { readOrder, writeOrder } from '#shared/orders/order-store.ts';
-import { patchOrder } from '#shared/orders/order-commands.ts';
+import { dynamoOrderRepository, readOrder, writeOrder } from '#shared/orders/order-store.ts';
+import { orderCommands } from '#shared/orders/order-commands.ts';
 import { tableClient, tableName } from '#shared/storage/clients.ts';
 import { keys } from '#shared/storage/keys.ts';
 import { retryOnRevisionConflict } from '#shared/storage/revision-retry.ts';
@@ -35,8 +35,9 @@ describe('order history', () => {
     await waitForOrder(key, 'long-lived', (o) => o.processing_state === 'scheduled');
 
     const requalify = async () => ({ to: 'validated' as const, reason: null, substitutions: [] });
+    const commands = orderCommands({ orders: dynamoOrderRepository, callPlatform: { cancel: async () => undefined }, requalify });
     for (let n = 2; n <= PATCHES + 1; n++) {
-      await patchOrder(key.tenant, 'long-lived', { source_version: String(n), priority: n % 100 }, { now: new Date(), requestId: `req-${n}` }, requalify);
+      await commands.patch(key.tenant, 'long-lived', { source_version: String(n), priority: n % 100 }, { now: new Date(), requestId: `req-${n}` });
       await schedule(key.tenant, 'long-lived');
     }
 

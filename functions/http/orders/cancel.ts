@@ -3,8 +3,7 @@ import { ExternalId } from '#shared/api/fields.ts';
 import { defineOperation } from '#shared/http/operation.ts';
 import { httpHandler } from '../handler.ts';
 import { CancelSchema, OrderWriteResultSchema } from '#shared/orders/order-schemas.ts';
-import { cancelOrder } from '#shared/orders/order-commands.ts';
-import { processing } from '../../order-processing.ts';
+import { commands } from '#functions/order-processing.ts';
 
 export const contract = defineOperation({
   operationId: 'cancelOrder',
@@ -18,15 +17,8 @@ export const contract = defineOperation({
 });
 
 export const handler = httpHandler(contract, async ({ principal, params, body, now, requestId }) => {
-  const request = { now, requestId };
-  const order = await cancelOrder(
-    principal.tenant,
-    params.externalOrderId,
-    body?.reason ?? 'customer_request',
-    body?.source_version,
-    request,
-    processing.ports.callPlatform,
-  );
+  const cancel = { reason: body?.reason ?? 'customer_request', sourceVersion: body?.source_version };
+  const order = await commands.cancel(principal.tenant, params.externalOrderId, cancel, { now, requestId });
   return {
     status: 200,
     body: { external_order_id: order.external_order_id, processing_state: order.processing_state, correlation_id: order.correlation_id, outcome: 'cancelled' },

@@ -1,8 +1,7 @@
 import { defineOperation } from '#shared/http/operation.ts';
 import { httpHandler } from '../handler.ts';
 import { OrderInputSchema, OrderWriteResultSchema } from '#shared/orders/order-schemas.ts';
-import { submitOrder } from '#shared/orders/order-commands.ts';
-import { processing } from '#functions/order-processing.ts';
+import { commands } from '#functions/order-processing.ts';
 
 export const contract = defineOperation({
   operationId: 'createOrder',
@@ -21,7 +20,7 @@ export const contract = defineOperation({
 });
 
 export const handler = httpHandler(contract, async ({ principal, body, now, requestId }) => {
-  const { order, outcome } = await submitOrder(principal.tenant, body, { now, requestId }, processing.requalify);
+  const { order, outcome } = await commands.submit(principal.tenant, body, { now, requestId });
   return {
     status: outcome === 'created' ? 201 : 200,
     body: {

@@ -3,8 +3,7 @@ import { ExternalId } from '#shared/api/fields.ts';
 import { defineOperation } from '#shared/http/operation.ts';
 import { httpHandler } from '../handler.ts';
 import { OrderPatchSchema, OrderWriteResultSchema } from '#shared/orders/order-schemas.ts';
-import { patchOrder } from '#shared/orders/order-commands.ts';
-import { processing } from '#functions/order-processing.ts';
+import { commands } from '#functions/order-processing.ts';
 
 export const contract = defineOperation({
   operationId: 'updateOrder',
@@ -18,7 +17,7 @@ export const contract = defineOperation({
 });
 
 export const handler = httpHandler(contract, async ({ principal, params, body, now, requestId }) => {
-  const { order, outcome } = await patchOrder(principal.tenant, params.externalOrderId, body, { now, requestId }, processing.requalify);
+  const { order, outcome } = await commands.patch(principal.tenant, params.externalOrderId, body, { now, requestId });
   return {
     status: 200,
     body: { external_order_id: order.external_order_id, processing_state: order.processing_state, correlation_id: order.correlation_id, outcome },

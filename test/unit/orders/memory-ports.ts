@@ -3,7 +3,7 @@ import { sandboxDialer } from '#shared/calls/call-platform.ts';
 import type { StoredCustomer } from '#shared/customers/customers.ts';
 import { AlreadyWrittenError, RevisionConflict } from '#shared/errors.ts';
 import type { EventRecord } from '#shared/events/outbox.ts';
-import { applyOrderChange, historyEntryOf, type OrderRepository, type StoredOrder } from '#shared/orders/order.ts';
+import { applyOrderChange, historyEntryOf, orderCreation, type OrderRepository, type StoredOrder } from '#shared/orders/order.ts';
 import type { ProcessingPorts } from '#shared/orders/processing.ts';
 import type { ResolvedVariant } from '#shared/orders/qualification.ts';
 import { TenantConfigSchema } from '#shared/tenants/config.ts';
@@ -34,6 +34,16 @@ export function memoryOrders(): OrderRepository & { items: object[]; orders: Map
     items,
     writes,
     read: async (tenant, id) => orders.get(`${tenant}/${id}`),
+    // As the table creates it: in `received`, revision 1, with its first status event; undefined when it exists.
+    create: async (order, now, causationId) => {
+      const key = `${order.tenant}/${order.external_order_id}`;
+      if (orders.has(key)) return undefined;
+      const { created, items: written } = orderCreation(order, now, causationId);
+      orders.set(key, created);
+      items.push(...written);
+      writes.push('received');
+      return created;
+    },
     write: async (order, change, now) => {
       const { next, items: written } = applyOrderChange(order, change, now);
       return commit(order, next, written, now);
