@@ -5,16 +5,19 @@
  * deliveries wait without spending attempts. When the pause ends, one attempt probes it; a
  * success closes the breaker, a failure pauses it again for twice as long (at most 10 min).
  *
- * The state lives on the subscription item (read by every attempt already): slot leases
- * `slot_0`…, `consecutive_failures`, `paused_until` and `pauses`.
+ * The state lives on the subscription item (read by every attempt already): `leases`, a string
+ * set with one element per attempt under way (its lease's end and a random id), and
+ * `consecutive_failures`, `paused_until` and `pauses`. A claim adds its own element while the
+ * set holds fewer than ENDPOINT_SLOTS, so claims never race for a named slot: one is refused
+ * only when the endpoint is full. An element outlives its attempt only when the attempt died;
+ * a claim refused for a full set removes the expired ones and tries once more.
  */
+import { randomBytes } from 'node:crypto';
 import { tableName } from '../storage/clients.ts';
 import { landed, writeConditionally } from '../storage/conditional.ts';
 import { keys } from '../storage/keys.ts';
 
 export const ENDPOINT_SLOTS = 20;
-/** Conditional writes one claim makes at most: a pick from the attempt's read, one from the state its refusal answered. */
-export const CLAIM_TRIES = 2;
 export const BREAKER_THRESHOLD = 5;
 export const FIRST_PAUSE_SECONDS = 30;
 export const LONGEST_PAUSE_SECONDS = 600;
@@ -23,7 +26,8 @@ export interface EndpointState {
   consecutive_failures?: number;
   paused_until?: string;
   pauses?: number;
-  [slot: `slot_${number}`]: string | undefined;
+  /** The leases of the attempts under way: `<lease end>#<id>`. */
+  leases?: ReadonlySet<string>;
 }
 
 export type BreakerState = 'closed' | 'open' | 'half_open';
@@ -38,7 +42,10 @@ export function breakerState(s: EndpointState, now: Date): BreakerState {
 export const pauseSeconds = (pauses: number, scale = 1): number =>
   Math.max(1, Math.min(LONGEST_PAUSE_SECONDS, FIRST_PAUSE_SECONDS * 2 ** Math.max(0, pauses - 1)) * scale);
 
-export type SlotClaim = { kind: 'slot'; slot: number; lease: string } | { kind: 'wait'; reason: 'paused' | 'busy'; seconds: number };
+export type SlotClaim = { kind: 'slot'; lease: string } | { kind: 'wait'; reason: 'paused' | 'busy'; seconds: number };
+
+/** A lease's end, read from its element. */
+const leaseEnd = (lease: string) => lease.slice(0, lease.indexOf('#'));
 
 const update = (tenant: string, expression: string, condition: string, values: Record<string, unknown>, names?: Record<string, string>) =>
   landed({
@@ -52,21 +59,11 @@ const update = (tenant: string, expression: string, condition: string, values: R
     },
   });
 
-/** The slots whose lease is free (never taken, or run out) in `s` at `now`, in random order: senders rarely meet on one. */
-const freeSlots = (s: EndpointState, now: Date) =>
-  Array.from({ length: ENDPOINT_SLOTS }, (_, slot) => slot)
-    .filter((slot) => !s[`slot_${slot}`] || s[`slot_${slot}`]! < now.toISOString())
-    .sort(() => Math.random() - 0.5);
-
 /**
  * A slot for one attempt, or how long to wait: while the breaker is open, until its pause
  * ends; while every slot is leased (or another sender probes a half-open breaker), a moment.
  * A half-open breaker's slot also moves the pause on by the lease, so one attempt probes.
- * A refused claim answers the endpoint's state as it now stands, and the one further try picks
- * from that, not from the state the attempt read. One, because under contention slots change
- * hands every few milliseconds: a sender that kept trying while the answers showed a free slot
- * raced the others for each (245 refused writes per order of seven deliveries in the orders
- * suite), and the message put back to wait its turn costs no write.
+ * An endpoint the attempt's read shows full costs no write.
  */
 export async function claimSlot(tenant: string, s: EndpointState, now: Date, leaseSeconds: number): Promise<SlotClaim> {
   const state = breakerState(s, now);
@@ -75,36 +72,48 @@ export async function claimSlot(tenant: string, s: EndpointState, now: Date, lea
     const rest = (Date.parse(s.paused_until!) - now.getTime()) / 1000;
     return { kind: 'wait', reason: 'paused', seconds: rest * (1 + Math.random()) };
   }
-  const lease = new Date(now.getTime() + leaseSeconds * 1000).toISOString();
-  let current = s;
-  for (let tries = 0; tries < CLAIM_TRIES; tries++) {
-    const slot = freeSlots(current, now)[0];
-    if (slot === undefined) break;
-    const slotFree = '(attribute_not_exists(#slot) OR #slot < :now)';
-    const claim = await writeConditionally({
+  const busy = { kind: 'wait', reason: 'busy', seconds: 1 + Math.random() * 2 } as const;
+  const live = (leases: ReadonlySet<string> | undefined) => [...(leases ?? [])].filter((l) => leaseEnd(l) >= now.toISOString());
+  if (live(s.leases).length >= ENDPOINT_SLOTS) return busy;
+  const end = new Date(now.getTime() + leaseSeconds * 1000).toISOString();
+  const lease = `${end}#${randomBytes(6).toString('base64url')}`;
+  const claim = () =>
+    writeConditionally({
       update: {
         TableName: tableName(),
         Key: keys.webhookSubscription(tenant),
         ...(state === 'half_open'
           ? {
-              UpdateExpression: 'SET #slot = :lease, paused_until = :lease',
-              ConditionExpression: `attribute_exists(pk) AND ${slotFree} AND paused_until = :seen`,
-              ExpressionAttributeValues: { ':lease': lease, ':now': now.toISOString(), ':seen': s.paused_until },
+              UpdateExpression: 'ADD #leases :mine SET paused_until = :end',
+              ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#leases) OR size(#leases) < :slots) AND paused_until = :seen',
+              ExpressionAttributeValues: { ':mine': new Set([lease]), ':slots': ENDPOINT_SLOTS, ':end': end, ':seen': s.paused_until },
             }
           : {
-              UpdateExpression: 'SET #slot = :lease',
-              ConditionExpression: `attribute_exists(pk) AND ${slotFree} AND attribute_not_exists(paused_until)`,
-              ExpressionAttributeValues: { ':lease': lease, ':now': now.toISOString() },
+              UpdateExpression: 'ADD #leases :mine',
+              ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#leases) OR size(#leases) < :slots) AND attribute_not_exists(paused_until)',
+              ExpressionAttributeValues: { ':mine': new Set([lease]), ':slots': ENDPOINT_SLOTS },
             }),
-        ExpressionAttributeNames: { '#slot': `slot_${slot}` },
+        ExpressionAttributeNames: { '#leases': 'leases' },
       },
     });
-    if (claim.written) return { kind: 'slot', slot, lease };
-    // Another sender probes, or the breaker changed, or the subscription is gone: wait a moment.
-    if (state === 'half_open' || !claim.item || breakerState(claim.item as EndpointState, now) !== 'closed') break;
-    current = claim.item as EndpointState;
-  }
-  return { kind: 'wait', reason: 'busy', seconds: 1 + Math.random() * 2 };
+  const first = await claim();
+  if (first.written) return { kind: 'slot', lease };
+  const stood = first.item as EndpointState | undefined;
+  if (state === 'half_open' || !stood || breakerState(stood, now) !== 'closed') return busy;
+  // Full: with the leases of attempts that died gone, it may not be.
+  const expired = [...(stood.leases ?? [])].filter((l) => leaseEnd(l) < now.toISOString());
+  if (expired.length === 0) return busy;
+  await writeConditionally({
+    update: {
+      TableName: tableName(),
+      Key: keys.webhookSubscription(tenant),
+      UpdateExpression: 'DELETE #leases :expired',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#leases': 'leases' },
+      ExpressionAttributeValues: { ':expired': new Set(expired) },
+    },
+  });
+  return (await claim()).written ? { kind: 'slot', lease } : busy;
 }
 
 /**
@@ -116,39 +125,27 @@ export async function settleSlot(
   tenant: string,
   s: EndpointState,
   /** The attempt's slot; none when it went ahead without one (it waited its turns already). */
-  claim: { slot: number; lease: string } | undefined,
+  claim: { lease: string } | undefined,
   delivered: boolean,
   now: Date,
   pauseScale = 1,
 ): Promise<BreakerState> {
-  // Through the one conditional write, so a retried write never counts a failure twice. A slot
-  // whose lease ran out may be another attempt's now: it is left to that one.
+  // Through the one conditional write, so a retried write never counts a failure twice. The
+  // lease is this attempt's own element: giving it back never touches another attempt's.
   const write = async (expression: string, values: Record<string, unknown> = {}) => {
-    const own =
-      claim &&
-      (await writeConditionally({
-        update: {
-          TableName: tableName(),
-          Key: keys.webhookSubscription(tenant),
-          UpdateExpression: `REMOVE #slot${expression.startsWith('REMOVE') ? `, ${expression.slice('REMOVE '.length)}` : ` ${expression}`}`,
-          ConditionExpression: 'attribute_exists(pk) AND #slot = :lease',
-          ExpressionAttributeNames: { '#slot': `slot_${claim.slot}` },
-          ExpressionAttributeValues: { ...values, ':lease': claim.lease },
-          ReturnValues: 'ALL_NEW',
-        },
-      }));
-    if (own?.written) return own.item as EndpointState | undefined;
-    const other = await writeConditionally({
+    const written = await writeConditionally({
       update: {
         TableName: tableName(),
         Key: keys.webhookSubscription(tenant),
-        UpdateExpression: expression,
+        UpdateExpression: claim ? `${expression} DELETE #leases :mine` : expression,
         ConditionExpression: 'attribute_exists(pk)',
-        ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
+        // DynamoDB refuses a name the expression does not use.
+        ...(claim ? { ExpressionAttributeNames: { '#leases': 'leases' } } : {}),
+        ExpressionAttributeValues: { ...values, ...(claim ? { ':mine': new Set([claim.lease]) } : {}) },
         ReturnValues: 'ALL_NEW',
       },
     });
-    return other.item as EndpointState | undefined;
+    return written.item as EndpointState | undefined;
   };
   if (delivered) {
     await write('REMOVE consecutive_failures, paused_until, pauses');
@@ -171,6 +168,12 @@ export async function settleSlot(
 }
 
 /** Gives back a slot that made no attempt (the delivery was finished or held elsewhere). */
-export function releaseSlot(tenant: string, claim: { slot: number; lease: string }): Promise<boolean> {
-  return update(tenant, 'REMOVE #slot', '#slot = :lease', { ':lease': claim.lease }, { '#slot': `slot_${claim.slot}` });
+export function releaseSlot(tenant: string, claim: { lease: string }): Promise<boolean> {
+  return update(
+    tenant,
+    'DELETE #leases :mine',
+    'contains(#leases, :lease)',
+    { ':mine': new Set([claim.lease]), ':lease': claim.lease },
+    { '#leases': 'leases' },
+  );
 }

@@ -5,9 +5,10 @@ import { describe, expect, it } from 'vitest';
 import '../support/stack.ts';
 import { decorateClients, tableClient, tableName } from '#shared/storage/clients.ts';
 import { keys } from '#shared/storage/keys.ts';
-import { CLAIM_TRIES, claimSlot, ENDPOINT_SLOTS } from '#shared/webhooks/endpoint-guard.ts';
+import { claimSlot, ENDPOINT_SLOTS, settleSlot } from '#shared/webhooks/endpoint-guard.ts';
+import { readWebhookSubscription } from '#shared/webhooks/subscription-store.ts';
 
-/** Claims refused by their condition, per tenant: DynamoDB bills each. */
+/** Claims refused by their condition, per subscription: DynamoDB bills each. */
 const refusedClaims = new Map<string, number>();
 decorateClients((service, client) => {
   if (service !== 'dynamodb') return;
@@ -25,34 +26,53 @@ decorateClients((service, client) => {
   );
 });
 
-async function endpointWithSlotsTaken(taken: number, now: Date) {
+/** An endpoint with `live` attempts under way and `dead` ones whose lease ran out (their attempts died). */
+async function endpointWithLeases(live: number, dead: number, now: Date) {
   const tenant = `slots-${randomUUID()}`;
-  const leased = new Date(now.getTime() + 60_000).toISOString();
-  const slots = Object.fromEntries(Array.from({ length: taken }, (_, slot) => [`slot_${slot}`, leased]));
-  await tableClient().send(new PutCommand({ TableName: tableName(), Item: { ...keys.webhookSubscription(tenant), ...slots } }));
+  const lease = (endsAt: number, i: number) => `${new Date(endsAt).toISOString()}#a${i}`;
+  const leases = new Set([
+    ...Array.from({ length: live }, (_, i) => lease(now.getTime() + 60_000, i)),
+    ...Array.from({ length: dead }, (_, i) => lease(now.getTime() - 60_000, live + i)),
+  ]);
+  await tableClient().send(new PutCommand({ TableName: tableName(), Item: { ...keys.webhookSubscription(tenant), ...(leases.size ? { leases } : {}) } }));
   return { tenant, pk: keys.webhookSubscription(tenant).pk };
 }
 
 describe("an endpoint's concurrency slots", () => {
-  it('are claimed from the state a refusal answers, not the stale one an attempt read: one refused write at most when one slot is left', async () => {
+  it('go to as many concurrent attempts as there are slots, each with its own lease; each of the others is refused once and waits', async () => {
     const now = new Date();
-    const { tenant, pk } = await endpointWithSlotsTaken(ENDPOINT_SLOTS - 1, now);
-    // The attempt read the subscription when every slot was free.
-    const claim = await claimSlot(tenant, {}, now, 30);
-    expect(claim).toMatchObject({ kind: 'slot', slot: ENDPOINT_SLOTS - 1 });
-    expect(refusedClaims.get(pk) ?? 0).toBeLessThanOrEqual(1);
+    const { tenant, pk } = await endpointWithLeases(0, 0, now);
+    const claims = await Promise.all(Array.from({ length: ENDPOINT_SLOTS + 5 }, () => claimSlot(tenant, {}, now, 30)));
+    const leases = claims.flatMap((c) => (c.kind === 'slot' ? [c.lease] : []));
+    expect(new Set(leases).size).toBe(ENDPOINT_SLOTS);
+    expect(claims.filter((c) => c.kind === 'wait' && c.reason === 'busy')).toHaveLength(5);
+    expect(refusedClaims.get(pk) ?? 0).toBe(5);
+    expect((await readWebhookSubscription(tenant))?.leases).toEqual(new Set(leases));
   });
 
-  it('go to one attempt each, never more than there are, each claimer spending at most CLAIM_TRIES writes; the others wait', async () => {
+  it('cost no write when the attempt read them all taken, and free the leases of attempts that died', async () => {
     const now = new Date();
-    const { tenant, pk } = await endpointWithSlotsTaken(0, now);
-    const claimers = ENDPOINT_SLOTS + 5;
-    const claims = await Promise.all(Array.from({ length: claimers }, () => claimSlot(tenant, {}, now, 30)));
-    const slots = claims.flatMap((c) => (c.kind === 'slot' ? [c.slot] : []));
-    expect(new Set(slots).size).toBe(slots.length);
-    expect(slots.length).toBeLessThanOrEqual(ENDPOINT_SLOTS);
-    // Each refusal is a claimer losing a race: at most one a claimer could have avoided.
-    expect(refusedClaims.get(pk) ?? 0).toBeLessThanOrEqual(claimers * (CLAIM_TRIES - 1) + claims.filter((c) => c.kind === 'wait').length);
-    expect(claims.filter((c) => c.kind === 'wait').every((c) => c.kind === 'wait' && c.reason === 'busy')).toBe(true);
+    const full = await endpointWithLeases(ENDPOINT_SLOTS, 0, now);
+    const before = (await readWebhookSubscription(full.tenant))!;
+    expect(await claimSlot(full.tenant, before, now, 30)).toMatchObject({ kind: 'wait', reason: 'busy' });
+    expect(refusedClaims.get(full.pk) ?? 0).toBe(0);
+
+    const withDead = await endpointWithLeases(ENDPOINT_SLOTS - 2, 2, now);
+    const claim = await claimSlot(withDead.tenant, {}, now, 30);
+    expect(claim.kind).toBe('slot');
+    const after = (await readWebhookSubscription(withDead.tenant))!;
+    expect([...after.leases!].filter((l) => l.includes('#a18') || l.includes('#a19'))).toEqual([]);
+    expect(after.leases!.size).toBe(ENDPOINT_SLOTS - 1);
+  });
+
+  it('are given back by the attempt that holds one, never another attempt’s', async () => {
+    const now = new Date();
+    const { tenant } = await endpointWithLeases(3, 0, now);
+    const claim = await claimSlot(tenant, (await readWebhookSubscription(tenant))!, now, 30);
+    if (claim.kind !== 'slot') throw new Error('no slot');
+    expect((await readWebhookSubscription(tenant))!.leases!.size).toBe(4);
+    await settleSlot(tenant, {}, claim, true, now);
+    await settleSlot(tenant, {}, { lease: `${now.toISOString()}#not-held` }, true, now);
+    expect((await readWebhookSubscription(tenant))!.leases!.size).toBe(3);
   });
 });

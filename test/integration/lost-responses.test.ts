@@ -344,7 +344,7 @@ describe('a conditional write whose answer was lost', () => {
 
   it('webhook endpoints: a slot is claimed once and given back once; five failures open the breaker, a probe’s success closes it, as without the loss', async () => {
     const { putSubscription, readWebhookSubscription } = await import('#shared/webhooks/subscription-store.ts');
-    const { BREAKER_THRESHOLD, claimSlot, releaseSlot, settleSlot } = await import('#shared/webhooks/endpoint-guard.ts');
+    const { BREAKER_THRESHOLD, claimSlot, ENDPOINT_SLOTS, releaseSlot, settleSlot } = await import('#shared/webhooks/endpoint-guard.ts');
     const { clean, lossy } = await bothWays(async () => {
       const tenant = tenantId();
       const now = new Date();
@@ -353,8 +353,8 @@ describe('a conditional write whose answer was lost', () => {
       const read = async () => (await readWebhookSubscription(tenant))!;
       const unused = await claimSlot(tenant, await read(), now, 30);
       // An attempt whose lease ran out settles without taking the slot from its new holder.
-      const overrun = unused.kind === 'slot' && (await settleSlot(tenant, await read(), { slot: unused.slot, lease: 'ran-out' }, true, now));
-      const keptForHolder = unused.kind === 'slot' && (await read())[`slot_${unused.slot}`] === unused.lease;
+      const overrun = unused.kind === 'slot' && (await settleSlot(tenant, await read(), { lease: `${now.toISOString()}#ran-out` }, true, now));
+      const keptForHolder = unused.kind === 'slot' && ((await read()).leases?.has(unused.lease) ?? false);
       const released = unused.kind === 'slot' && (await releaseSlot(tenant, unused));
       // Four failures counted already (each failure's write is the same as the fifth's).
       await tableClient().send(
@@ -376,7 +376,19 @@ describe('a conditional write whose answer was lost', () => {
       if (probe.kind !== 'slot') throw new Error('no probe');
       const closed = await settleSlot(tenant, opened, probe, true, later);
       const after = await read();
-      const slotsLeft = Object.keys(after).filter((name) => name.startsWith('slot_')).length;
+      const slotsLeft = after.leases?.size ?? 0;
+      // Every slot held by an attempt that died: a claim frees them and takes one.
+      const dead = new Set(Array.from({ length: ENDPOINT_SLOTS }, (_, i) => `${new Date(later.getTime() - 60_000).toISOString()}#dead${i}`));
+      await tableClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.webhookSubscription(tenant),
+          UpdateExpression: 'ADD leases :dead',
+          ExpressionAttributeValues: { ':dead': dead },
+        }),
+      );
+      const overDead = (await claimSlot(tenant, await read(), later, 30)).kind;
+      const leasesAfterDead = (await read()).leases?.size ?? 0;
       return {
         overrun,
         keptForHolder,
@@ -387,6 +399,8 @@ describe('a conditional write whose answer was lost', () => {
         closed,
         slotsLeft,
         paused: after.paused_until ?? null,
+        overDead,
+        leasesAfterDead,
       };
     });
     expect(clean).toEqual({
@@ -399,6 +413,8 @@ describe('a conditional write whose answer was lost', () => {
       closed: 'closed',
       slotsLeft: 0,
       paused: null,
+      overDead: 'slot',
+      leasesAfterDead: 1,
     });
     expect(lossy).toEqual(clean);
   });
