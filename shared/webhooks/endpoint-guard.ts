@@ -6,7 +6,8 @@
  * success closes the breaker, a failure pauses it again for twice as long (at most 10 min).
  *
  * The state lives on the subscription item (read by every attempt already): `leases`, a string
- * set with one element per attempt under way (its lease's end and a random id), and
+ * set with one element per attempt under way (its lease's end in base-36 milliseconds and a
+ * random id: 17 characters, so 20 of them keep the item under 1 KB, one write unit), and
  * `consecutive_failures`, `paused_until` and `pauses`. A claim adds its own element while the
  * set holds fewer than ENDPOINT_SLOTS, so claims never race for a named slot: one is refused
  * only when the endpoint is full. An element outlives its attempt only when the attempt died;
@@ -26,7 +27,7 @@ export interface EndpointState {
   consecutive_failures?: number;
   paused_until?: string;
   pauses?: number;
-  /** The leases of the attempts under way: `<lease end>#<id>`. */
+  /** The leases of the attempts under way: `<lease end, ms in base 36>#<id>`. */
   leases?: ReadonlySet<string>;
 }
 
@@ -44,8 +45,10 @@ export const pauseSeconds = (pauses: number, scale = 1): number =>
 
 export type SlotClaim = { kind: 'slot'; lease: string } | { kind: 'wait'; reason: 'paused' | 'busy'; seconds: number };
 
-/** A lease's end, read from its element. */
-const leaseEnd = (lease: string) => lease.slice(0, lease.indexOf('#'));
+/** A lease element: when it ends, and an id of its own. */
+export const leaseElement = (endsAt: Date) => `${endsAt.getTime().toString(36)}#${randomBytes(6).toString('base64url')}`;
+/** Whether the lease has ended by `now`. */
+const ended = (lease: string, now: Date) => Number.parseInt(lease.slice(0, lease.indexOf('#')), 36) < now.getTime();
 
 const update = (tenant: string, expression: string, condition: string, values: Record<string, unknown>, names?: Record<string, string>) =>
   landed({
@@ -73,10 +76,10 @@ export async function claimSlot(tenant: string, s: EndpointState, now: Date, lea
     return { kind: 'wait', reason: 'paused', seconds: rest * (1 + Math.random()) };
   }
   const busy = { kind: 'wait', reason: 'busy', seconds: 1 + Math.random() * 2 } as const;
-  const live = (leases: ReadonlySet<string> | undefined) => [...(leases ?? [])].filter((l) => leaseEnd(l) >= now.toISOString());
+  const live = (leases: ReadonlySet<string> | undefined) => [...(leases ?? [])].filter((l) => !ended(l, now));
   if (live(s.leases).length >= ENDPOINT_SLOTS) return busy;
-  const end = new Date(now.getTime() + leaseSeconds * 1000).toISOString();
-  const lease = `${end}#${randomBytes(6).toString('base64url')}`;
+  const endsAt = new Date(now.getTime() + leaseSeconds * 1000);
+  const lease = leaseElement(endsAt);
   const claim = () =>
     writeConditionally({
       update: {
@@ -86,7 +89,7 @@ export async function claimSlot(tenant: string, s: EndpointState, now: Date, lea
           ? {
               UpdateExpression: 'ADD #leases :mine SET paused_until = :end',
               ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#leases) OR size(#leases) < :slots) AND paused_until = :seen',
-              ExpressionAttributeValues: { ':mine': new Set([lease]), ':slots': ENDPOINT_SLOTS, ':end': end, ':seen': s.paused_until },
+              ExpressionAttributeValues: { ':mine': new Set([lease]), ':slots': ENDPOINT_SLOTS, ':end': endsAt.toISOString(), ':seen': s.paused_until },
             }
           : {
               UpdateExpression: 'ADD #leases :mine',
@@ -101,7 +104,7 @@ export async function claimSlot(tenant: string, s: EndpointState, now: Date, lea
   const stood = first.item as EndpointState | undefined;
   if (state === 'half_open' || !stood || breakerState(stood, now) !== 'closed') return busy;
   // Full: with the leases of attempts that died gone, it may not be.
-  const expired = [...(stood.leases ?? [])].filter((l) => leaseEnd(l) < now.toISOString());
+  const expired = [...(stood.leases ?? [])].filter((l) => ended(l, now));
   if (expired.length === 0) return busy;
   await writeConditionally({
     update: {

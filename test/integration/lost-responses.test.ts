@@ -344,7 +344,7 @@ describe('a conditional write whose answer was lost', () => {
 
   it('webhook endpoints: a slot is claimed once and given back once; five failures open the breaker, a probe’s success closes it, as without the loss', async () => {
     const { putSubscription, readWebhookSubscription } = await import('#shared/webhooks/subscription-store.ts');
-    const { BREAKER_THRESHOLD, claimSlot, ENDPOINT_SLOTS, releaseSlot, settleSlot } = await import('#shared/webhooks/endpoint-guard.ts');
+    const { BREAKER_THRESHOLD, claimSlot, ENDPOINT_SLOTS, leaseElement, releaseSlot, settleSlot } = await import('#shared/webhooks/endpoint-guard.ts');
     const { clean, lossy } = await bothWays(async () => {
       const tenant = tenantId();
       const now = new Date();
@@ -353,7 +353,7 @@ describe('a conditional write whose answer was lost', () => {
       const read = async () => (await readWebhookSubscription(tenant))!;
       const unused = await claimSlot(tenant, await read(), now, 30);
       // An attempt whose lease ran out settles without taking the slot from its new holder.
-      const overrun = unused.kind === 'slot' && (await settleSlot(tenant, await read(), { lease: `${now.toISOString()}#ran-out` }, true, now));
+      const overrun = unused.kind === 'slot' && (await settleSlot(tenant, await read(), { lease: leaseElement(now) }, true, now));
       const keptForHolder = unused.kind === 'slot' && ((await read()).leases?.has(unused.lease) ?? false);
       const released = unused.kind === 'slot' && (await releaseSlot(tenant, unused));
       // Four failures counted already (each failure's write is the same as the fifth's).
@@ -378,7 +378,7 @@ describe('a conditional write whose answer was lost', () => {
       const after = await read();
       const slotsLeft = after.leases?.size ?? 0;
       // Every slot held by an attempt that died: a claim frees them and takes one.
-      const dead = new Set(Array.from({ length: ENDPOINT_SLOTS }, (_, i) => `${new Date(later.getTime() - 60_000).toISOString()}#dead${i}`));
+      const dead = new Set(Array.from({ length: ENDPOINT_SLOTS }, () => leaseElement(new Date(later.getTime() - 60_000))));
       await tableClient().send(
         new UpdateCommand({
           TableName: tableName(),
