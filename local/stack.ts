@@ -32,7 +32,7 @@ import { startQueuePoller } from './queue-poller.ts';
 import { startStreamPoller } from './stream-poller.ts';
 import { writeFileAtomic } from './durable-file.ts';
 import { type FaultSpec, injectClientFaults, injectedFaults, injectInvocationFaults, injectLostAnswers, parseFaults } from './faults.ts';
-import { decorateClients } from '#shared/storage/clients.ts';
+import { decorateClients, withoutSdkLogging } from '#shared/storage/clients.ts';
 
 export const LOCAL_REGION = 'us-east-1';
 export const LOCAL_TABLE = 'commerce-interface';
@@ -293,7 +293,7 @@ async function startPollers(running: Running, options: LocalStackOptions, resour
   running.pollerSettings[sender.name] = mapping;
   const queue = resources.queues.byConstructId[mapping.source]!;
   // Lambda receives and deletes the messages with the function's role.
-  const pollerClient = new SQSClient({ endpoint: resources.sqsEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  const pollerClient = withoutSdkLogging(new SQSClient({ endpoint: resources.sqsEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS }));
   enforcePermissions('sqs', pollerClient, resources.check);
   const queuePoller = asFunction(sender.name, () =>
     startQueuePoller({

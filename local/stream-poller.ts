@@ -15,6 +15,7 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { passesFilters } from './event-filter.ts';
+import { withoutSdkLogging } from '#shared/storage/clients.ts';
 
 const SHARD_LIST_TTL_MS = 5_000;
 /** DynamoDB Streams keeps a record 24 hours; one no reader took by then is gone. */
@@ -112,7 +113,7 @@ class StreamPoller {
 
   constructor(options: StreamPollerOptions) {
     this.options = options;
-    this.client = new DynamoDBStreamsClient({ endpoint: options.endpoint, region: options.region });
+    this.client = withoutSdkLogging(new DynamoDBStreamsClient({ endpoint: options.endpoint, region: options.region }));
     options.decorateClient?.(this.client);
     // A damaged checkpoint means starting from the trim horizon: the consumers are idempotent per record.
     const saved = options.checkpointFile && readJsonFile<Record<string, string>>(options.checkpointFile, (reason) => options.onWarning?.(reason));

@@ -17,6 +17,17 @@ import { ConfiguredRetryStrategy } from '@smithy/core/retry';
 
 export type ClientDecorator = (service: 'dynamodb' | 'sqs' | 'kms', client: DynamoDBClient | SQSClient | KMSClient) => void;
 const decorators: ClientDecorator[] = [];
+
+/**
+ * The SDK's logger middleware renders every call's input and output for its logger even when
+ * that logger logs nothing (the default one has an `info` that does nothing): it walked every
+ * attribute of every item through the operation's schema, seconds of CPU in a catalog batch.
+ * The functions log through their own logger, never the SDK's; so does the local runtime.
+ */
+export const withoutSdkLogging = <C extends { middlewareStack: { remove(name: string): boolean } }>(client: C): C => {
+  client.middlewareStack.remove('loggerMiddleware');
+  return client;
+};
 /** Wraps every client a function builds: tracing on AWS; locally also the fault switch and the permission check. */
 export const decorateClients = (decorator: ClientDecorator): void => void decorators.push(decorator);
 
@@ -27,13 +38,15 @@ let sqsClient: SQSClient | undefined;
 export function dynamoClient(): DynamoDBClient {
   const config = runtimeConfig();
   if (rawClient) return rawClient;
-  rawClient = new DynamoDBClient({
-    region: config.region,
-    ...(config.dynamodbEndpoint ? { endpoint: config.dynamodbEndpoint } : {}),
-    // Lambda's default of 3 attempts is too few for DynamoDB throttling during batch imports;
-    // short delays keep all six within the API's 10 s.
-    retryStrategy: new ConfiguredRetryStrategy(6, retryDelayMs),
-  });
+  rawClient = withoutSdkLogging(
+    new DynamoDBClient({
+      region: config.region,
+      ...(config.dynamodbEndpoint ? { endpoint: config.dynamodbEndpoint } : {}),
+      // Lambda's default of 3 attempts is too few for DynamoDB throttling during batch imports;
+      // short delays keep all six within the API's 10 s.
+      retryStrategy: new ConfiguredRetryStrategy(6, retryDelayMs),
+    }),
+  );
   if (config.costMetering) meterCapacity(rawClient);
   for (const decorate of decorators) decorate('dynamodb', rawClient);
   return rawClient;
@@ -49,11 +62,13 @@ export function tableClient(): DynamoDBDocumentClient {
 export function queueClient(): SQSClient {
   if (sqsClient) return sqsClient;
   const config = runtimeConfig();
-  sqsClient = new SQSClient({
-    region: config.region,
-    retryStrategy: new ConfiguredRetryStrategy(4, retryDelayMs),
-    ...(config.sqsEndpoint ? { endpoint: config.sqsEndpoint } : {}),
-  });
+  sqsClient = withoutSdkLogging(
+    new SQSClient({
+      region: config.region,
+      retryStrategy: new ConfiguredRetryStrategy(4, retryDelayMs),
+      ...(config.sqsEndpoint ? { endpoint: config.sqsEndpoint } : {}),
+    }),
+  );
   for (const decorate of decorators) decorate('sqs', sqsClient);
   return sqsClient;
 }
@@ -66,7 +81,7 @@ export function keySecrets(): KeySecrets {
   if (keySecretsInstance) return keySecretsInstance;
   const config = runtimeConfig();
   if (config.keySecretsKmsKeyId) {
-    const client = new KMSClient({ region: config.region });
+    const client = withoutSdkLogging(new KMSClient({ region: config.region }));
     // The local runtime names a key too (its permissions are checked like AWS's), and its root key stands in for KMS.
     if (config.keySecretsRootFile) answerMacsWithRootKey(client, readFileSync(config.keySecretsRootFile));
     for (const decorate of decorators) decorate('kms', client);
