@@ -11,19 +11,23 @@ import type { Figure } from './lib/figures.ts';
 import { writeReport } from './report.ts';
 
 type SuiteOutput = Figure[] | { figures: Figure[]; series: Record<string, number[]> };
-const SUITES: Record<string, { needsStack: boolean; load: () => Promise<{ run: (baseUrl: string, settled: () => Promise<number>) => Promise<SuiteOutput> }> }> =
-  {
-    auth: { needsStack: false, load: () => import('./suites/auth.ts') },
-    'cold-start': { needsStack: false, load: () => import('./suites/cold-start.ts') },
-    catalog: { needsStack: true, load: () => import('./suites/catalog.ts') },
-    orders: { needsStack: true, load: () => import('./suites/orders.ts') },
-    webhooks: { needsStack: true, load: () => import('./suites/webhooks.ts') },
-    load: { needsStack: true, load: () => import('./suites/load.ts') },
-    cost: { needsStack: true, load: () => import('./suites/cost.ts') },
-    fairness: { needsStack: true, load: () => import('./suites/fairness.ts') },
-    model: { needsStack: false, load: () => import('./suites/model.ts') },
-    scale: { needsStack: false, load: () => import('./suites/scale.ts') },
-  };
+/** Runs `work` with the local pipeline held (the catalog batch: its measured window without the indexer's work for it). */
+type Held = <T>(work: () => Promise<T>) => Promise<T>;
+const SUITES: Record<
+  string,
+  { needsStack: boolean; load: () => Promise<{ run: (baseUrl: string, settled: () => Promise<number>, held: Held) => Promise<SuiteOutput> }> }
+> = {
+  auth: { needsStack: false, load: () => import('./suites/auth.ts') },
+  'cold-start': { needsStack: false, load: () => import('./suites/cold-start.ts') },
+  catalog: { needsStack: true, load: () => import('./suites/catalog.ts') },
+  orders: { needsStack: true, load: () => import('./suites/orders.ts') },
+  webhooks: { needsStack: true, load: () => import('./suites/webhooks.ts') },
+  load: { needsStack: true, load: () => import('./suites/load.ts') },
+  cost: { needsStack: true, load: () => import('./suites/cost.ts') },
+  fairness: { needsStack: true, load: () => import('./suites/fairness.ts') },
+  model: { needsStack: false, load: () => import('./suites/model.ts') },
+  scale: { needsStack: false, load: () => import('./suites/scale.ts') },
+};
 
 const resultsFile = fileURLToPath(new URL('./results/latest.json', import.meta.url));
 
@@ -59,14 +63,16 @@ async function main() {
       console.error(`suite ${name}`);
       let baseUrl = '';
       let settled = async () => 0;
+      let held: Held = (work) => work();
       if (SUITES[name]!.needsStack) {
         const local = await stackFor();
         settled = () => local.settled();
+        held = (work) => local.withPipelineHeld(work);
         // The previous suite's backlog (e.g. the catalog indexer's 50,000 variant entries) is not this suite's figure.
         console.error(`  waited ${((await settled()) / 1000).toFixed(1)} s for the pipeline to settle`);
         baseUrl = local.baseUrl;
       }
-      const output = await (await SUITES[name]!.load()).run(baseUrl, settled);
+      const output = await (await SUITES[name]!.load()).run(baseUrl, settled, held);
       const fresh = Array.isArray(output) ? output : output.figures;
       if (!Array.isArray(output)) Object.assign(series, output.series);
       figures = [...figures.filter((f) => f.suite !== name), ...fresh];

@@ -7,6 +7,7 @@
  */
 import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { pipelineFree } from './pipeline-hold.ts';
 
 export interface QueuePollerOptions {
   client: SQSClient;
@@ -76,6 +77,7 @@ export function startQueuePoller(options: QueuePollerOptions): { stop: () => Pro
     );
   const receiveLoop = async () => {
     while (running) {
+      await pipelineFree();
       try {
         const { Messages = [] } = await receive();
         if (!Messages.length) continue;

@@ -33,6 +33,7 @@ import { startStreamPoller } from './stream-poller.ts';
 import { writeFileAtomic } from './durable-file.ts';
 import { type FaultSpec, injectClientFaults, injectedFaults, injectInvocationFaults, injectLostAnswers, parseFaults } from './faults.ts';
 import { decorateClients, withoutSdkLogging } from '#shared/storage/clients.ts';
+import { pipelineHeld, pipelineReleasedAt, withPipelineHeld } from './pipeline-hold.ts';
 
 export const LOCAL_REGION = 'us-east-1';
 export const LOCAL_TABLE = 'commerce-interface';
@@ -77,6 +78,11 @@ export interface LocalStack {
    * suite's leftovers do not land in the next one's figures.
    */
   settled(options?: { quietMs?: number; timeoutMs?: number }): Promise<number>;
+  /**
+   * Runs `work` with the pipeline held (pollers read nothing new, schedules start nothing): a
+   * benchmark measures a request's own work without the pipeline's work for it on the same cores.
+   */
+  withPipelineHeld<T>(work: () => Promise<T>): Promise<T>;
   stop(): Promise<void>;
 }
 
@@ -333,7 +339,7 @@ async function schedule(
   let runs = underWay ? 1 : 0;
   void underWay?.finally(() => runs--);
   const timer = setInterval(() => {
-    if (runs >= concurrent) return;
+    if (runs >= concurrent || pipelineHeld()) return;
     runs++;
     run({})
       .catch((error) => running.log(`${worker.name}: ${String(error)}`))
@@ -390,7 +396,7 @@ const settledOf =
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const running: Running = {
     stopAll: [],
-    activity: [],
+    activity: [pipelineReleasedAt],
     log: options.log ?? (() => undefined),
     faults: parseFaults(options.env?.LOCAL_FAULTS),
     pollerSettings: {},
@@ -419,6 +425,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     let stopped = false;
     return {
       settled: settledOf(running.activity),
+      withPipelineHeld,
       baseUrl: `http://127.0.0.1:${gatewayPort}${BASE_PATH}`,
       port: gatewayPort,
       dynamodbEndpoint: resources.dynamodbEndpoint,

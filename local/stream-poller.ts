@@ -15,6 +15,7 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { passesFilters } from './event-filter.ts';
+import { pipelineFree } from './pipeline-hold.ts';
 import { withoutSdkLogging } from '#shared/storage/clients.ts';
 
 const SHARD_LIST_TTL_MS = 5_000;
@@ -284,6 +285,7 @@ class StreamPoller {
   async run(): Promise<void> {
     while (this.running) {
       let sawRecords = false;
+      await pipelineFree();
       try {
         sawRecords = await this.pollOnce();
       } catch (error) {
