@@ -2,7 +2,14 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { tableClient, tableName } from '#shared/storage/clients.ts';
 import { keys } from '#shared/storage/keys.ts';
+import { CONTACT_HORIZON_DAYS } from '#shared/orders/order-schemas.ts';
 import { type BenchKey, send } from './client.ts';
+
+/**
+ * A contact time well after any run and inside the contact horizon: a later one is 422 (the load
+ * and cost suites' orders were, every one, until session 17).
+ */
+export const CALL_LATER = new Date(Date.now() + (CONTACT_HORIZON_DAYS - 30) * 86_400_000).toISOString();
 
 /** Events one such order makes through the sandbox dialer: five status changes, the call attempt, the result. */
 export const EVENTS_PER_ORDER = 7;
