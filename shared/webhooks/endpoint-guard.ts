@@ -76,46 +76,34 @@ export async function claimSlot(tenant: string, s: EndpointState, now: Date, lea
     return { kind: 'wait', reason: 'paused', seconds: rest * (1 + Math.random()) };
   }
   const busy = { kind: 'wait', reason: 'busy', seconds: 1 + Math.random() * 2 } as const;
-  const live = (leases: ReadonlySet<string> | undefined) => [...(leases ?? [])].filter((l) => !ended(l, now));
-  if (live(s.leases).length >= ENDPOINT_SLOTS) return busy;
+  if ([...(s.leases ?? [])].filter((l) => !ended(l, now)).length >= ENDPOINT_SLOTS) return busy;
   const endsAt = new Date(now.getTime() + leaseSeconds * 1000);
   const lease = leaseElement(endsAt);
+  // A half-open breaker's probe also moves the pause on, and only while no other probe did.
+  const probe = state === 'half_open';
   const claim = () =>
     writeConditionally({
       update: {
         TableName: tableName(),
         Key: keys.webhookSubscription(tenant),
-        ...(state === 'half_open'
-          ? {
-              UpdateExpression: 'ADD #leases :mine SET paused_until = :end',
-              ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#leases) OR size(#leases) < :slots) AND paused_until = :seen',
-              ExpressionAttributeValues: { ':mine': new Set([lease]), ':slots': ENDPOINT_SLOTS, ':end': endsAt.toISOString(), ':seen': s.paused_until },
-            }
-          : {
-              UpdateExpression: 'ADD #leases :mine',
-              ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#leases) OR size(#leases) < :slots) AND attribute_not_exists(paused_until)',
-              ExpressionAttributeValues: { ':mine': new Set([lease]), ':slots': ENDPOINT_SLOTS },
-            }),
+        UpdateExpression: `ADD #leases :mine${probe ? ' SET paused_until = :end' : ''}`,
+        ConditionExpression: `attribute_exists(pk) AND (attribute_not_exists(#leases) OR size(#leases) < :slots) AND ${probe ? 'paused_until = :seen' : 'attribute_not_exists(paused_until)'}`,
         ExpressionAttributeNames: { '#leases': 'leases' },
+        ExpressionAttributeValues: {
+          ':mine': new Set([lease]),
+          ':slots': ENDPOINT_SLOTS,
+          ...(probe ? { ':end': endsAt.toISOString(), ':seen': s.paused_until } : {}),
+        },
       },
     });
   const first = await claim();
   if (first.written) return { kind: 'slot', lease };
   const stood = first.item as EndpointState | undefined;
-  if (state === 'half_open' || !stood || breakerState(stood, now) !== 'closed') return busy;
+  if (probe || !stood || breakerState(stood, now) !== 'closed') return busy;
   // Full: with the leases of attempts that died gone, it may not be.
   const expired = [...(stood.leases ?? [])].filter((l) => ended(l, now));
   if (expired.length === 0) return busy;
-  await writeConditionally({
-    update: {
-      TableName: tableName(),
-      Key: keys.webhookSubscription(tenant),
-      UpdateExpression: 'DELETE #leases :expired',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeNames: { '#leases': 'leases' },
-      ExpressionAttributeValues: { ':expired': new Set(expired) },
-    },
-  });
+  await update(tenant, 'DELETE #leases :expired', 'attribute_exists(#leases)', { ':expired': new Set(expired) }, { '#leases': 'leases' });
   return (await claim()).written ? { kind: 'slot', lease } : busy;
 }
 
