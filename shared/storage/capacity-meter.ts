@@ -38,15 +38,16 @@ type Input = Record<string, unknown>;
 /** `ORDER` for the key `{ sk: 'ORDER' }` or `{ sk: { S: 'ORDER#…' } }`. */
 const kindOfKey = (key: Image) => String(key.sk?.S ?? '?').split('#')[0]!;
 
-/** `PutItem ORDER`, `TransactWriteItems Put:ORDER+Put:EVENT`, `Query gsi2`: what a call wrote or read, by kind. */
-export function kindOfCall(commandName: string, input: Input): string {
+/**
+ * `PutItem ORDER`, `TransactWriteItems Put:ORDER+Put:EVENT`, `Query gsi2`: what a call wrote or
+ * read, by kind; `written`, the call's items when the meter has walked them already.
+ */
+export function kindOfCall(commandName: string, input: Input, written?: readonly WrittenItem[]): string {
   const command = commandName.replace(/Command$/, '');
   if (command === 'BatchWriteItem') return command;
   if (command === 'Query' || command === 'Scan') return `${command} ${String(input.IndexName ?? 'table')}`;
   if (command === 'TransactWriteItems')
-    return `${command} ${writtenItems(commandName, input)
-      .map((w) => `${w.operation}:${kindOfKey(w.key)}`)
-      .join('+')}`;
+    return `${command} ${(written ?? writtenItems(commandName, input)).map((w) => `${w.operation}:${kindOfKey(w.key)}`).join('+')}`;
   return `${command} ${kindOfKey(marshalledKey((input.Item ?? input.Key ?? {}) as Input))}`;
 }
 
@@ -106,7 +107,7 @@ export const FAILED_CONDITIONAL_WRITE_UNITS = 1;
 
 function add(
   commandName: string,
-  input: Input,
+  callKind: string,
   consumed: Consumed | Consumed[] | undefined,
   failedCondition = false,
   fromImages?: number,
@@ -125,7 +126,7 @@ function add(
     t.billedWriteUnits += billed;
     if (failedCondition) t.failedConditionalWrites++;
   }
-  const kind = kindOfCall(commandName, input) + (failedCondition ? ' (refused)' : '');
+  const kind = callKind + (failedCondition ? ' (refused)' : '');
   const k = byKind.get(kind) ?? { calls: 0, billedWriteUnits: 0, readUnits: 0, localTableWriteUnits: 0, localIndexWriteUnits: {}, largestItemBytes: 0 };
   k.calls++;
   k.billedWriteUnits += billed;
@@ -218,6 +219,7 @@ export function meterCapacity(client: DynamoDBClient): void {
       const commandName = context.commandName ?? '';
       const input = args.input as Input;
       const written = fromImages && WRITE_COMMANDS.has(commandName) ? writtenItems(commandName, input) : undefined;
+      const kind = kindOfCall(commandName, input, written);
       const before = written ? await imagesOf(client, written) : undefined;
       try {
         const result = await next(args);
@@ -228,7 +230,7 @@ export function meterCapacity(client: DynamoDBClient): void {
           billed = written.reduce((sum, w, i) => sum + totalOf(billedItemWrite(before[i], w.checkOnly ? before[i] : after[i], w.transactional)), 0);
           largest = Math.max(0, ...after.map((image) => (image ? itemSize(image) : 0)));
         }
-        add(commandName, input, (result.output as { ConsumedCapacity?: Consumed | Consumed[] }).ConsumedCapacity, false, billed, largest);
+        add(commandName, kind, (result.output as { ConsumedCapacity?: Consumed | Consumed[] }).ConsumedCapacity, false, billed, largest);
         return result;
       } catch (error) {
         // DynamoDB Local answers a refused condition without the capacity DynamoDB bills for it:
@@ -237,7 +239,7 @@ export function meterCapacity(client: DynamoDBClient): void {
         const name = (error as { name?: string }).name;
         const refused = (name === 'ConditionalCheckFailedException' || name === 'TransactionCanceledException') && WRITE_COMMANDS.has(commandName);
         const billed = refused && before ? totalRefused(before) : undefined;
-        add(commandName, input, undefined, refused, billed);
+        add(commandName, kind, undefined, refused, billed);
         throw error;
       }
     },
