@@ -9,10 +9,11 @@ import { availableParallelism, cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { Figure } from './lib/figures.ts';
 import { writeReport } from './report.ts';
+import type { withPipelineHeld } from '#local/pipeline-hold.ts';
 
 type SuiteOutput = Figure[] | { figures: Figure[]; series: Record<string, number[]> };
 /** Runs `work` with the local pipeline held (the catalog batch: its measured window without the indexer's work for it). */
-type Held = <T>(work: () => Promise<T>) => Promise<T>;
+type Held = typeof withPipelineHeld;
 const SUITES: Record<
   string,
   { needsStack: boolean; load: () => Promise<{ run: (baseUrl: string, settled: () => Promise<number>, held: Held) => Promise<SuiteOutput> }> }

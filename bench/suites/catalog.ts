@@ -15,6 +15,7 @@ import { mapWithConcurrency } from '#shared/async/concurrency.ts';
 import { figure, type Figure } from '../lib/figures.ts';
 import { median, progress } from '../lib/measure.ts';
 import { productBatch } from '../lib/product-batch.ts';
+import type { withPipelineHeld } from '#local/pipeline-hold.ts';
 
 const ROUNDS = 3;
 
@@ -26,7 +27,16 @@ const ROUNDS = 3;
  * poller happened to read the batch's records early (3.15 s against 1.20 s in two runs of one
  * code). On AWS that work runs in functions of its own, against a table that scales with it.
  */
-export async function run(_baseUrl: string, settled: () => Promise<number>, held: <T>(work: () => Promise<T>) => Promise<T>): Promise<Figure[]> {
+export async function run(_baseUrl: string, settled: () => Promise<number>, held: typeof withPipelineHeld): Promise<Figure[]> {
+  /** One measured phase: once the pipeline has settled, `work` timed and metered with it held. */
+  const phase = async <T>(work: () => Promise<T>) => {
+    await settled();
+    return held(async () => {
+      const start = performance.now();
+      const { result, capacity } = await withCapacityScope(work);
+      return { result, capacity, elapsed: performance.now() - start };
+    });
+  };
   const times: number[] = [];
   const floors: number[] = [];
   let units = 0;
@@ -34,15 +44,9 @@ export async function run(_baseUrl: string, settled: () => Promise<number>, held
   for (let round = 0; round <= ROUNDS; round++) {
     progress(`catalog round ${round}/${ROUNDS}${round === 0 ? ' (warm-up)' : ''}`);
     const batch = productBatch(500, 100).products.map((p) => ({ ...p, external_product_id: `r${round}-${p.external_product_id}` }));
-    await settled();
     const now = new Date();
-    const { elapsed, results, batchCapacity } = await held(async () => {
-      const start = performance.now();
-      const { result, capacity } = await withCapacityScope(() => upsertProductBatch('bench-catalog', batch, now));
-      return { elapsed: performance.now() - start, results: result, batchCapacity: capacity };
-    });
-    if (results.some((r) => r.outcome !== 'upserted')) throw new Error('the benchmark batch was not fully upserted');
-    const batchUnits = batchCapacity.writeUnits;
+    const upsert = await phase(() => upsertProductBatch('bench-catalog', batch, now));
+    if (upsert.result.some((r) => r.outcome !== 'upserted')) throw new Error('the benchmark batch was not fully upserted');
 
     // The very items the upsert stores (list index entry included), built before the clock starts.
     const items = batch.map((p) => ({
@@ -51,21 +55,16 @@ export async function run(_baseUrl: string, settled: () => Promise<number>, held
       ...versionAttributes(p.source_version, p),
       created_at: now.toISOString(),
     }));
-    await settled();
-    const { floorElapsed, floorCapacity } = await held(async () => {
-      const start = performance.now();
-      const { capacity } = await withCapacityScope(() =>
-        mapWithConcurrency(items, BATCH_WRITE_CONCURRENCY, (Item) =>
-          tableClient().send(new PutCommand({ TableName: tableName(), Item, ConditionExpression: 'attribute_not_exists(pk)' })),
-        ),
-      );
-      return { floorElapsed: performance.now() - start, floorCapacity: capacity };
-    });
+    const floor = await phase(() =>
+      mapWithConcurrency(items, BATCH_WRITE_CONCURRENCY, (Item) =>
+        tableClient().send(new PutCommand({ TableName: tableName(), Item, ConditionExpression: 'attribute_not_exists(pk)' })),
+      ),
+    );
     if (round === 0) continue;
-    times.push(elapsed);
-    floors.push(floorElapsed);
-    units = batchUnits;
-    floorUnits = floorCapacity.writeUnits;
+    times.push(upsert.elapsed);
+    floors.push(floor.elapsed);
+    units = upsert.capacity.writeUnits;
+    floorUnits = floor.capacity.writeUnits;
   }
   return [
     figure({

@@ -19,6 +19,7 @@ import { benchTenant, send, signed, type BenchKey } from '../lib/client.ts';
 import { figure, type Figure } from '../lib/figures.ts';
 import { progress } from '../lib/measure.ts';
 import { beansOrder, CALL_LATER } from '../lib/ordering.ts';
+import type { withPipelineHeld } from '#local/pipeline-hold.ts';
 
 const DURATION_SECONDS = 30;
 const CONNECTIONS = 16;
@@ -172,7 +173,7 @@ function floorCalls(tenant: string): (() => Promise<unknown>)[] {
 export async function run(
   baseUrl: string,
   settled: () => Promise<number>,
-  held: <T>(work: () => Promise<T>) => Promise<T>,
+  held: typeof withPipelineHeld,
 ): Promise<{ figures: Figure[]; series: Record<string, number[]> }> {
   const key = await benchTenant('bench-load');
   await send(baseUrl, key, 'POST', '/products/batch', {
