@@ -181,4 +181,3 @@ export const orderCommands = (ports: OrderCommandPorts) => ({
   cancel: (tenant: string, id: string, cancel: { reason: string; sourceVersion: string | undefined }, request: PartnerRequest) =>
     cancelOrder(ports, tenant, id, cancel, request),
 });
-export type OrderCommands = ReturnType<typeof orderCommands>;
