@@ -11,7 +11,7 @@ import { claimWriteBackAttempt, settleWriteBack } from '#shared/calls/writeback-
 import { readProduct } from '#shared/catalog/product-store.ts';
 import { putEventOnce } from '#shared/events/event-store.ts';
 import { advanceJob } from '#shared/orders/order-jobs.ts';
-import { forgetResultScenario, orderIdsPage } from '#shared/orders/order-store.ts';
+import { callDueAfterPublication, forgetResultScenario, orderEventsBetween, orderIdsPage } from '#shared/orders/order-store.ts';
 import type { ReactionPorts } from '#shared/orders/reactions.ts';
 import { processing } from '../order-processing.ts';
 import { routeById } from '../routes.ts';
@@ -30,14 +30,19 @@ const reactionPorts: ReactionPorts = {
 };
 
 /**
- * The reactions to table changes: the domain's, the business metrics, the webhook fan-out of outbox events, and
- * last the note that an event's stream work is done (the reconciler replays it otherwise).
+ * The reactions to table changes: the webhook fan-out of outbox events first (an order's events
+ * go out before its next step, which may be a whole call), the domain's, the business metrics,
+ * and last the note that an item's stream work is done (the reconciler replays it otherwise).
  */
 export const reactions: Reaction[] = [
+  webhookFanOut({
+    subscriptionCacheSeconds: config.authCacheSeconds,
+    orderReference: (id) => fillPath(getOrder, { externalOrderId: id }),
+    orderEvents: orderEventsBetween,
+  }),
   ...domainReactions(reactionPorts),
   businessMetrics,
-  webhookFanOut({ subscriptionCacheSeconds: config.authCacheSeconds, orderReference: (id) => fillPath(getOrder, { externalOrderId: id }) }),
-  streamWorkDone('stream-processor'),
+  streamWorkDone('stream-processor', { order: callDueAfterPublication }),
 ];
 
 export const handler = (event: DynamoDBStreamEvent) => dispatchStream(event, reactions);

@@ -9,7 +9,7 @@ import { streamRecoverySeconds, tableClient, tableName } from '../storage/client
 import { conditionFailedAt, landed, writeConditionally } from '../storage/conditional.ts';
 import { keys } from '../storage/keys.ts';
 import { paginate, sourcesOf } from '../storage/pagination.ts';
-import { withStreamDue } from '../stream/stream-work.ts';
+import { streamDueAttributes, withStreamDue } from '../stream/stream-work.ts';
 import type { ListPosition, OrderWalk } from './order-jobs.ts';
 import {
   applyOrderChange,
@@ -22,7 +22,7 @@ import {
   orderFromItem,
   type StoredOrder,
 } from './order.ts';
-import { ACTIVE_STATES, ORDER_STATES, type OrderState } from './state-machine.ts';
+import { ACTIVE_STATES, isFinal, ORDER_STATES, type OrderState } from './state-machine.ts';
 import { isTransactionConflict } from '../storage/transient.ts';
 
 /** Orders in a state, and orders changed since a time, sort by their last change. */
@@ -58,10 +58,30 @@ export async function getOrder(tenant: string, id: string): Promise<StoredOrder>
 /** The order's attributes that hold a value: a null is not stored (`orderFromItem` reads its absence as null), as every byte past 1 KB doubles the order's writes. */
 const withValues = (order: StoredOrder) => Object.fromEntries(Object.entries(order).filter(([, value]) => value !== null && value !== undefined));
 
-/** The order as its item: with its list entry and, while it waits for work, its due entry. */
+/**
+ * The order is its events' publisher, and no event item of its own carries stream work: each
+ * stream record of the order publishes the events its write produced (`webhookFanOut`). A write
+ * that leaves the order final, or scheduled past the recovery period, also gives the order a
+ * stream-work entry, its one publication marker: that record publishes every event the order
+ * has (any a skipped record missed; a delivery that exists is not made again), and the
+ * reconciler replays it should it be skipped too. An order that is not final comes back to
+ * the call scheduler by its due entry, so every order reaches such a write.
+ */
 export function orderItem(order: StoredOrder, now: Date) {
+  const recovery = streamRecoverySeconds() * 1000;
   const due = dueOf(order, now, streamRecoverySeconds());
-  return { entity: 'order', ...withValues(order), ...listAttributes(order), ...(due ? keys.orderDue(order.pk, due) : {}) };
+  const publication =
+    isFinal(order.processing_state) || (order.processing_state === 'scheduled' && due !== undefined && due.getTime() > now.getTime() + recovery);
+  const entry = publication ? streamDueAttributes(order.pk, now) : due ? keys.orderDue(order.pk, due) : {};
+  return { entity: 'order', ...withValues(order), ...listAttributes(order), ...entry };
+}
+
+/** Where an order's due entry goes once its publication is done: the call's due entry, or nowhere. */
+export function callDueAfterPublication(item: Record<string, unknown>): { gsi2pk: string; gsi2sk: string } | undefined {
+  const order = orderFromItem(item);
+  if (isFinal(order.processing_state)) return undefined;
+  const due = dueOf(order, new Date(), streamRecoverySeconds());
+  return due ? keys.orderDue(order.pk, due) : undefined;
 }
 
 /** The order's link from its customer (an order's customer never changes): written once, with the order. */
@@ -70,6 +90,8 @@ export const customerLink = (o: StoredOrder) => ({
   entity: 'customer_order',
   external_order_id: o.external_order_id,
 });
+
+const isEvent = (item: object) => (item as { entity?: unknown }).entity === 'event';
 
 const revisionCondition = (expectedRevision: number) => ({
   ConditionExpression: '#revision = :revision',
@@ -94,7 +116,10 @@ async function transact(order: StoredOrder, expectedRevision: number | 'new', no
       new TransactWriteCommand({
         TransactItems: [
           { Put: { TableName: tableName(), Item: item, ...condition } },
-          ...extra.map((Item) => ({ Put: { TableName: tableName(), Item: withStreamDue(Item, now), ConditionExpression: 'attribute_not_exists(pk)' } })),
+          // The order publishes its own events (orderItem); its other items may start stream work of their own (a confirmed result's write-back).
+          ...extra.map((Item) => ({
+            Put: { TableName: tableName(), Item: isEvent(Item) ? Item : withStreamDue(Item, now), ConditionExpression: 'attribute_not_exists(pk)' },
+          })),
           ...(expectedRevision === 'new' ? [{ Put: { TableName: tableName(), Item: customerLink(order) } }] : []),
         ],
       }),
@@ -168,6 +193,30 @@ export async function orderCollection<T>(
   );
   const items = (out.Items ?? []) as T[];
   return { items, ...(out.LastEvaluatedKey ? { last: String(out.LastEvaluatedKey.sk) } : {}) };
+}
+
+/**
+ * The events an order's writes after revision `after` up to `through` produced (status events,
+ * attempts, results), oldest first: what a stream record of the order publishes.
+ */
+export async function orderEventsBetween(orderPk: string, after: number, through: number): Promise<Record<string, unknown>[]> {
+  const events: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out: QueryCommandOutput = await tableClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :through',
+        // `$` sorts right after `#`: the range ends after the suffixed events of `through` (EVENT#000006#result).
+        ExpressionAttributeValues: { ':pk': orderPk, ':from': keys.orderEvent(orderPk, after + 1).sk, ':through': `${keys.orderEvent(orderPk, through).sk}$` },
+        ConsistentRead: true,
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    events.push(...(out.Items ?? []));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return events;
 }
 
 /**

@@ -53,7 +53,11 @@ const stampUpdate = (expression: string) =>
  * Transactions need none of this: the SDK gives each one a `ClientRequestToken`, and DynamoDB
  * answers a retried transaction that already succeeded with success.
  */
-export async function writeConditionally(write: { put: ConditionalPut } | { update: ConditionalUpdate }): Promise<ConditionalOutcome> {
+export async function writeConditionally(
+  write: { put: ConditionalPut } | { update: ConditionalUpdate },
+  options: { stamp?: boolean } = {},
+): Promise<ConditionalOutcome> {
+  if (options.stamp === false && 'update' in write) return unstampedUpdate(write.update);
   const token = randomBytes(12).toString('base64url');
   const input = 'put' in write ? write.put : write.update;
   const guarded = {
@@ -75,5 +79,22 @@ export async function writeConditionally(write: { put: ConditionalPut } | { upda
   }
 }
 
+/**
+ * An update whose condition alone makes it idempotent (it removes or moves an entry it saw, so
+ * its retry after success is refused and changes nothing), on an item that another writer
+ * stamps: its own stamp would replace that writer's between a landed write and its retry, and
+ * that writer would take its own success for someone else's. It is answered `written: false`
+ * on such a retry, which its callers treat as done.
+ */
+async function unstampedUpdate(update: ConditionalUpdate): Promise<ConditionalOutcome> {
+  try {
+    const { Attributes } = await tableClient().send(new UpdateCommand(update));
+    return { written: true, item: Attributes, repeated: false };
+  } catch (error) {
+    if (!isConditionFailed(error)) throw error;
+    return { written: false, item: undefined };
+  }
+}
+
 /** True when the write landed (on this attempt or an earlier one of the same call), false when its condition refused it. */
-export const landed = async (write: Parameters<typeof writeConditionally>[0]): Promise<boolean> => (await writeConditionally(write)).written;
+export const landed = async (...args: Parameters<typeof writeConditionally>): Promise<boolean> => (await writeConditionally(...args)).written;

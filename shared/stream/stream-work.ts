@@ -25,9 +25,10 @@ export const streamDueAttributes = (pk: string, now: Date) => keys.streamDue(pk,
  * that owns them removes, and confirmed results (the write-back), which settle their own.
  */
 export type StreamWorkOwner = 'stream-processor' | 'catalog-indexer';
-const OWNER_OF: Readonly<Record<string, StreamWorkOwner>> = { event: 'stream-processor', product: 'catalog-indexer' };
+const OWNER_OF: Readonly<Record<string, StreamWorkOwner>> = { event: 'stream-processor', order: 'stream-processor', product: 'catalog-indexer' };
+/** Orders write their own entry (order-store.ts: their one publication marker); these items get theirs as written. */
 const carriesStreamWork = (item: Record<string, unknown>) =>
-  OWNER_OF[String(item.entity)] !== undefined ||
+  (item.entity !== 'order' && OWNER_OF[String(item.entity)] !== undefined) ||
   (item.entity === 'result' && (item.final_order_snapshot as { confirmed?: unknown } | undefined)?.confirmed === true);
 
 /** An item as written: with its stream-work due entry when its record starts such work. */
@@ -35,27 +36,31 @@ export const withStreamDue = <T extends object>(item: T, now: Date): T =>
   carriesStreamWork(item as Record<string, unknown>) ? { ...item, ...streamDueAttributes((item as unknown as { pk: string }).pk, now) } : item;
 
 /**
- * Removes an item's stream-work due entry once its work is done, unless a later write gave it
- * a new one (that write's record brings its own work).
+ * Removes an item's stream-work due entry once its work is done (or replaces it with `next`,
+ * the due entry the item keeps for other work), unless a later write gave it a new one (that
+ * write's record brings its own work). Unstamped: an order's own writer stamps the order.
  */
-export const markStreamWorkDone = (item: Record<string, unknown>) =>
-  landed({
-    update: {
-      TableName: tableName(),
-      Key: { pk: item.pk, sk: item.sk },
-      UpdateExpression: 'REMOVE gsi2pk, gsi2sk',
-      ConditionExpression: 'gsi2sk = :seen AND begins_with(gsi2pk, :prefix)',
-      ExpressionAttributeValues: { ':seen': item.gsi2sk, ':prefix': STREAM_DUE_PREFIX },
-    },
-  });
+export function markStreamWorkDone(item: Record<string, unknown>, next?: { gsi2pk: string; gsi2sk: string }) {
+  const update = {
+    TableName: tableName(),
+    Key: { pk: item.pk, sk: item.sk },
+    UpdateExpression: next ? 'SET gsi2pk = :pk, gsi2sk = :sk' : 'REMOVE gsi2pk, gsi2sk',
+    ConditionExpression: 'gsi2sk = :seen AND begins_with(gsi2pk, :prefix)',
+    ExpressionAttributeValues: { ':seen': item.gsi2sk, ':prefix': STREAM_DUE_PREFIX, ...(next ? { ':pk': next.gsi2pk, ':sk': next.gsi2sk } : {}) },
+  };
+  return landed({ update }, { stamp: false });
+}
+
+/** The due entry an item of an entity keeps once its stream work is done (an order scheduled for later: its call). */
+export type DueAfterStreamWork = Readonly<Record<string, (item: Record<string, unknown>) => { gsi2pk: string; gsi2sk: string } | undefined>>;
 
 /** A stream reader's last reaction: the items it owns whose reactions all succeeded need no sweep. */
-export const streamWorkDone = (owner: StreamWorkOwner): Reaction => ({
+export const streamWorkDone = (owner: StreamWorkOwner, dueAfter: DueAfterStreamWork = {}): Reaction => ({
   name: `${owner}-work-done`,
   async handle(change) {
     const item = change.newImage;
     if (change.eventName === 'REMOVE' || !item || !hasStreamDue(item) || OWNER_OF[String(item.entity)] !== owner) return;
-    await markStreamWorkDone(item);
+    await markStreamWorkDone(item, dueAfter[String(item.entity)]?.(item));
   },
 });
 
@@ -94,7 +99,7 @@ export async function pendingStreamWork(now = new Date()) {
     const due = String(item.gsi2sk);
     pending.push({
       entity: String(item.entity),
-      type: String(item.event_type ?? item.kind),
+      type: String(item.event_type ?? item.kind ?? (item.entity === 'order' ? 'publication' : '')),
       tenant: tenantOfKey(String(item.pk)),
       due_at: due,
       overdue: Date.parse(due) <= now.getTime(),

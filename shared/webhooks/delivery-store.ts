@@ -109,6 +109,12 @@ export async function enqueueDelivery(
   return true;
 }
 
+/** Whether a delivery was made (an eventually consistent read: one that misses it leaves the conditional put to refuse the copy). */
+export async function deliveryExists(tenant: string, id: string): Promise<boolean> {
+  const { Item } = await tableClient().send(new GetCommand({ TableName: tableName(), Key: keys.delivery(tenant, id), ProjectionExpression: 'pk' }));
+  return Item !== undefined;
+}
+
 export async function readDelivery(tenant: string, id: string): Promise<StoredDelivery | undefined> {
   const { Item } = await tableClient().send(new GetCommand({ TableName: tableName(), Key: keys.delivery(tenant, id), ConsistentRead: true }));
   return Item ? deliveryFromItem(Item) : undefined;

@@ -1,14 +1,22 @@
 /**
- * The stream processor's webhook fan-out: a new public event item becomes one queued
- * delivery (idempotent per event: a re-delivered stream record creates nothing new) when the
- * tenant's subscription is enabled and allows its type. Test events always go out. Live listen
+ * The stream processor's webhook fan-out: a public event becomes one queued delivery
+ * (idempotent per event: a re-delivered stream record creates nothing new) when the tenant's
+ * subscription is enabled and allows its type. Test events always go out. Live listen
  * sessions (`sandbox listen`) get the same payload in their feeds, subscription or not.
+ *
+ * An order publishes its own events: each of its stream records the events its write produced
+ * and, when the order carries its publication marker (order-store.ts), every event it has,
+ * those a skipped record missed included (a delivery made already is not made again, and a
+ * listen feed is live: it gets only the record's own events). Any other event item (a test
+ * event, a write-back failure) carries stream work of its own and is published from its own record.
  */
 import { ttlCache } from '../caching/ttl-cache.ts';
 import { isPublicEvent } from '../events/event-types.ts';
 import type { EventRecord } from '../events/outbox.ts';
 import type { Reaction } from '../stream/stream-dispatch.ts';
-import { enqueueDelivery } from './delivery-store.ts';
+import { hasStreamDue } from '../storage/keys.ts';
+import type { StreamChange } from '../stream/stream-dispatch.ts';
+import { deliveryExists, enqueueDelivery } from './delivery-store.ts';
 import { METRIC } from '../observability/metric-names.ts';
 import { millisecondsMetric } from '../observability/metrics.ts';
 import { deliveryIdFor, type OrderReference, payloadOf } from './payload.ts';
@@ -31,7 +39,25 @@ function decide(s: StoredSubscription | undefined, event: EventRecord): 'deliver
   return s.disabled_reason === 'endpoint_failing' ? 'park' : 'skip';
 }
 
-export function webhookFanOut(options: { subscriptionCacheSeconds: number; orderReference: OrderReference }): Reaction {
+/** An order's events whose revisions lie after `after`, up to `through`, oldest first. */
+export type OrderEvents = (orderPk: string, after: number, through: number) => Promise<Record<string, unknown>[]>;
+
+/** What an order's stream record publishes: its write's own events, and with the publication marker every earlier one too. */
+export async function orderPublication(change: StreamChange, orderEvents: OrderEvents): Promise<{ fresh: EventRecord[]; earlier: EventRecord[] }> {
+  const order = change.newImage!;
+  const revision = Number(order.revision);
+  const before = change.oldImage?.entity === 'order' ? Number(change.oldImage.revision) : 0;
+  const marked = hasStreamDue(order);
+  // Events come only with a state change: a write that changed no state since `before` produced none.
+  const producedEvents = Number(order.status_revision ?? revision) > before;
+  if (!marked && !producedEvents) return { fresh: [], earlier: [] };
+  const events = (await orderEvents(String(order.pk), marked ? 0 : before, revision)) as unknown as (EventRecord & { sk: string })[];
+  const isFresh = (e: { sk: string }) => Number(e.sk.slice('EVENT#'.length, 'EVENT#'.length + 6)) > before;
+  const publicEvents = events.filter((e) => isPublicEvent(e.event_type));
+  return { fresh: publicEvents.filter(isFresh), earlier: publicEvents.filter((e) => !isFresh(e)) };
+}
+
+export function webhookFanOut(options: { subscriptionCacheSeconds: number; orderReference: OrderReference; orderEvents: OrderEvents }): Reaction {
   /**
    * The allowlist and `enabled` change rarely: a cached subscription may say "deliver" (unless
    * its endpoint is failing), but "do not deliver" is always confirmed by a fresh read, so a
@@ -39,30 +65,39 @@ export function webhookFanOut(options: { subscriptionCacheSeconds: number; order
    */
   const subscriptions = ttlCache((tenant) => readWebhookSubscription(tenant), options.subscriptionCacheSeconds * 1000);
   const listenSessions = ttlCache((tenant) => liveListenSessions(tenant, new Date()), LISTEN_SESSIONS_CACHE_MS);
+  /** `missed`: an event a skipped record may not have published; its delivery is made only if it does not exist. */
+  async function publish(event: EventRecord, missed: boolean) {
+    const cachedSubscription = await subscriptions.get(event.tenant);
+    const cached = decide(cachedSubscription, event);
+    // A cached "deliver" is trusted unless the endpoint is failing: the sender may disable it
+    // at any moment, and from then on its events are parked, not attempted.
+    const decision =
+      cached === 'deliver' && (event.test === true || !cachedSubscription?.failing_since) ? cached : decide(await readWebhookSubscription(event.tenant), event);
+    const sessions = missed ? [] : await listenSessions.get(event.tenant);
+    if (decision === 'skip' && !sessions.length) return;
+    const now = new Date();
+    const payload = payloadOf(event, options.orderReference);
+    const deliveryId = deliveryIdFor(event.event_id);
+    if (decision !== 'skip' && !(missed && (await deliveryExists(event.tenant, deliveryId)))) {
+      const source = { ...event, event_occurred_at: event.occurred_at };
+      await enqueueDelivery(event.tenant, deliveryId, source, payload, null, now, { parked: decision === 'park' });
+      millisecondsMetric(METRIC.fanOutLag, now.getTime() - Date.parse(event.occurred_at));
+    }
+    if (sessions.length) await feedListenSessions(event.tenant, sessions, event, payload, now);
+  }
   return {
     name: 'webhook-fan-out',
     async handle(change) {
       const image = change.newImage;
-      if (change.eventName !== 'INSERT' || image?.entity !== 'event' || !isPublicEvent(String(image.event_type))) return;
-      const event = image as unknown as EventRecord;
-      const cachedSubscription = await subscriptions.get(event.tenant);
-      const cached = decide(cachedSubscription, event);
-      // A cached "deliver" is trusted unless the endpoint is failing: the sender may disable it
-      // at any moment, and from then on its events are parked, not attempted.
-      const decision =
-        cached === 'deliver' && (event.test === true || !cachedSubscription?.failing_since)
-          ? cached
-          : decide(await readWebhookSubscription(event.tenant), event);
-      const sessions = await listenSessions.get(event.tenant);
-      if (decision === 'skip' && !sessions.length) return;
-      const now = new Date();
-      const payload = payloadOf(event, options.orderReference);
-      if (decision !== 'skip') {
-        const source = { ...event, event_occurred_at: event.occurred_at };
-        await enqueueDelivery(event.tenant, deliveryIdFor(event.event_id), source, payload, null, now, { parked: decision === 'park' });
-        millisecondsMetric(METRIC.fanOutLag, now.getTime() - Date.parse(event.occurred_at));
+      if (change.eventName === 'REMOVE' || !image) return;
+      if (image.entity === 'order') {
+        const { fresh, earlier } = await orderPublication(change, options.orderEvents);
+        for (const event of earlier) await publish(event, true);
+        for (const event of fresh) await publish(event, false);
+        return;
       }
-      await feedListenSessions(event.tenant, sessions, event, payload, now);
+      if (change.eventName !== 'INSERT' || image.entity !== 'event' || !hasStreamDue(image) || !isPublicEvent(String(image.event_type))) return;
+      await publish(image as unknown as EventRecord, false);
     },
   };
 }

@@ -242,6 +242,32 @@ describe('a conditional write whose answer was lost', () => {
     expect(lossy).toEqual(clean);
   });
 
+  it("orders' publication marker: once its events are out, an order scheduled for later keeps its call's due entry, a final one none", async () => {
+    const { callDueAfterPublication, orderItem } = await import('#shared/orders/order-store.ts');
+    const { streamWorkDone } = await import('#shared/stream/stream-work.ts');
+    const { order } = await import('../unit/orders/memory-ports.ts');
+    const { clean, lossy } = await bothWays(async () => {
+      const tenant = tenantId();
+      const later = new Date(Date.now() + 30 * 86_400_000).toISOString();
+      const base = { ...order('o-1'), tenant, pk: keys.order(tenant, 'o-1').pk, revision: 1 };
+      type Item = Record<string, unknown> & { pk: string; sk: string };
+      const scheduled = orderItem({ ...base, processing_state: 'scheduled' as const, next_contact_at: later }, new Date()) as unknown as Item;
+      const completed = orderItem(
+        { ...base, pk: keys.order(tenant, 'o-2').pk, external_order_id: 'o-2', processing_state: 'completed' as const },
+        new Date(),
+      ) as unknown as Item;
+      const marked = [scheduled, completed].map((item) => String(item.gsi2pk).split('#')[0]);
+      for (const item of [scheduled, completed]) {
+        await put(item);
+        await streamWorkDone('stream-processor', { order: callDueAfterPublication }).handle({ eventName: 'INSERT', newImage: item } as never);
+      }
+      const [s, c] = [(await get(scheduled))!, (await get(completed))!];
+      return { marked, scheduled: [String(s.gsi2pk).split('#')[0], s.gsi2sk === later], completed: c.gsi2pk ?? null };
+    });
+    expect(clean).toEqual({ marked: ['STREAMDUE', 'STREAMDUE'], scheduled: ['ORDERDUE', true], completed: null });
+    expect(lossy).toEqual(clean);
+  });
+
   it('write-back: an attempt is claimed once and settled once, the due entry gone', async () => {
     const { claimWriteBackAttempt, settleWriteBack } = await import('#shared/calls/writeback-state.ts');
     const { clean, lossy } = await bothWays(async () => {
