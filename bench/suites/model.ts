@@ -44,7 +44,8 @@ interface Write {
  * code makes them and the orders suite's trace shows them: the creation, the qualified and
  * scheduled changes written once, `in_call`, the dial's claim, the completion with its attempt
  * and result, each a transaction of the order with its events (its table writes doubled, its
- * index writes not); each event's stream-work entry put and removed; the request's records.
+ * index writes not); the order's one publication marker (a stream-work entry) put with its
+ * final write and removed once its events are out; the request's records.
  * Sizes: the order item about 1 KB (just over it once the dial is claimed), events, attempt,
  * result and index entries under 1 KB, a delivery with its payload about 2 KB.
  */
@@ -101,9 +102,9 @@ const ORDER_PLAN: Write[] = [
     scope: 'global',
   },
   {
-    // Each event carries a stream-work entry until the stream processor has fanned it out; so does a confirmed result (its write-back).
-    what: 'stream-work entries (gsi2): put, then removed by an update of the event (table and index)',
-    count: (EVENTS_PER_ORDER + CONFIRMED_SHARE) * 3,
+    // The order's publication marker, put with its final write and removed once its events are out (order-store.ts); a confirmed result's write-back has one too.
+    what: "stream-work entries (gsi2): the order's and a confirmed result's, put, then removed by an update of the item (table and index)",
+    count: (1 + CONFIRMED_SHARE) * 3,
     units: 1,
     partition: (t, o) => keys.streamDue(orderPk(t, o), '').gsi2pk,
     scope: 'global',
