@@ -55,8 +55,17 @@ export async function getOrder(tenant: string, id: string): Promise<StoredOrder>
   return order;
 }
 
-/** The order's attributes that hold a value: a null is not stored (`orderFromItem` reads its absence as null), as every byte past 1 KB doubles the order's writes. */
-const withValues = (order: StoredOrder) => Object.fromEntries(Object.entries(order).filter(([, value]) => value !== null && value !== undefined));
+/**
+ * The order's attributes as stored: every byte past 1 KB doubles each of its writes, so a null,
+ * an empty substitution list and the version's sort form (derived from `source_version`: orders
+ * are compared in memory, never by a condition) are left out; `orderFromItem` puts them back.
+ */
+const storedAttributes = (order: StoredOrder) => {
+  const { version_kind: _kind, version_key: _key, ...stored } = order;
+  return Object.fromEntries(
+    Object.entries(stored).filter(([name, value]) => value !== null && value !== undefined && !(name === 'substitutions' && (value as unknown[]).length === 0)),
+  );
+};
 
 /**
  * The order is its events' publisher, and no event item of its own carries stream work: each
@@ -73,7 +82,7 @@ export function orderItem(order: StoredOrder, now: Date) {
   const publication =
     isFinal(order.processing_state) || (order.processing_state === 'scheduled' && due !== undefined && due.getTime() > now.getTime() + recovery);
   const entry = publication ? streamDueAttributes(order.pk, now) : due ? keys.orderDue(order.pk, due) : {};
-  return { entity: 'order', ...withValues(order), ...listAttributes(order), ...entry };
+  return { entity: 'order', ...storedAttributes(order), ...listAttributes(order), ...entry };
 }
 
 /** Where an order's due entry goes once its publication is done: the call's due entry, or nowhere. */

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { InvalidTransitionError } from '../errors.ts';
 import { eventIdFor, eventItem } from '../events/outbox.ts';
 import { keys } from '../storage/keys.ts';
+import { sortableVersion } from '../versioning/source-version.ts';
 import { type VersionAttributes, versionAttributes } from '../versioning/version-attributes.ts';
 import type { Order, OrderInput, OrderItem, OrderKind } from './order-schemas.ts';
 import type { Substitution } from './qualification.ts';
@@ -95,7 +96,7 @@ export interface OrderRepository {
 /** The order's fields that are null rather than absent: the item does not store a null. */
 const NULLABLE_ORDER_FIELDS = ['contact_not_before', 'confidence', 'state_reason', 'next_contact_at'] as const satisfies readonly (keyof StoredOrder)[];
 
-/** The order of a stored item (or stream image): its index and list attributes left out, its absent nullable fields null. */
+/** The order of a stored item (or stream image): its index and list attributes left out, what the item does not store (nulls, no substitutions, the version's sort form) put back. */
 export const orderFromItem = (item: Record<string, unknown>): StoredOrder => {
   const {
     entity: _e,
@@ -114,7 +115,15 @@ export const orderFromItem = (item: Record<string, unknown>): StoredOrder => {
   // Orders written before the history moved out kept it inline; their newest entry names the status revision.
   const legacy = history as { revision: number }[] | undefined;
   const nulls = Object.fromEntries(NULLABLE_ORDER_FIELDS.map((field) => [field, order[field] ?? null]));
-  return { ...order, ...nulls, status_revision: order.status_revision ?? legacy?.at(-1)?.revision ?? 1 } as unknown as StoredOrder;
+  const { kind, key } = sortableVersion(String(order.source_version));
+  return {
+    ...order,
+    ...nulls,
+    version_kind: kind,
+    version_key: key,
+    substitutions: order.substitutions ?? [],
+    status_revision: order.status_revision ?? legacy?.at(-1)?.revision ?? 1,
+  } as unknown as StoredOrder;
 };
 
 /**

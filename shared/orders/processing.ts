@@ -215,7 +215,7 @@ async function startAttempt(ports: ProcessingPorts, order: StoredOrder, now: Dat
  * the order completes, the result and its event. All were caused by the change that started
  * the call (`inCall`'s newest status event).
  */
-function attemptItems(inCall: StoredOrder, report: AttemptReport, now: Date, result?: OrderResult) {
+function attemptItems(inCall: StoredOrder, report: AttemptReport, now: Date, result?: OrderResult, writeBackEnabled = false) {
   const attempt = inCall.call_attempts;
   const common = {
     tenant: inCall.tenant,
@@ -230,7 +230,15 @@ function attemptItems(inCall: StoredOrder, report: AttemptReport, now: Date, res
     eventItem(keys.orderEvent(pk, revision, '#attempt'), { ...common, event_type: 'commerce.call.attempt_completed.v1', data: attemptData }),
     ...(result
       ? [
-          { ...keys.orderResult(pk), entity: 'result', tenant: inCall.tenant, ...result, ...(report.scenario ? { scenario: report.scenario } : {}) },
+          {
+            ...keys.orderResult(pk),
+            entity: 'result',
+            tenant: inCall.tenant,
+            ...result,
+            ...(report.scenario ? { scenario: report.scenario } : {}),
+            // Only a result to write back starts stream work (its due entry, then its settlement): two index writes and an update the others never need.
+            ...(writeBackEnabled && result.final_order_snapshot.confirmed ? { writeback_state: 'pending' } : {}),
+          },
           eventItem(keys.orderEvent(pk, revision, '#result'), { ...common, event_type: 'commerce.order.result_ready.v1', data: { result } }),
         ]
       : []),
@@ -271,7 +279,7 @@ export async function recordAttempt(ports: ProcessingPorts, order: StoredOrder, 
   const facts = known ?? (await factsFor(ports, order));
   const { to, result, nextContact } = attemptOutcome(order, report, facts, now, ports.settings.callRetryDelaySeconds);
   const reason = result ? result.business_outcome : report.call_disposition;
-  const alsoPut = attemptItems(order, report, now, result);
+  const alsoPut = attemptItems(order, report, now, result, facts.config.writeback.enabled);
   const lost = report.call_disposition === 'failed' ? { lost_attempts: attemptCounts(order, report).lost } : {};
   return ports.orders.write(order, { to, reason, set: { next_contact_at: nextContact, call_deadline_at: null, ...lost }, alsoPut }, now);
 }

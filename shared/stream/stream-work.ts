@@ -22,14 +22,14 @@ export const streamDueAttributes = (pk: string, now: Date) => keys.streamDue(pk,
 /**
  * Items whose stream record starts work that must not be lost if the record is skipped:
  * events (their fan-out) and products (the variant index), whose entries the stream reader
- * that owns them removes, and confirmed results (the write-back), which settle their own.
+ * that owns them removes, and confirmed results made while the tenant's write-back was enabled
+ * (`writeback_state: pending`), which settle their own.
  */
 export type StreamWorkOwner = 'stream-processor' | 'catalog-indexer';
 const OWNER_OF: Readonly<Record<string, StreamWorkOwner>> = { event: 'stream-processor', order: 'stream-processor', product: 'catalog-indexer' };
 /** Orders write their own entry (order-store.ts: their one publication marker); these items get theirs as written. */
 const carriesStreamWork = (item: Record<string, unknown>) =>
-  (item.entity !== 'order' && OWNER_OF[String(item.entity)] !== undefined) ||
-  (item.entity === 'result' && (item.final_order_snapshot as { confirmed?: unknown } | undefined)?.confirmed === true);
+  (item.entity !== 'order' && OWNER_OF[String(item.entity)] !== undefined) || (item.entity === 'result' && item.writeback_state === 'pending');
 
 /** An item as written: with its stream-work due entry when its record starts such work. */
 export const withStreamDue = <T extends object>(item: T, now: Date): T =>
