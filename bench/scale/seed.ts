@@ -9,6 +9,7 @@ import { mapWithConcurrency } from '#shared/async/concurrency.ts';
 import type { ProductInput } from '#shared/catalog/product-schemas.ts';
 import { productAttributes } from '#shared/catalog/products.ts';
 import { contentOf, type StoredOrder } from '#shared/orders/order.ts';
+import { encodeEntry } from '#shared/orders/order-log.ts';
 import { customerLink, orderItem } from '#shared/orders/order-store.ts';
 import type { OrderState } from '#shared/orders/state-machine.ts';
 import { tableClient, tableName } from '#shared/storage/clients.ts';
@@ -88,6 +89,8 @@ function orderOf(tenant: string, i: number, size: number, now: Date): StoredOrde
     substitutions: [],
     created_at: updatedAt,
     updated_at: updatedAt,
+    // Seeded as it stands: its current state's entry stands for the history before it.
+    log: [encodeEntry({ kind: 'status', revision: 3, to: state, reason: null, at: updatedAt, causation: null })],
   } as StoredOrder;
 }
 

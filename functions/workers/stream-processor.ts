@@ -3,7 +3,7 @@ import { fillPath } from '#shared/api/routes.ts';
 import { domainReactions } from '#shared/orders/reactions.ts';
 import { dispatchStream, type Reaction } from '#shared/stream/stream-dispatch.ts';
 import { streamWorkDone } from '#shared/stream/stream-work.ts';
-import { webhookFanOut } from '#shared/webhooks/fan-out.ts';
+import { publicationOfRecords, webhookFanOut } from '#shared/webhooks/fan-out.ts';
 import { businessMetrics } from '#shared/observability/business-metrics.ts';
 import { config } from '../composition-root.ts';
 import { sandboxStore } from '#shared/calls/writeback.ts';
@@ -11,7 +11,8 @@ import { claimWriteBackAttempt, settleWriteBack } from '#shared/calls/writeback-
 import { readProduct } from '#shared/catalog/product-store.ts';
 import { putEventOnce } from '#shared/events/event-store.ts';
 import { advanceJob } from '#shared/orders/order-jobs.ts';
-import { callDueAfterPublication, forgetResultScenario, orderEventsBetween, orderIdsPage } from '#shared/orders/order-store.ts';
+import { afterPublication, forgetResultScenario, orderIdsPage } from '#shared/orders/order-store.ts';
+import { publishedThrough, readOrderRecords } from '#shared/orders/order-records.ts';
 import type { ReactionPorts } from '#shared/orders/reactions.ts';
 import { processing } from '../order-processing.ts';
 import { routeById } from '../routes.ts';
@@ -30,19 +31,20 @@ const reactionPorts: ReactionPorts = {
 };
 
 /**
- * The reactions to table changes: the webhook fan-out of outbox events first (an order's events
+ * The reactions to table changes: the webhook fan-out of the orders' events first (an order's events
  * go out before its next step, which may be a whole call), the domain's, the business metrics,
  * and last the note that an item's stream work is done (the reconciler replays it otherwise).
  */
+const publicationOf = publicationOfRecords({ records: readOrderRecords, publishedThrough });
 export const reactions: Reaction[] = [
   webhookFanOut({
     subscriptionCacheSeconds: config.authCacheSeconds,
     orderReference: (id) => fillPath(getOrder, { externalOrderId: id }),
-    orderEvents: orderEventsBetween,
+    publicationOf,
   }),
   ...domainReactions(reactionPorts),
-  businessMetrics,
-  streamWorkDone('stream-processor', { order: callDueAfterPublication }),
+  businessMetrics(publicationOf),
+  streamWorkDone('stream-processor', { order: afterPublication }),
 ];
 
 export const handler = (event: DynamoDBStreamEvent) => dispatchStream(event, reactions);

@@ -8,7 +8,8 @@ import { tableClient, tableName } from '../storage/clients.ts';
 import { keys } from '../storage/keys.ts';
 import { decodeCursor, encodeCursor } from '../storage/pagination.ts';
 import { type CallAttempt, CallAttemptSchema, type OrderResult, ResultSchema } from './order-schemas.ts';
-import { getOrder, orderCollection } from './order-store.ts';
+import { orderCollection } from './order-records.ts';
+import { getOrder } from './order-store.ts';
 import { isFinal } from './state-machine.ts';
 
 export async function getResult(tenant: string, id: string): Promise<OrderResult> {

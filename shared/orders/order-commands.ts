@@ -85,6 +85,7 @@ function newOrder(tenant: string, input: OrderInput, content: OrderContent, now:
     substitutions: [],
     created_at: at,
     updated_at: at,
+    log: [],
   };
 }
 

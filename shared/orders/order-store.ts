@@ -1,48 +1,46 @@
 /**
  * Orders in the table: the typed reader, and the one write of an order — a compare-and-set on
- * its `revision`, in one transaction with the items its change produces (status event,
- * attempts, result). The order's history is its status events, read back page by page.
+ * its `revision` that carries the events the change produced in the order's log (its outbox),
+ * in a transaction only with a result. The order's history is its log, read back page by page.
  */
-import { GetCommand, QueryCommand, type QueryCommandInput, type QueryCommandOutput, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, type QueryCommandInput, type QueryCommandOutput, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { AlreadyWrittenError, NotFoundError, RevisionConflict } from '../errors.ts';
 import { streamRecoverySeconds, tableClient, tableName } from '../storage/clients.ts';
 import { conditionFailedAt, landed, writeConditionally } from '../storage/conditional.ts';
 import { keys } from '../storage/keys.ts';
 import { paginate, sourcesOf } from '../storage/pagination.ts';
-import { streamDueAttributes, withStreamDue } from '../stream/stream-work.ts';
+import { type AfterStreamWork, streamDueAttributes, withStreamDue } from '../stream/stream-work.ts';
 import type { ListPosition, OrderWalk } from './order-jobs.ts';
-import {
-  applyOrderChange,
-  dueOf,
-  type HistoryEntry,
-  historyEntryOf,
-  type OrderChange,
-  type OrderRepository,
-  orderCreation,
-  orderFromItem,
-  type StoredOrder,
-} from './order.ts';
+import { lastStatus } from './order-log.ts';
+import { applyOrderChange, dueOf, type OrderChange, type OrderRepository, orderCreation, orderFromItem, type StoredOrder } from './order.ts';
 import { ACTIVE_STATES, isFinal, ORDER_STATES, type OrderState } from './state-machine.ts';
 import { isTransactionConflict } from '../storage/transient.ts';
 
 /** Orders in a state, and orders changed since a time, sort by their last change. */
 const changeKey = (o: Pick<StoredOrder, 'updated_at' | 'external_order_id'>) => `${o.updated_at}#${o.external_order_id}`;
 
+/**
+ * An order's entry in its list and state partitions: what a list page shows, in one-letter
+ * names (each change rewrites it, and every byte of the order item past 1 KB doubles the write).
+ */
 function listAttributes(o: StoredOrder) {
   return {
     ...keys.listEntry(o.tenant, 'ORDERS', o.external_order_id, o.external_order_id),
     ...keys.facetEntry(o.tenant, 'ORDERS', o.external_order_id, changeKey(o), [o.processing_state]),
-    list_view: {
-      external_order_id: o.external_order_id,
-      order_kind: o.order_kind,
-      external_customer_id: o.external_customer_id,
-      processing_state: o.processing_state,
-      priority: o.priority,
-      updated_at: o.updated_at,
-    },
+    list_view: { i: o.external_order_id, k: o.order_kind, c: o.external_customer_id, s: o.processing_state, p: o.priority, u: o.updated_at },
     match_keys: new Set(o.items.map((i) => i.external_variant_id)),
   };
 }
+
+/** An order as a list page shows it, from its list entry. */
+const listedOrder = (view: Record<string, unknown>) => ({
+  external_order_id: view.i,
+  order_kind: view.k,
+  external_customer_id: view.c,
+  processing_state: view.s,
+  priority: view.p,
+  updated_at: view.u,
+});
 
 export async function readOrder(tenant: string, id: string, consistent = false): Promise<StoredOrder | undefined> {
   const { Item } = await tableClient().send(new GetCommand({ TableName: tableName(), Key: keys.order(tenant, id), ConsistentRead: consistent }));
@@ -57,19 +55,23 @@ export async function getOrder(tenant: string, id: string): Promise<StoredOrder>
 
 /**
  * The order's attributes as stored: every byte past 1 KB doubles each of its writes, so a null,
- * an empty substitution list and the version's sort form (derived from `source_version`: orders
- * are compared in memory, never by a condition) are left out; `orderFromItem` puts them back.
+ * an empty substitution list, the version's sort form (derived from `source_version`: orders
+ * are compared in memory, never by a condition) and what the log's newest state change says
+ * (its revision, its reason) are left out; `orderFromItem` puts them back.
  */
 const storedAttributes = (order: StoredOrder) => {
-  const { version_kind: _kind, version_key: _key, ...stored } = order;
+  const { version_kind: _kind, version_key: _key, status_revision, state_reason, ...stored } = order;
+  const inLog = lastStatus(order.log) !== undefined;
   return Object.fromEntries(
-    Object.entries(stored).filter(([name, value]) => value !== null && value !== undefined && !(name === 'substitutions' && (value as unknown[]).length === 0)),
+    Object.entries({ ...stored, ...(inLog ? {} : { status_revision, state_reason }) }).filter(
+      ([name, value]) => value !== null && value !== undefined && !(name === 'substitutions' && (value as unknown[]).length === 0),
+    ),
   );
 };
 
 /**
- * The order is its events' publisher, and no event item of its own carries stream work: each
- * stream record of the order publishes the events its write produced (`webhookFanOut`). A write
+ * The order is its events' publisher (its log is its outbox, order-log.ts): each stream record
+ * of the order publishes the events its write produced (`webhookFanOut`). A write
  * that leaves the order final, or scheduled past the recovery period, also gives the order a
  * stream-work entry, its one publication marker: that record publishes every event the order
  * has (any a skipped record missed; a delivery that exists is not made again), and the
@@ -85,12 +87,15 @@ export function orderItem(order: StoredOrder, now: Date) {
   return { entity: 'order', ...storedAttributes(order), ...listAttributes(order), ...entry };
 }
 
-/** Where an order's due entry goes once its publication is done: the call's due entry, or nowhere. */
-export function callDueAfterPublication(item: Record<string, unknown>): { gsi2pk: string; gsi2sk: string } | undefined {
+/**
+ * What an order keeps once its publication is done: the call's due entry (or none), and the
+ * revision its events are published through, so that the next marked record publishes only
+ * what came after (not the whole history again, however long the order lives).
+ */
+export function afterPublication(item: Record<string, unknown>): AfterStreamWork {
   const order = orderFromItem(item);
-  if (isFinal(order.processing_state)) return undefined;
-  const due = dueOf(order, new Date(), streamRecoverySeconds());
-  return due ? keys.orderDue(order.pk, due) : undefined;
+  const due = isFinal(order.processing_state) ? undefined : dueOf(order, new Date(), streamRecoverySeconds());
+  return { due: due ? keys.orderDue(order.pk, due) : undefined, watermarks: { published: order.revision } };
 }
 
 /** The order's link from its customer (an order's customer never changes): written once, with the order. */
@@ -100,7 +105,7 @@ export const customerLink = (o: StoredOrder) => ({
   external_order_id: o.external_order_id,
 });
 
-const isEvent = (item: object) => (item as { entity?: unknown }).entity === 'event';
+const entityOf = (item: object) => (item as { entity?: unknown }).entity;
 
 const revisionCondition = (expectedRevision: number) => ({
   ConditionExpression: '#revision = :revision',
@@ -109,34 +114,49 @@ const revisionCondition = (expectedRevision: number) => ({
 });
 
 /**
- * The order's write: a compare-and-set of the order item alone when its change produced no
- * other item (a transaction would bill its write twice), else one transaction with its items.
+ * What is written before the order, each on its own: the customer's link (an erasure must find
+ * every order, so it exists first), a stretch of log moving out of the order (it is in the
+ * order until the order's write lands, so a reader merging both misses nothing), and a call
+ * attempt (kept whatever the order became; written once, a report that comes again keeps the
+ * first). Nothing here is an event: the order's write alone publishes.
+ */
+async function writeAhead(item: object): Promise<void> {
+  if (entityOf(item) === 'call_attempt')
+    await writeConditionally({ put: { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } });
+  else await tableClient().send(new PutCommand({ TableName: tableName(), Item: item }));
+}
+
+/**
+ * The order's write: one compare-and-set of the order item, its events in its log; only a
+ * result, which must exist exactly when the order says it completed, shares a transaction with
+ * it (a transaction bills its writes twice).
  */
 async function transact(order: StoredOrder, expectedRevision: number | 'new', now: Date, extra: readonly object[]): Promise<void> {
   const item = orderItem(order, now);
-  if (expectedRevision !== 'new' && extra.length === 0) {
-    const outcome = await writeConditionally({ put: { TableName: tableName(), Item: item, ...revisionCondition(expectedRevision) } });
+  const atomic = extra.filter((i) => entityOf(i) === 'result');
+  const ahead = [...extra.filter((i) => entityOf(i) !== 'result'), ...(expectedRevision === 'new' ? [customerLink(order)] : [])];
+  for (const aheadItem of ahead) await writeAhead(aheadItem);
+  const condition = expectedRevision === 'new' ? { ConditionExpression: 'attribute_not_exists(pk)' } : revisionCondition(expectedRevision);
+  if (atomic.length === 0) {
+    const outcome = await writeConditionally({ put: { TableName: tableName(), Item: item, ...condition } });
     if (!outcome.written) throw new RevisionConflict(`order ${order.external_order_id} changed`);
     return;
   }
-  const condition = expectedRevision === 'new' ? { ConditionExpression: 'attribute_not_exists(pk)' } : revisionCondition(expectedRevision);
   try {
     await tableClient().send(
       new TransactWriteCommand({
         TransactItems: [
           { Put: { TableName: tableName(), Item: item, ...condition } },
-          // The order publishes its own events (orderItem); its other items may start stream work of their own (a confirmed result's write-back).
-          ...extra.map((Item) => ({
-            Put: { TableName: tableName(), Item: isEvent(Item) ? Item : withStreamDue(Item, now), ConditionExpression: 'attribute_not_exists(pk)' },
-          })),
-          ...(expectedRevision === 'new' ? [{ Put: { TableName: tableName(), Item: customerLink(order) } }] : []),
+          // A result to write back starts stream work of its own (its write-back).
+          ...atomic.map((Item) => ({ Put: { TableName: tableName(), Item: withStreamDue(Item, now), ConditionExpression: 'attribute_not_exists(pk)' } })),
         ],
       }),
     );
   } catch (error) {
     // Another transaction on the order at the same moment is a change too: read again and decide again.
     if (conditionFailedAt(error, 0) || isTransactionConflict(error)) throw new RevisionConflict(`order ${order.external_order_id} changed`);
-    if (extra.some((_, i) => conditionFailedAt(error, i + 1))) throw new AlreadyWrittenError(`an item of order ${order.external_order_id} was written before`);
+    if (atomic.some((_, i) => conditionFailedAt(error, i + 1)))
+      throw new AlreadyWrittenError(`the result of order ${order.external_order_id} was written before`);
     throw error;
   }
 }
@@ -164,8 +184,11 @@ export async function createOrder(order: StoredOrder, now: Date, causationId: st
     await transact(created, 'new', now, items);
     return created;
   } catch (error) {
-    if (error instanceof RevisionConflict) return undefined;
-    throw error;
+    if (!(error instanceof RevisionConflict)) throw error;
+    // A creation whose answer was lost and whose retry met the order already moved on by a
+    // worker is still this request's: its first log entry (this request, this moment) says so.
+    const existing = await readOrder(order.tenant, order.external_order_id, true);
+    return existing?.log[0] === created.log[0] ? created : undefined;
   }
 }
 
@@ -184,60 +207,6 @@ export const dynamoOrderRepository: OrderRepository = {
   commit: commitOrder,
 };
 
-/** Items of the order's own collection (attempts, events, result) by sort-key prefix. */
-export async function orderCollection<T>(
-  orderPk: string,
-  prefix: string,
-  options: { after?: string; limit?: number } = {},
-): Promise<{ items: T[]; last?: string }> {
-  const out = await tableClient().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': orderPk, ':prefix': prefix },
-      ...(options.after ? { ExclusiveStartKey: keys.orderCollectionPosition(orderPk, options.after) } : {}),
-      ...(options.limit ? { Limit: options.limit } : {}),
-      ConsistentRead: true,
-    }),
-  );
-  const items = (out.Items ?? []) as T[];
-  return { items, ...(out.LastEvaluatedKey ? { last: String(out.LastEvaluatedKey.sk) } : {}) };
-}
-
-/**
- * The events an order's writes after revision `after` up to `through` produced (status events,
- * attempts, results), oldest first: what a stream record of the order publishes.
- */
-export async function orderEventsBetween(orderPk: string, after: number, through: number): Promise<Record<string, unknown>[]> {
-  const events: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out: QueryCommandOutput = await tableClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :through',
-        // `$` sorts right after `#`: the range ends after the suffixed events of `through` (EVENT#000006#result).
-        ExpressionAttributeValues: { ':pk': orderPk, ':from': keys.orderEvent(orderPk, after + 1).sk, ':through': `${keys.orderEvent(orderPk, through).sk}$` },
-        ConsistentRead: true,
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    events.push(...(out.Items ?? []));
-    start = out.LastEvaluatedKey;
-  } while (start);
-  return events;
-}
-
-/**
- * A page of the order's history (its status events, oldest first): `after` is the previous
- * page's `last`. A page may hold fewer than `limit` entries (other events share the prefix).
- */
-export async function orderHistory(orderPk: string, options: { after?: string; limit?: number } = {}): Promise<{ entries: HistoryEntry[]; last?: string }> {
-  const page = await orderCollection<{ sk: string; event_type: string; occurred_at: string; data: Record<string, unknown> }>(orderPk, 'EVENT#', options);
-  const entries = page.items.filter((e) => e.event_type === 'commerce.order.status_changed.v1').map(historyEntryOf);
-  return { entries, ...(page.last ? { last: page.last } : {}) };
-}
-
 /**
  * A page of the tenant's orders: unfiltered in order of id; by state and/or changed since a
  * time in order of last change, read from the state's partitions (all states' for
@@ -249,12 +218,15 @@ export async function listOrders(
   page: { limit: number; cursor?: string | undefined },
 ) {
   const scope = { tenant, list: 'orders', filters: { ...filters } };
-  if (!filters.processing_state && !filters.updated_since) return paginate(scope, page, { sources: sourcesOf('gsi1', keys.listShards(tenant, 'ORDERS')) });
   const states = filters.processing_state ? [filters.processing_state] : ORDER_STATES;
-  return paginate(scope, page, {
-    sources: states.flatMap((state) => sourcesOf('gsi3', keys.facetShards(tenant, 'ORDERS', [state]))),
-    ...(filters.updated_since ? { from: new Date(filters.updated_since).toISOString() } : {}),
-  });
+  const listed =
+    !filters.processing_state && !filters.updated_since
+      ? await paginate(scope, page, { sources: sourcesOf('gsi1', keys.listShards(tenant, 'ORDERS')) })
+      : await paginate(scope, page, {
+          sources: states.flatMap((state) => sourcesOf('gsi3', keys.facetShards(tenant, 'ORDERS', [state]))),
+          ...(filters.updated_since ? { from: new Date(filters.updated_since).toISOString() } : {}),
+        });
+  return { ...listed, data: listed.data.map(listedOrder) };
 }
 
 interface WalkQuery {
@@ -284,9 +256,9 @@ function walkQuery(tenant: string, walk: OrderWalk): WalkQuery {
       KeyConditionExpression: 'gsi3pk = :gpk',
       FilterExpression: walk.variants.map((_, i) => `contains(match_keys, :v${i})`).join(' OR '),
       ExpressionAttributeValues: { ':gpk': gsi3pk, ...values },
-      ProjectionExpression: 'list_view.external_order_id',
+      ProjectionExpression: 'list_view.i',
     }),
-    idOf: (item) => String((item.list_view as { external_order_id: string }).external_order_id),
+    idOf: (item) => String((item.list_view as { i: string }).i),
   };
 }
 

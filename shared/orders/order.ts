@@ -1,28 +1,21 @@
 /**
- * An order as stored, and the one pure rule for changing it: every change bumps the
- * revision, and a state change (allowed by the state machine) writes its
- * `commerce.order.status_changed.v1` event. Those events are the order's history: each its own
- * small item beside the order, kept as long as the order, so no number of changes can grow the
- * order item toward DynamoDB's 400 KB limit.
+ * An order as stored, and the one pure rule for changing it: every change bumps the revision,
+ * and a state change (allowed by the state machine) appends its
+ * `commerce.order.status_changed.v1` event to the order's log (order-log.ts), which is the
+ * order's outbox and its history at once.
  */
 import { randomUUID } from 'node:crypto';
 import { InvalidTransitionError } from '../errors.ts';
-import { eventIdFor, eventItem } from '../events/outbox.ts';
+import { eventIdFor } from '../events/outbox.ts';
 import { keys } from '../storage/keys.ts';
 import { sortableVersion } from '../versioning/source-version.ts';
 import { type VersionAttributes, versionAttributes } from '../versioning/version-attributes.ts';
+import { encodeEntry, lastStatus, type LogEntry, spillPoint } from './order-log.ts';
 import type { Order, OrderInput, OrderItem, OrderKind } from './order-schemas.ts';
 import type { Substitution } from './qualification.ts';
 import { canTransition, type OrderState } from './state-machine.ts';
 
-/** One state change of an order, as read back from its status event. */
-export interface HistoryEntry {
-  revision: number;
-  from: OrderState | null;
-  to: OrderState;
-  reason: string | null;
-  at: string;
-}
+export type { HistoryEntry } from './order-log.ts';
 
 export interface StoredOrder extends VersionAttributes {
   pk: string;
@@ -60,6 +53,18 @@ export interface StoredOrder extends VersionAttributes {
   content_changed_at?: string | undefined;
   created_at: string;
   updated_at: string;
+  /** The events the order's writes produced, encoded (order-log.ts): its outbox and its history. */
+  log: string[];
+  /** The revision its events are known published through (its last publication marker's): a marked record publishes what came after. */
+  published?: number | undefined;
+}
+
+/** A finished call's records, written with the change that records it: its attempt, and its result when the order completes. */
+export interface CallRecords {
+  attempt: { attempt: number } & Record<string, unknown>;
+  result?: Record<string, unknown>;
+  /** The revision of the `in_call` change that started the call: its status event caused these. */
+  causeRevision: number;
 }
 
 export interface OrderChange {
@@ -68,8 +73,8 @@ export interface OrderChange {
   reason?: string | null;
   /** Attributes replaced on the order. */
   set?: Partial<StoredOrder>;
-  /** Further items written in the same transaction (attempts, results, other events). */
-  alsoPut?: (orderPk: string, revision: number) => object[];
+  /** A finished call's attempt (and result) recorded with the change, each with its event in the log. */
+  calls?: CallRecords;
   /** What caused the change: the partner's request id; by default the order's last status event (what a worker acted on). */
   causationId?: string | null;
 }
@@ -78,7 +83,7 @@ export interface OrderChange {
 export interface OrderRepository {
   /** A strongly consistent read. */
   read(tenant: string, id: string): Promise<StoredOrder | undefined>;
-  /** Creates the order in `received` with its first status event; undefined when it exists already. */
+  /** Creates the order in `received` with its first status event in its log; undefined when it exists already. */
   create(order: StoredOrder, now: Date, causationId: string | null): Promise<StoredOrder | undefined>;
   /**
    * Writes `change` onto the order as it was read (compare-and-set on its revision).
@@ -96,33 +101,21 @@ export interface OrderRepository {
 /** The order's fields that are null rather than absent: the item does not store a null. */
 const NULLABLE_ORDER_FIELDS = ['contact_not_before', 'confidence', 'state_reason', 'next_contact_at'] as const satisfies readonly (keyof StoredOrder)[];
 
-/** The order of a stored item (or stream image): its index and list attributes left out, what the item does not store (nulls, no substitutions, the version's sort form) put back. */
+/** The order of a stored item (or stream image): its index and list attributes left out, what the item does not store (nulls, no substitutions, the version's sort form, what its newest state change says) put back. */
 export const orderFromItem = (item: Record<string, unknown>): StoredOrder => {
-  const {
-    entity: _e,
-    list_view: _v,
-    match_keys: _m,
-    gsi1pk: _g1,
-    gsi1sk: _g2,
-    gsi2pk: _d1,
-    gsi2sk: _d2,
-    gsi3pk: _f1,
-    gsi3sk: _f2,
-    wt: _t,
-    history,
-    ...order
-  } = item;
-  // Orders written before the history moved out kept it inline; their newest entry names the status revision.
-  const legacy = history as { revision: number }[] | undefined;
+  const { entity: _e, list_view: _v, match_keys: _m, gsi1pk: _g1, gsi1sk: _g2, gsi2pk: _d1, gsi2sk: _d2, gsi3pk: _f1, gsi3sk: _f2, wt: _t, ...order } = item;
   const nulls = Object.fromEntries(NULLABLE_ORDER_FIELDS.map((field) => [field, order[field] ?? null]));
   const { kind, key } = sortableVersion(String(order.source_version));
+  const log = (order.log as string[] | undefined) ?? [];
+  const status = lastStatus(log);
   return {
     ...order,
     ...nulls,
     version_kind: kind,
     version_key: key,
     substitutions: order.substitutions ?? [],
-    status_revision: order.status_revision ?? legacy?.at(-1)?.revision ?? 1,
+    log,
+    ...(status ? { status_revision: status.revision, state_reason: status.reason } : {}),
   } as unknown as StoredOrder;
 };
 
@@ -193,39 +186,28 @@ export function dueOf(o: StoredOrder, now: Date, streamRecoverySeconds = STREAM_
   return undefined;
 }
 
-export const statusEvent = (
-  order: StoredOrder,
-  revision: number,
-  from: OrderState | null,
-  to: OrderState,
-  reason: string | null,
-  causationId: string | null,
-  now: Date,
-) =>
-  eventItem(keys.orderEvent(order.pk, revision), {
-    event_type: 'commerce.order.status_changed.v1',
-    tenant: order.tenant,
-    external_order_id: order.external_order_id,
-    correlation_id: order.correlation_id,
-    causation_id: causationId,
-    data: { previous_state: from, processing_state: to, reason },
-    occurredAt: now,
-    retainedWithOwner: true,
-  });
+/** The status entry of a state change; its causation is the previous status event unless said otherwise. */
+const statusEntry = (revision: number, to: OrderState, reason: string | null, causation: string | null | undefined, now: Date): LogEntry => ({
+  kind: 'status',
+  revision,
+  to,
+  reason,
+  at: now.toISOString(),
+  ...(causation !== undefined ? { causation } : {}),
+});
 
-/** An order as its creation writes it: in `received` at revision 1, with its first status event. */
+/** An order as its creation writes it: in `received` at revision 1, with its first status event in its log. */
 export function orderCreation(order: StoredOrder, now: Date, causationId: string | null): { created: StoredOrder; items: object[] } {
-  const created: StoredOrder = { ...order, revision: 1, processing_state: 'received', status_revision: 1 };
-  return { created, items: [statusEvent(created, 1, null, 'received', null, causationId, now)] };
+  const log = [encodeEntry(statusEntry(1, 'received', null, causationId, now))];
+  const created: StoredOrder = { ...order, revision: 1, processing_state: 'received', status_revision: 1, log };
+  return { created, items: [] };
 }
 
-/** A status event read back as the history entry it records. */
-export const historyEntryOf = (event: { sk: string; occurred_at: string; data: Record<string, unknown> }): HistoryEntry => ({
-  revision: Number(event.sk.slice('EVENT#'.length)),
-  from: (event.data.previous_state as OrderState | null) ?? null,
-  to: event.data.processing_state as OrderState,
-  reason: (event.data.reason as string | null) ?? null,
-  at: event.occurred_at,
+/** A stretch of an order's log moved out of the order item: written before the order that no longer holds it. */
+export const historyItem = (orderPk: string, entries: string[]) => ({
+  ...keys.orderHistory(orderPk, Number(entries[0]!.split('|', 1)[0])),
+  entity: 'order_history',
+  log: entries,
 });
 
 /** The id of the order's newest status event: the cause of whatever a worker does next with it. */
@@ -233,8 +215,9 @@ export const lastStatusEventId = (order: Pick<StoredOrder, 'pk' | 'status_revisi
   eventIdFor(order.pk, keys.orderEvent(order.pk, order.status_revision).sk);
 
 /**
- * The order after `change`, and the items written with it (its status event when the state
- * changes, then the change's own items).
+ * The order after `change`, and the items written with it: a finished call's attempt and
+ * result, and a history item when the log grew long. The events the change produced (its
+ * state change, the call's attempt and result, in that order) are appended to the order's log.
  * @throws InvalidTransitionError for a transition the state machine does not allow
  */
 export function applyOrderChange(order: StoredOrder, change: OrderChange, now: Date): { next: StoredOrder; items: object[] } {
@@ -246,14 +229,24 @@ export function applyOrderChange(order: StoredOrder, change: OrderChange, now: D
     throw new InvalidTransitionError(`An order cannot go from ${order.processing_state} to ${to}.`);
   }
   const reason = change.reason ?? null;
+  const correlation = change.set?.correlation_id;
+  const calls = change.calls;
+  const entries: LogEntry[] = [
+    ...(correlation !== undefined && correlation !== order.correlation_id ? [{ kind: 'correlation' as const, revision, before: order.correlation_id }] : []),
+    ...(stateChanges ? [statusEntry(revision, to, reason, change.causationId, now)] : []),
+    ...(calls ? [{ kind: 'attempt' as const, revision, attempt: calls.attempt.attempt, at, causeRevision: calls.causeRevision }] : []),
+    ...(calls?.result ? [{ kind: 'result' as const, revision, at, causeRevision: calls.causeRevision }] : []),
+  ];
+  const whole = [...order.log, ...entries.map(encodeEntry)];
+  const cut = spillPoint(whole);
   const next: StoredOrder = {
     ...order,
     ...change.set,
     revision,
     updated_at: at,
+    log: whole.slice(cut),
     ...(stateChanges ? { processing_state: to, state_reason: reason, status_revision: revision } : {}),
   };
-  const causation = change.causationId !== undefined ? change.causationId : lastStatusEventId(order);
-  const events = stateChanges ? [statusEvent(next, revision, order.processing_state, to, reason, causation, now)] : [];
-  return { next, items: [...events, ...(change.alsoPut?.(order.pk, revision) ?? [])] };
+  const items = [...(cut ? [historyItem(order.pk, whole.slice(0, cut))] : []), ...(calls ? [calls.attempt, ...(calls.result ? [calls.result] : [])] : [])];
+  return { next, items };
 }

@@ -8,13 +8,13 @@
  */
 import type { AttemptReport, CallPlatform } from '../calls/call-platform.ts';
 import type { StoredCustomer } from '../customers/customers.ts';
-import { AlreadyWrittenError, RevisionConflict } from '../errors.ts';
+import { RevisionConflict } from '../errors.ts';
 import { retryOnRevisionConflict } from '../storage/revision-retry.ts';
-import { eventItem } from '../events/outbox.ts';
 import type { SalesRule } from '../rules/rule-schemas.ts';
 import { keys } from '../storage/keys.ts';
 import type { TenantConfigOf } from '../tenants/config-cache.ts';
-import { lastStatusEventId, type OrderRepository, rejectionFields, type StoredOrder } from './order.ts';
+import { type CallRecords, type OrderRepository, rejectionFields, type StoredOrder } from './order.ts';
+import { recordsAttempt } from './order-log.ts';
 import { pendingChanges } from './pending-changes.ts';
 import type { OrderResult } from './order-schemas.ts';
 import { applicableRules } from '../rules/applicable-rules.ts';
@@ -211,27 +211,19 @@ async function startAttempt(ports: ProcessingPorts, order: StoredOrder, now: Dat
 }
 
 /**
- * The items an ended call writes with its order change: the attempt and its event and, when
- * the order completes, the result and its event. All were caused by the change that started
- * the call (`inCall`'s newest status event).
+ * What an ended call writes with its order change: the attempt and, when the order completes,
+ * the result (their events go into the order's log with the change). Both were caused by the
+ * change that started the call (`inCall`'s newest status event).
  */
-function attemptItems(inCall: StoredOrder, report: AttemptReport, now: Date, result?: OrderResult, writeBackEnabled = false) {
+function callRecords(inCall: StoredOrder, report: AttemptReport, result?: OrderResult, writeBackEnabled = false): CallRecords {
   const attempt = inCall.call_attempts;
-  const common = {
-    tenant: inCall.tenant,
-    external_order_id: inCall.external_order_id,
-    correlation_id: inCall.correlation_id,
-    occurredAt: now,
-    causation_id: lastStatusEventId(inCall),
-  };
   const attemptData = { attempt, call_disposition: report.call_disposition, started_at: report.started_at, ended_at: report.ended_at };
-  return (pk: string, revision: number) => [
-    { ...keys.orderAttempt(pk, attempt), entity: 'call_attempt', ...attemptData },
-    eventItem(keys.orderEvent(pk, revision, '#attempt'), { ...common, event_type: 'commerce.call.attempt_completed.v1', data: attemptData }),
+  return {
+    attempt: { ...keys.orderAttempt(inCall.pk, attempt), entity: 'call_attempt', ...attemptData },
     ...(result
-      ? [
-          {
-            ...keys.orderResult(pk),
+      ? {
+          result: {
+            ...keys.orderResult(inCall.pk),
             entity: 'result',
             tenant: inCall.tenant,
             ...result,
@@ -239,10 +231,10 @@ function attemptItems(inCall: StoredOrder, report: AttemptReport, now: Date, res
             // Only a result to write back starts stream work (its due entry, then its settlement): two index writes and an update the others never need.
             ...(writeBackEnabled && result.final_order_snapshot.confirmed ? { writeback_state: 'pending' } : {}),
           },
-          eventItem(keys.orderEvent(pk, revision, '#result'), { ...common, event_type: 'commerce.order.result_ready.v1', data: { result } }),
-        ]
-      : []),
-  ];
+        }
+      : {}),
+    causeRevision: inCall.status_revision,
+  };
 }
 
 /**
@@ -261,12 +253,8 @@ export async function recordFinishedCall(ports: ProcessingPorts, inCall: StoredO
       const current = await ports.orders.read(inCall.tenant, inCall.external_order_id);
       if (!current) throw error;
       if (current.processing_state === 'in_call' && current.call_attempts === inCall.call_attempts) return recordAttempt(ports, current, report, now, facts);
-      try {
-        return await ports.orders.write(current, { set: { call_deadline_at: null }, alsoPut: attemptItems(inCall, report, now) }, now);
-      } catch (written) {
-        if (written instanceof AlreadyWrittenError) return current;
-        throw written;
-      }
+      if (recordsAttempt(current.log, inCall.call_attempts)) return current;
+      return ports.orders.write(current, { set: { call_deadline_at: null }, calls: callRecords(inCall, report) }, now);
     });
   }
 }
@@ -279,9 +267,9 @@ export async function recordAttempt(ports: ProcessingPorts, order: StoredOrder, 
   const facts = known ?? (await factsFor(ports, order));
   const { to, result, nextContact } = attemptOutcome(order, report, facts, now, ports.settings.callRetryDelaySeconds);
   const reason = result ? result.business_outcome : report.call_disposition;
-  const alsoPut = attemptItems(order, report, now, result, facts.config.writeback.enabled);
+  const calls = callRecords(order, report, result, facts.config.writeback.enabled);
   const lost = report.call_disposition === 'failed' ? { lost_attempts: attemptCounts(order, report).lost } : {};
-  return ports.orders.write(order, { to, reason, set: { next_contact_at: nextContact, call_deadline_at: null, ...lost }, alsoPut }, now);
+  return ports.orders.write(order, { to, reason, set: { next_contact_at: nextContact, call_deadline_at: null, ...lost }, calls }, now);
 }
 
 /** States from which a step may start a call: whatever the run decided before must be durable first. */

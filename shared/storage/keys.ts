@@ -18,7 +18,7 @@
  * | sales rule                            | pk = T#{tenant}#RULE#{id}, sk = RULE            | table |
  * | audit record of an erasure            | pk = T#{tenant}#CUSTOMER#{id}, sk = AUDIT#{at}  | table |
  * | order                                 | pk = T#{tenant}#ORDER#{id}, sk = ORDER          | table |
- * | an order's events, attempts, result   | pk = T#{tenant}#ORDER#{id}, sk = EVENT#{rev} / EVENT#WRITEBACK / ATTEMPT#{n} / RESULT | table |
+ * | an order's attempts, result, history   | pk = T#{tenant}#ORDER#{id}, sk = ATTEMPT#{n} / RESULT / HISTORY#{rev} / EVENT#WRITEBACK | table |
  * | orders due for work (call, retry)     | gsi2pk = ORDERDUE#{shard}, gsi2sk <= now        | gsi2  |
  * | webhook delivery (and its attempts)   | pk = T#{tenant}#DELIVERY#{id}, sk = DELIVERY / ATTEMPT#{n} | table |
  * | orders, unfiltered (by id)            | gsi1pk = T#{tenant}#ORDERS#{shard}, gsi1sk = {id} > cursor | gsi1 (8 shards merged) |
@@ -146,6 +146,8 @@ export const keys = {
   orderEvent: (orderPk: string, revision: number, suffix = ''): ItemKey => ({ pk: orderPk, sk: `EVENT#${String(revision).padStart(6, '0')}${suffix}` }),
   orderAttempt: (orderPk: string, attempt: number): ItemKey => ({ pk: orderPk, sk: `ATTEMPT#${String(attempt).padStart(3, '0')}` }),
   orderResult: (orderPk: string): ItemKey => ({ pk: orderPk, sk: 'RESULT' }),
+  /** A stretch of an order's log moved out of the order item, by the revision of its first entry. */
+  orderHistory: (orderPk: string, firstRevision: number): ItemKey => ({ pk: orderPk, sk: `HISTORY#${String(firstRevision).padStart(6, '0')}` }),
   /** The one `commerce.writeback.failed.v1` event an order's result can have. */
   orderWritebackEvent: (orderPk: string): ItemKey => ({ pk: orderPk, sk: 'EVENT#WRITEBACK' }),
   /** A position in an order's own collection (events, attempts), for paging through it. */

@@ -35,32 +35,54 @@ const carriesStreamWork = (item: Record<string, unknown>) =>
 export const withStreamDue = <T extends object>(item: T, now: Date): T =>
   carriesStreamWork(item as Record<string, unknown>) ? { ...item, ...streamDueAttributes((item as unknown as { pk: string }).pk, now) } : item;
 
+/** What an item keeps once its stream work is done: a due entry for other work (an order scheduled for later: its call), and watermarks that only grow. */
+export interface AfterStreamWork {
+  due?: { gsi2pk: string; gsi2sk: string } | undefined;
+  watermarks?: Record<string, number>;
+}
+
 /**
- * Removes an item's stream-work due entry once its work is done (or replaces it with `next`,
- * the due entry the item keeps for other work), unless a later write gave it a new one (that
- * write's record brings its own work). Unstamped: an order's own writer stamps the order.
+ * Removes an item's stream-work due entry once its work is done (or replaces it with the due
+ * entry the item keeps for other work) and raises its watermarks, unless a later write gave it
+ * a new entry (that write's record brings its own work): then only the watermarks are raised,
+ * where they are lower. Unstamped: an order's own writer stamps the order.
  */
-export function markStreamWorkDone(item: Record<string, unknown>, next?: { gsi2pk: string; gsi2sk: string }) {
+export async function markStreamWorkDone(item: Record<string, unknown>, after: AfterStreamWork = {}) {
+  const { due, watermarks = {} } = after;
+  const marks = Object.entries(watermarks).map(([name, value], i) => ({ name, value, n: `#w${i}`, v: `:w${i}` }));
+  const names = marks.length ? { ExpressionAttributeNames: Object.fromEntries(marks.map((m) => [m.n, m.name])) } : {};
+  const values = Object.fromEntries(marks.map((m) => [m.v, m.value]));
+  const sets = [...(due ? ['gsi2pk = :pk', 'gsi2sk = :sk'] : []), ...marks.map((m) => `${m.n} = ${m.v}`)];
   const update = {
     TableName: tableName(),
     Key: { pk: item.pk, sk: item.sk },
-    UpdateExpression: next ? 'SET gsi2pk = :pk, gsi2sk = :sk' : 'REMOVE gsi2pk, gsi2sk',
+    UpdateExpression: `${sets.length ? `SET ${sets.join(', ')}` : ''}${due ? '' : ' REMOVE gsi2pk, gsi2sk'}`.trim(),
     ConditionExpression: 'gsi2sk = :seen AND begins_with(gsi2pk, :prefix)',
-    ExpressionAttributeValues: { ':seen': item.gsi2sk, ':prefix': STREAM_DUE_PREFIX, ...(next ? { ':pk': next.gsi2pk, ':sk': next.gsi2sk } : {}) },
+    ...names,
+    ExpressionAttributeValues: { ':seen': item.gsi2sk, ':prefix': STREAM_DUE_PREFIX, ...(due ? { ':pk': due.gsi2pk, ':sk': due.gsi2sk } : {}), ...values },
   };
-  return landed({ update }, { stamp: false });
+  if ((await landed({ update }, { stamp: false })) || marks.length === 0) return;
+  const raise = {
+    TableName: tableName(),
+    Key: { pk: item.pk, sk: item.sk },
+    UpdateExpression: `SET ${marks.map((m) => `${m.n} = ${m.v}`).join(', ')}`,
+    ConditionExpression: ['attribute_exists(pk)', ...marks.map((m) => `(attribute_not_exists(${m.n}) OR ${m.n} < ${m.v})`)].join(' AND '),
+    ...names,
+    ExpressionAttributeValues: values,
+  };
+  await landed({ update: raise }, { stamp: false });
 }
 
-/** The due entry an item of an entity keeps once its stream work is done (an order scheduled for later: its call). */
-export type DueAfterStreamWork = Readonly<Record<string, (item: Record<string, unknown>) => { gsi2pk: string; gsi2sk: string } | undefined>>;
+/** What an item of an entity keeps once its stream work is done (stream-processor: an order's call due entry and its publication's watermark). */
+export type AfterStreamWorkOf = Readonly<Record<string, (item: Record<string, unknown>) => AfterStreamWork>>;
 
 /** A stream reader's last reaction: the items it owns whose reactions all succeeded need no sweep. */
-export const streamWorkDone = (owner: StreamWorkOwner, dueAfter: DueAfterStreamWork = {}): Reaction => ({
+export const streamWorkDone = (owner: StreamWorkOwner, afterOf: AfterStreamWorkOf = {}): Reaction => ({
   name: `${owner}-work-done`,
   async handle(change) {
     const item = change.newImage;
     if (change.eventName === 'REMOVE' || !item || !hasStreamDue(item) || OWNER_OF[String(item.entity)] !== owner) return;
-    await markStreamWorkDone(item, dueAfter[String(item.entity)]?.(item));
+    await markStreamWorkDone(item, afterOf[String(item.entity)]?.(item));
   },
 });
 

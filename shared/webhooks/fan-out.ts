@@ -13,6 +13,7 @@
 import { ttlCache } from '../caching/ttl-cache.ts';
 import { isPublicEvent } from '../events/event-types.ts';
 import type { EventRecord } from '../events/outbox.ts';
+import { eventsOf, mergedLog, needsRecords, type OrderRecords } from '../orders/order-log.ts';
 import type { Reaction } from '../stream/stream-dispatch.ts';
 import { hasStreamDue } from '../storage/keys.ts';
 import type { StreamChange } from '../stream/stream-dispatch.ts';
@@ -39,25 +40,62 @@ function decide(s: StoredSubscription | undefined, event: EventRecord): 'deliver
   return s.disabled_reason === 'endpoint_failing' ? 'park' : 'skip';
 }
 
-/** An order's events whose revisions lie after `after`, up to `through`, oldest first. */
-export type OrderEvents = (orderPk: string, after: number, through: number) => Promise<Record<string, unknown>[]>;
-
-/** What an order's stream record publishes: its write's own events, and with the publication marker every earlier one too. */
-export async function orderPublication(change: StreamChange, orderEvents: OrderEvents): Promise<{ fresh: EventRecord[]; earlier: EventRecord[] }> {
-  const order = change.newImage!;
-  const revision = Number(order.revision);
-  const before = change.oldImage?.entity === 'order' ? Number(change.oldImage.revision) : 0;
-  const marked = hasStreamDue(order);
-  // Events come only with a state change: a write that changed no state since `before` produced none.
-  const producedEvents = Number(order.status_revision ?? revision) > before;
-  if (!marked && !producedEvents) return { fresh: [], earlier: [] };
-  const events = (await orderEvents(String(order.pk), marked ? 0 : before, revision)) as unknown as (EventRecord & { sk: string })[];
-  const isFresh = (e: { sk: string }) => Number(e.sk.slice('EVENT#'.length, 'EVENT#'.length + 6)) > before;
-  const publicEvents = events.filter((e) => isPublicEvent(e.event_type));
-  return { fresh: publicEvents.filter(isFresh), earlier: publicEvents.filter((e) => !isFresh(e)) };
+/** What a publication reads of an order besides its stream record (order-records.ts). */
+export interface OrderReads {
+  /** Its attempts and result and, with `history`, the stretches of its log moved out of it. */
+  records(orderPk: string, options: { history: boolean }): Promise<OrderRecords & { history: string[] }>;
+  /** The revision its events are published through, as the order says now (a writer's image may carry an older one). */
+  publishedThrough(orderPk: string): Promise<number>;
 }
 
-export function webhookFanOut(options: { subscriptionCacheSeconds: number; orderReference: OrderReference; orderEvents: OrderEvents }): Reaction {
+const NO_RECORDS: OrderRecords & { history: string[] } = { attempts: new Map(), result: undefined, history: [] };
+const revisionOf = (entry: string) => Number(entry.split('|', 1)[0]);
+
+/**
+ * What an order's stream record publishes: the events its write produced (the log's entries
+ * after the old image's revision) and, with the publication marker, those since the last
+ * publication that completed (`published`, read from the order as it is now), which a skipped
+ * record may have missed. The
+ * order's attempts and result are read only when an entry names them, the stretches of its log
+ * moved out of it only when those reach back that far.
+ */
+export async function orderPublication(change: StreamChange, reads: OrderReads): Promise<{ fresh: EventRecord[]; earlier: EventRecord[] }> {
+  const image = change.newImage!;
+  const before = change.oldImage?.entity === 'order' ? Number(change.oldImage.revision) : 0;
+  const log = (image.log as string[] | undefined) ?? [];
+  const marked = hasStreamDue(image);
+  const published = marked ? Math.max(Number(image.published ?? 0), await reads.publishedThrough(String(image.pk))) : 0;
+  // A replay (the reconciler's, no old image) publishes what its marker covers, as the record it stands for would have.
+  const after = !marked ? before : change.oldImage ? Math.min(before, published) : published;
+  if (!log.some((entry) => revisionOf(entry) > after)) return { fresh: [], earlier: [] };
+  // The order's own log starts with a state change: from there on it needs nothing moved out.
+  const history = log.length === 0 || after < revisionOf(log[0]!);
+  const loaded = history || needsRecords(log, after) ? await reads.records(String(image.pk), { history }) : NO_RECORDS;
+  const identity = {
+    pk: String(image.pk),
+    tenant: String(image.tenant),
+    external_order_id: String(image.external_order_id),
+    correlation_id: String(image.correlation_id),
+  };
+  const events = eventsOf(identity, history ? mergedLog(loaded.history, log) : log, loaded, after);
+  const isFresh = (e: { sk: string }) => Number(e.sk.slice('EVENT#'.length, 'EVENT#'.length + 6)) > before;
+  return { fresh: events.filter(isFresh), earlier: events.filter((e) => !isFresh(e)) };
+}
+
+/**
+ * The publication of each order record, made once per record however many reactions ask
+ * (the fan-out and the business metrics): one read of the order's records at most.
+ */
+export function publicationOfRecords(reads: OrderReads) {
+  const made = new WeakMap<StreamChange, ReturnType<typeof orderPublication>>();
+  return (change: StreamChange) => {
+    if (!made.has(change)) made.set(change, orderPublication(change, reads));
+    return made.get(change)!;
+  };
+}
+export type PublicationOf = ReturnType<typeof publicationOfRecords>;
+
+export function webhookFanOut(options: { subscriptionCacheSeconds: number; orderReference: OrderReference; publicationOf: PublicationOf }): Reaction {
   /**
    * The allowlist and `enabled` change rarely: a cached subscription may say "deliver" (unless
    * its endpoint is failing), but "do not deliver" is always confirmed by a fresh read, so a
@@ -91,7 +129,7 @@ export function webhookFanOut(options: { subscriptionCacheSeconds: number; order
       const image = change.newImage;
       if (change.eventName === 'REMOVE' || !image) return;
       if (image.entity === 'order') {
-        const { fresh, earlier } = await orderPublication(change, options.orderEvents);
+        const { fresh, earlier } = await options.publicationOf(change);
         for (const event of earlier) await publish(event, true);
         for (const event of fresh) await publish(event, false);
         return;

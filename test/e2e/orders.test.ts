@@ -2,14 +2,15 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { dayFromLater, LATER, LATER_UTC } from '../support/times.ts';
 import { describe, expect, it } from 'vitest';
 import { tableClient, tableName } from '#shared/storage/clients.ts';
+import { readOrder } from '#shared/orders/order-store.ts';
 import { call, type TestKey } from '../support/stack.ts';
 import { customerBody, isFinalOrder, orderBody, orderTenant, waitForOrder, wholeHistory } from '../support/orders.ts';
 
-/** The order's history as the history reader pages it, and its stored status revision. */
+/** The order's history as the history reader pages it, and the revision of its newest state change as the order reads back. */
 async function storedHistory(key: TestKey, id: string) {
   const pk = `T#${key.tenant}#ORDER#${id}`;
-  const order = (await tableClient().send(new GetCommand({ TableName: tableName(), Key: { pk, sk: 'ORDER' }, ConsistentRead: true }))).Item!;
-  return { entries: await wholeHistory(pk, 2), statusRevision: order.status_revision as number };
+  const order = (await readOrder(key.tenant, id, true))!;
+  return { entries: await wholeHistory(pk, 2), statusRevision: order.status_revision };
 }
 
 describe('orders', () => {

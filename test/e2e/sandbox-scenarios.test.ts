@@ -2,11 +2,9 @@
  * Every sandbox scenario of contract-decisions section 7, from POST /orders to GET /result
  * and GET /calls through the local gateway, with the real stream processor and call scheduler.
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { tableClient, tableName } from '#shared/storage/clients.ts';
 import { call, type TestKey } from '../support/stack.ts';
-import { customerBody, isFinalOrder, orderBody, orderTenant, waitForOrder } from '../support/orders.ts';
+import { customerBody, isFinalOrder, orderBody, orderEventTypes, orderTenant, waitForOrder } from '../support/orders.ts';
 
 const SCENARIOS = [
   { digit: '0', calls: ['answered'], outcome: 'confirmed', confirmed: true, total: '19.98' },
@@ -80,33 +78,15 @@ describe.concurrent.each(SCENARIOS)('sandbox scenario $digit', (s) => {
       how_to_request: expect.any(String),
     });
 
-    const events = await tableClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :e)',
-        ExpressionAttributeValues: { ':pk': `T#${key.tenant}#ORDER#order-${s.digit}`, ':e': 'EVENT#' },
-        ConsistentRead: true,
-      }),
-    );
-    const types = (events.Items ?? []).map((e) => e.event_type);
+    const types = await orderEventTypes(key.tenant, `order-${s.digit}`);
     expect(types.filter((t) => t === 'commerce.call.attempt_completed.v1')).toHaveLength(s.calls.length);
     expect(types.filter((t) => t === 'commerce.order.result_ready.v1')).toHaveLength(1);
     if (s.writebackFails) {
-      await expect.poll(async () => (await eventTypes(key, s.digit)).includes('commerce.writeback.failed.v1'), { timeout: 10_000 }).toBe(true);
+      await expect
+        .poll(async () => (await orderEventTypes(key.tenant, `order-${s.digit}`)).includes('commerce.writeback.failed.v1'), { timeout: 10_000 })
+        .toBe(true);
     } else {
       expect(types).not.toContain('commerce.writeback.failed.v1');
     }
   });
 });
-
-async function eventTypes(k: TestKey, digit: string) {
-  const out = await tableClient().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :e)',
-      ExpressionAttributeValues: { ':pk': `T#${k.tenant}#ORDER#order-${digit}`, ':e': 'EVENT#' },
-      ConsistentRead: true,
-    }),
-  );
-  return (out.Items ?? []).map((e) => e.event_type as string);
-}

@@ -180,7 +180,8 @@ describe('a conditional write whose answer was lost', () => {
   it('orders: a submitted order is created (not "updated" or a conflict), with one status event; a result forgets its scenario', async () => {
     const { orderCommands } = await import('#shared/orders/order-commands.ts');
     const { OrderInputSchema } = await import('#shared/orders/order-schemas.ts');
-    const { dynamoOrderRepository, forgetResultScenario, orderHistory } = await import('#shared/orders/order-store.ts');
+    const { dynamoOrderRepository, forgetResultScenario } = await import('#shared/orders/order-store.ts');
+    const { orderHistory } = await import('#shared/orders/order-records.ts');
     const { keys } = await import('#shared/storage/keys.ts');
     const { orderBody } = await import('../support/orders.ts');
     const requalify = async () => ({ to: 'validated' as const, reason: null, substitutions: [] });
@@ -221,6 +222,40 @@ describe('a conditional write whose answer was lost', () => {
     expect(lossy).toEqual(clean);
   });
 
+  it('orders: a finished call is recorded once, its attempt written ahead of the order and its result with it', async () => {
+    const { orderItem, readOrder, writeOrder } = await import('#shared/orders/order-store.ts');
+    const { readOrderRecords } = await import('#shared/orders/order-records.ts');
+    const { order } = await import('../unit/orders/memory-ports.ts');
+    const { clean, lossy } = await bothWays(async () => {
+      const tenant = tenantId();
+      const pk = keys.order(tenant, 'o-1').pk;
+      // In a call the shared stack's own scheduler does not take up (its deadline is far off).
+      const stored = { ...order('o-1'), tenant, pk, processing_state: 'in_call' as const, call_attempts: 1, call_deadline_at: '2099-01-01T00:00:00.000Z' };
+      await put(orderItem(stored, new Date()));
+      const attempt = {
+        ...keys.orderAttempt(pk, 1),
+        entity: 'call_attempt',
+        attempt: 1,
+        call_disposition: 'answered',
+        started_at: '2026-11-25T11:00:00Z',
+        ended_at: '2026-11-25T11:01:00Z',
+      };
+      const result = { ...keys.orderResult(pk), entity: 'result', tenant, external_order_id: 'o-1', business_outcome: 'confirmed' };
+      const written = await writeOrder(stored, { to: 'completed', reason: 'confirmed', calls: { attempt, result, causeRevision: 1 } }, new Date());
+      const read = await readOrder(tenant, 'o-1', true);
+      const records = await readOrderRecords(pk, { history: true });
+      return {
+        revision: written.revision,
+        state: read?.processing_state,
+        logged: read?.log.map((e) => e.split('|')[1]),
+        attempts: [...records.attempts.keys()],
+        result: records.result?.business_outcome,
+      };
+    });
+    expect(clean).toEqual({ revision: 2, state: 'completed', logged: ['r', 'c', 'A', 'R'], attempts: [1], result: 'confirmed' });
+    expect(lossy).toEqual(clean);
+  });
+
   it('paged jobs, events and stream work: a page advances its job once, an event is put once, stream work is marked done', async () => {
     const { jobItem, advanceJob } = await import('#shared/orders/order-jobs.ts');
     const { putEventOnce } = await import('#shared/events/event-store.ts');
@@ -242,8 +277,8 @@ describe('a conditional write whose answer was lost', () => {
     expect(lossy).toEqual(clean);
   });
 
-  it("orders' publication marker: once its events are out, an order scheduled for later keeps its call's due entry, a final one none", async () => {
-    const { callDueAfterPublication, orderItem } = await import('#shared/orders/order-store.ts');
+  it("orders' publication marker: once its events are out, an order scheduled for later keeps its call's due entry, a final one none, each its watermark", async () => {
+    const { afterPublication, orderItem } = await import('#shared/orders/order-store.ts');
     const { streamWorkDone } = await import('#shared/stream/stream-work.ts');
     const { order } = await import('../unit/orders/memory-ports.ts');
     const { clean, lossy } = await bothWays(async () => {
@@ -259,12 +294,31 @@ describe('a conditional write whose answer was lost', () => {
       const marked = [scheduled, completed].map((item) => String(item.gsi2pk).split('#')[0]);
       for (const item of [scheduled, completed]) {
         await put(item);
-        await streamWorkDone('stream-processor', { order: callDueAfterPublication }).handle({ eventName: 'INSERT', newImage: item } as never);
+        await streamWorkDone('stream-processor', { order: afterPublication }).handle({ eventName: 'INSERT', newImage: item } as never);
       }
       const [s, c] = [(await get(scheduled))!, (await get(completed))!];
-      return { marked, scheduled: [String(s.gsi2pk).split('#')[0], s.gsi2sk === later], completed: c.gsi2pk ?? null };
+      // A later write left no marker before the work was noted done: only the watermark is raised.
+      const overtaken = orderItem(
+        { ...base, pk: keys.order(tenant, 'o-3').pk, external_order_id: 'o-3', processing_state: 'completed' as const, revision: 5 },
+        new Date(),
+      ) as unknown as Item;
+      const { gsi2pk: _marker, gsi2sk: _due, ...unmarked } = overtaken;
+      await put(unmarked);
+      await streamWorkDone('stream-processor', { order: afterPublication }).handle({ eventName: 'INSERT', newImage: overtaken } as never);
+      const o = (await get(overtaken))!;
+      return {
+        marked,
+        scheduled: [String(s.gsi2pk).split('#')[0], s.gsi2sk === later, s.published],
+        completed: [c.gsi2pk ?? null, c.published],
+        overtaken: [o.gsi2pk ?? null, o.published],
+      };
     });
-    expect(clean).toEqual({ marked: ['STREAMDUE', 'STREAMDUE'], scheduled: ['ORDERDUE', true], completed: null });
+    expect(clean).toEqual({
+      marked: ['STREAMDUE', 'STREAMDUE'],
+      scheduled: ['ORDERDUE', true, 1],
+      completed: [null, 1],
+      overtaken: [null, 5],
+    });
     expect(lossy).toEqual(clean);
   });
 

@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { isPublicEvent } from '#shared/events/event-types.ts';
-import { type HistoryEntry, historyEntryOf } from '#shared/orders/order.ts';
 import { keys } from '#shared/storage/keys.ts';
 
 const clients = new Map<string, DynamoDBDocumentClient>();
@@ -40,24 +39,62 @@ async function queryAll(input: Omit<ConstructorParameters<typeof QueryCommand>[0
   return items;
 }
 
-/** The order, its history, call attempts, result and public events, in one read of its partition. */
+/** The order, its call attempts, result and event items of its own (a write-back's failure), in one read of its partition. */
 export async function orderPartition(tenant: string, id: string) {
   const pk = keys.order(tenant, id).pk;
   const items = await queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ConsistentRead: true });
-  const events = items.filter((i) => i.entity === 'event' && isPublicEvent(String(i.event_type))) as {
-    event_id: string;
-    event_type: string;
-    sk: string;
-    occurred_at: string;
-    data: Record<string, unknown>;
-  }[];
   return {
     order: items.find((i) => i.sk === 'ORDER'),
-    history: events.filter((e) => e.event_type === 'commerce.order.status_changed.v1').map(historyEntryOf) as HistoryEntry[],
     attempts: items.filter((i) => i.entity === 'call_attempt') as { attempt: number }[],
     result: items.find((i) => i.entity === 'result') as { business_outcome: string } | undefined,
-    events,
+    eventItems: items.filter((i) => i.entity === 'event' && isPublicEvent(String(i.event_type))) as { event_id: string }[],
   };
+}
+
+/** A webhook as the receiver took it in: its envelope. */
+export interface ReceivedEvent {
+  event_id: string;
+  event_type: string;
+  occurred_at: string;
+  external_order_id: string | null;
+  data: { previous_state?: string | null; processing_state?: string; attempt?: number; result?: unknown };
+}
+
+/**
+ * What is wrong with one order's events as its receiver got them (each counted once): its state
+ * changes must be one unbroken chain from its creation to the state it rests in, with one event
+ * per call attempt, and a result event exactly when it has a result. Empty: nothing.
+ */
+export function orderEventFaults(
+  received: readonly ReceivedEvent[],
+  order: { state: string; attempts: readonly number[]; hasResult: boolean; eventItems: readonly string[] },
+): string[] {
+  const faults: string[] = [];
+  const unique = [...new Map(received.map((e) => [e.event_id, e])).values()];
+  const chain = unique.filter((e) => e.event_type === 'commerce.order.status_changed.v1');
+  const firsts = chain.filter((e) => e.data.previous_state === null);
+  if (firsts.length !== 1) faults.push(`${firsts.length} creation events`);
+  // Followed in time (a state may come back: scheduled after a failed attempt), each event once.
+  const left = [...chain].sort((a, b) => a.occurred_at.localeCompare(b.occurred_at));
+  let at: string | null = null;
+  for (let i = left.findIndex((e) => e.data.previous_state === at); i >= 0; i = left.findIndex((e) => e.data.previous_state === at)) {
+    at = left[i]!.data.processing_state ?? null;
+    left.splice(i, 1);
+  }
+  if (at !== order.state || left.length > 0)
+    faults.push(`status chain ends at ${at} with ${left.length} of ${chain.length} events left over, the order is ${order.state}`);
+  const attempts = unique
+    .filter((e) => e.event_type === 'commerce.call.attempt_completed.v1')
+    .map((e) => Number(e.data.attempt))
+    .sort((a, b) => a - b);
+  if (attempts.join(',') !== [...order.attempts].sort((a, b) => a - b).join(','))
+    faults.push(`attempt events ${attempts.join(',')}, attempts ${order.attempts.join(',')}`);
+  const results = unique.filter((e) => e.event_type === 'commerce.order.result_ready.v1').length;
+  if (results !== (order.hasResult ? 1 : 0)) faults.push(`${results} result events, ${order.hasResult ? 'a' : 'no'} result`);
+  const ids = new Set(unique.map((e) => e.event_id));
+  const missingItems = order.eventItems.filter((id) => !ids.has(id));
+  if (missingItems.length) faults.push(`events ${missingItems.join(',')} not received`);
+  return faults;
 }
 
 async function listViews(tenant: string, list: 'ORDERS' | 'DELIVERIES'): Promise<Record<string, unknown>[]> {
@@ -78,5 +115,6 @@ export const tenantDeliveries = async (tenant: string) => (await listViews(tenan
 
 /** Orders of the tenant not yet in a final state. */
 export async function openOrders(tenant: string): Promise<number> {
-  return (await listViews(tenant, 'ORDERS')).filter((v) => !['completed', 'cancelled', 'rejected'].includes(String(v.processing_state))).length;
+  // An order's list entry names its state `s` (order-store.ts).
+  return (await listViews(tenant, 'ORDERS')).filter((v) => !['completed', 'cancelled', 'rejected'].includes(String(v.s))).length;
 }

@@ -3,6 +3,7 @@ import { BatchWriteCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynam
 import { mapWithConcurrency } from '#shared/async/concurrency.ts';
 import type { StoredJob } from '#shared/orders/order-jobs.ts';
 import type { StoredOrder } from '#shared/orders/order.ts';
+import { encodeEntry } from '#shared/orders/order-log.ts';
 import { customerLink, orderItem } from '#shared/orders/order-store.ts';
 import { tableClient, tableName } from '#shared/storage/clients.ts';
 import { keys } from '#shared/storage/keys.ts';
@@ -35,6 +36,8 @@ function scheduledOrder(tenant: string, id: string, customer: string, variant: s
     substitutions: [],
     created_at: now.toISOString(),
     updated_at: now.toISOString(),
+    // Seeded as it stands: its current state's entry stands for the history before it.
+    log: [encodeEntry({ kind: 'status', revision: 3, to: 'scheduled', reason: null, at: now.toISOString(), causation: null })],
   };
 }
 

@@ -3,7 +3,10 @@ import { expect } from 'vitest';
 import { call, newTenant, type TestKey } from './stack.ts';
 import { eventually } from './eventually.ts';
 import type { HistoryEntry } from '#shared/orders/order.ts';
-import { orderHistory } from '#shared/orders/order-store.ts';
+import { eventsOf, mergedLog } from '#shared/orders/order-log.ts';
+import { orderCollection, orderHistory, readOrderRecords } from '#shared/orders/order-records.ts';
+import { readOrder } from '#shared/orders/order-store.ts';
+import { keys } from '#shared/storage/keys.ts';
 
 /** Calls every day, no quiet hours, write-back on: the sandbox scenarios run at once. */
 export const CALL_NOW_CONFIG = {
@@ -81,4 +84,12 @@ export async function wholeHistory(orderPk: string, pageSize: number): Promise<H
     after = page.last;
   } while (after);
   return entries;
+}
+
+/** The types of every event an order has: those in its log (as its stream records publish them), then its own event items (a write-back's failure). */
+export async function orderEventTypes(tenant: string, id: string): Promise<string[]> {
+  const order = (await readOrder(tenant, id, true))!;
+  const records = await readOrderRecords(order.pk, { history: true });
+  const items = await orderCollection<{ event_type: string }>(keys.order(tenant, id).pk, 'EVENT#');
+  return [...eventsOf(order, mergedLog(records.history, order.log), records), ...items.items].map((e) => e.event_type);
 }

@@ -2,8 +2,9 @@
 import { sandboxDialer } from '#shared/calls/call-platform.ts';
 import type { StoredCustomer } from '#shared/customers/customers.ts';
 import { AlreadyWrittenError, RevisionConflict } from '#shared/errors.ts';
-import type { EventRecord } from '#shared/events/outbox.ts';
-import { applyOrderChange, historyEntryOf, orderCreation, type OrderRepository, type StoredOrder } from '#shared/orders/order.ts';
+import { applyOrderChange, orderCreation, type OrderRepository, type StoredOrder } from '#shared/orders/order.ts';
+import { encodeEntry, eventsOf, historyOf, mergedLog } from '#shared/orders/order-log.ts';
+import type { CallAttempt, OrderResult } from '#shared/orders/order-schemas.ts';
 import type { ProcessingPorts } from '#shared/orders/processing.ts';
 import type { ResolvedVariant } from '#shared/orders/qualification.ts';
 import { TenantConfigSchema } from '#shared/tenants/config.ts';
@@ -17,15 +18,16 @@ export function memoryOrders(): OrderRepository & { items: object[]; orders: Map
   const items: object[] = [];
   /** The state of the order as each write left it: one entry per write to the table. */
   const writes: string[] = [];
+  const keyOf = (i: object) => `${(i as { pk?: string }).pk}|${(i as { sk?: string }).sk}`;
+  const entityOf = (i: object) => (i as { entity?: string }).entity;
   const commit: OrderRepository['commit'] = async (base, next, written) => {
     const key = `${base.tenant}/${base.external_order_id}`;
     if (orders.get(key)?.revision !== base.revision) throw new RevisionConflict('changed');
-    // Like the table: an item meant to be written once (an attempt, an event) is refused when there.
-    const keyOf = (i: object) => `${(i as { pk?: string }).pk}|${(i as { sk?: string }).sk}`;
+    // Like the table: a result is written once, with the change; an attempt once, and one that comes again keeps the first.
     const existing = new Set(items.map(keyOf));
-    if (written.some((i) => existing.has(keyOf(i)))) throw new AlreadyWrittenError('written before');
+    if (written.some((i) => entityOf(i) === 'result' && existing.has(keyOf(i)))) throw new AlreadyWrittenError('written before');
     orders.set(key, next);
-    items.push(...written);
+    items.push(...written.filter((i) => !(entityOf(i) === 'call_attempt' && existing.has(keyOf(i)))));
     writes.push(next.processing_state);
     return next;
   };
@@ -34,7 +36,7 @@ export function memoryOrders(): OrderRepository & { items: object[]; orders: Map
     items,
     writes,
     read: async (tenant, id) => orders.get(`${tenant}/${id}`),
-    // As the table creates it: in `received`, revision 1, with its first status event; undefined when it exists.
+    // As the table creates it: in `received`, revision 1, with its first status event in its log; undefined when it exists.
     create: async (order, now, causationId) => {
       const key = `${order.tenant}/${order.external_order_id}`;
       if (orders.has(key)) return undefined;
@@ -52,13 +54,27 @@ export function memoryOrders(): OrderRepository & { items: object[]; orders: Map
   };
 }
 
-/** The states an order went through, read from the status events written (its history), with the creation's `received` first. */
-export const statesOf = (repository: ReturnType<typeof memoryOrders>, id: string): string[] => [
-  'received',
-  ...repository.items
-    .filter((i) => (i as EventRecord).event_type === 'commerce.order.status_changed.v1' && (i as EventRecord).external_order_id === id)
-    .map((i) => historyEntryOf(i as EventRecord & { sk: string }).to),
-];
+/** The order's whole log: the stretches moved to history items, then its own. */
+const wholeLog = (repository: ReturnType<typeof memoryOrders>, o: StoredOrder) =>
+  mergedLog(
+    ...repository.items
+      .filter((i) => (i as { pk?: string; entity?: string }).pk === o.pk && (i as { entity?: string }).entity === 'order_history')
+      .map((h) => (h as { log: string[] }).log),
+    o.log,
+  );
+
+/** The states an order went through, read from its history. */
+export const statesOf = (repository: ReturnType<typeof memoryOrders>, id: string): string[] =>
+  historyOf(wholeLog(repository, repository.orders.get(`acme/${id}`)!)).map((h) => h.to);
+
+/** Every event the order's writes produced, as its stream records publish them. */
+export function eventsOfOrder(repository: ReturnType<typeof memoryOrders>, id: string) {
+  const o = repository.orders.get(`acme/${id}`)!;
+  const own = repository.items.filter((i) => (i as { pk?: string }).pk === o.pk) as Record<string, unknown>[];
+  const attempts = new Map(own.filter((i) => i.entity === 'call_attempt').map((i) => [Number(i.attempt), i as unknown as CallAttempt]));
+  const result = own.find((i) => i.entity === 'result') as unknown as OrderResult | undefined;
+  return eventsOf(o, wholeLog(repository, o), { attempts, result });
+}
 
 export function order(id: string, variant = 'beans'): StoredOrder {
   const at = NOON.toISOString();
@@ -88,6 +104,7 @@ export function order(id: string, variant = 'beans'): StoredOrder {
     content_sha256: 'h',
     created_at: at,
     updated_at: at,
+    log: [encodeEntry({ kind: 'status', revision: 1, to: 'received', reason: null, at, causation: null })],
   };
 }
 
