@@ -55,7 +55,6 @@ export async function orderPartition(tenant: string, id: string) {
 export interface ReceivedEvent {
   event_id: string;
   event_type: string;
-  occurred_at: string;
   external_order_id: string | null;
   data: { previous_state?: string | null; processing_state?: string; attempt?: number; result?: unknown };
 }
@@ -74,15 +73,14 @@ export function orderEventFaults(
   const chain = unique.filter((e) => e.event_type === 'commerce.order.status_changed.v1');
   const firsts = chain.filter((e) => e.data.previous_state === null);
   if (firsts.length !== 1) faults.push(`${firsts.length} creation events`);
-  // Followed in time (a state may come back: scheduled after a failed attempt), each event once.
-  const left = [...chain].sort((a, b) => a.occurred_at.localeCompare(b.occurred_at));
-  let at: string | null = null;
-  for (let i = left.findIndex((e) => e.data.previous_state === at); i >= 0; i = left.findIndex((e) => e.data.previous_state === at)) {
-    at = left[i]!.data.processing_state ?? null;
-    left.splice(i, 1);
-  }
-  if (at !== order.state || left.length > 0)
-    faults.push(`status chain ends at ${at} with ${left.length} of ${chain.length} events left over, the order is ${order.state}`);
+  // One chain through every status event: a state may come back (scheduled after a failed
+  // attempt), and an event's time is its request's (a cancel may be stamped before the worker's
+  // change it followed), so the chain is searched for, not sorted.
+  const chainThrough = (at: string | null, left: readonly ReceivedEvent[]): boolean =>
+    left.length === 0
+      ? at === order.state
+      : left.some((e, i) => e.data.previous_state === at && chainThrough(e.data.processing_state ?? null, [...left.slice(0, i), ...left.slice(i + 1)]));
+  if (!chainThrough(null, chain)) faults.push(`no chain of its ${chain.length} status events leads from its creation to ${order.state}`);
   const attempts = unique
     .filter((e) => e.event_type === 'commerce.call.attempt_completed.v1')
     .map((e) => Number(e.data.attempt))
