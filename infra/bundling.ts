@@ -11,8 +11,16 @@ export const BUNDLE_OPTIONS = {
   mainFields: ['module', 'main'],
   /** ESM bundles still meet CommonJS dependencies that call require(). */
   banner: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
-  /** Module replacements (esbuild's alias): the SDK's credential chain, cut to what Lambda uses. */
-  alias: { '@aws-sdk/credential-provider-node': fileURLToPath(new URL('./lambda-credentials.ts', import.meta.url)) },
+  /**
+   * Module replacements (esbuild's alias): the SDK's credential chain, cut to what Lambda uses;
+   * node:http and node:https taken as CommonJS, without the ESM facade whose reading of their
+   * lazy getters loads undici at every cold start (node-builtins/https.ts).
+   */
+  alias: {
+    '@aws-sdk/credential-provider-node': fileURLToPath(new URL('./lambda-credentials.ts', import.meta.url)),
+    'node:http': fileURLToPath(new URL('./node-builtins/http.ts', import.meta.url)),
+    'node:https': fileURLToPath(new URL('./node-builtins/https.ts', import.meta.url)),
+  },
 } as const;
 
 /**
