@@ -1,7 +1,8 @@
 /**
- * The transactional outbox: an event is an item written in the same transaction as the
- * change it reports, so no change is ever without its event and no event without its change.
- * The table's stream carries each new event item to the webhook fan-out.
+ * Events and their envelope. An order's events live in the order's own log (its outbox,
+ * orders/order-log.ts) and take this shape when published; other events (a test event, a
+ * write-back's failure) are items of their own, each written once by its cause. The table's
+ * stream carries both to the webhook fan-out.
  */
 import { createHash } from 'node:crypto';
 import type { EventData } from './event-schemas.ts';
@@ -23,7 +24,7 @@ export interface EventRecord {
   causation_id: string | null;
   data: Record<string, unknown>;
   test?: boolean;
-  /** Absent on events that are their owner's record (an order's status events are its history). */
+  /** Absent on events that are their owner's record (an order's events, published from its log). */
   expires_at?: number;
 }
 

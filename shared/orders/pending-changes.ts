@@ -2,8 +2,8 @@ import { applyOrderChange, type OrderRepository, type StoredOrder } from './orde
 
 /**
  * The changes of one run that no call depends on (qualified, then scheduled), kept in memory
- * and written once by `flush`: one compare-and-set of the order with every status event they
- * produced, each under its own revision, instead of one write per state.
+ * and written once by `flush`: one compare-and-set of the order whose log holds every status
+ * event they produced, each under its own revision, instead of one write per state.
  */
 export function pendingChanges(orders: OrderRepository) {
   let base: StoredOrder | undefined;

@@ -36,7 +36,7 @@
  * | server-side key material              | pk = SYSTEM, sk = {name}                        | table |
  * | overdue queue work                    | gsi2pk = DUE#{shard}, gsi2sk <= now             | gsi2  |
  * | a tenant's reaction jobs (paged over orders) | pk = T#{tenant}#JOBS, sk = JOB#{kind}#{subject}#{at} | table |
- * | stream work not yet done (events, jobs, confirmed results, products) | gsi2pk = STREAMDUE#{shard}, gsi2sk <= now | gsi2 |
+ * | stream work not yet done (orders until their events are out, other events, jobs, results to write back, products) | gsi2pk = STREAMDUE#{shard}, gsi2sk <= now | gsi2 |
  *
  * Tenant data always starts with `T#{tenant}#`, so no request can address another tenant's
  * items: the tenant comes only from the authenticated principal. No partition key ever
