@@ -102,7 +102,14 @@ async function jobWork(ports: ReactionPorts, job: StoredJob): Promise<{ walk: Or
     return { walk: { kind: 'active-using', variants }, apply: (order) => requalifyActive({ ...ports, processing: pageProcessing }, order, new Date()) };
   }
   if (job.pages === 0) await ports.processing.ports.callPlatform.erase({ tenant: job.tenant, external_customer_id: job.subject });
-  return { walk: { kind: 'of-customer', customer: job.subject }, apply: (order) => scrubErasedCustomer(ports, order) };
+  // A link is written ahead of its order: one whose order was created for another customer (a
+  // concurrent creation of the same id that lost) leads to an order this erasure must not touch.
+  return {
+    walk: { kind: 'of-customer', customer: job.subject },
+    apply: async (order) => {
+      if (order.external_customer_id === job.subject) await scrubErasedCustomer(ports, order);
+    },
+  };
 }
 
 /** After an erasure: the contact permission reference leaves the order, and an active one is rejected. */

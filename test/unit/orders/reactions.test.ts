@@ -71,6 +71,15 @@ describe('the erasure job', () => {
     expect(forgotten.sort()).toEqual(['T#acme#ORDER#active', 'T#acme#ORDER#done']);
     expect(erased).toEqual(['acme/c1']);
   });
+
+  it('leaves alone an order another customer was created for, reached through a link its losing concurrent creation wrote ahead', async () => {
+    const { processingPorts, reactionPorts } = erasureSetup();
+    const strayed = { ...processingPorts.orders.orders.get('acme/active')!, external_customer_id: 'c2' };
+    processingPorts.orders.orders.set('acme/active', strayed);
+    const job = { ...jobShape, position: { shard: 0 }, pages: 0 };
+    for (const reaction of domainReactions(reactionPorts)) await reaction.handle({ eventName: 'INSERT', newImage: job });
+    expect(processingPorts.orders.orders.get('acme/active')).toEqual(strayed);
+  });
 });
 
 /**
