@@ -88,9 +88,12 @@ export function decodeEntry(text: string): LogEntry {
   };
 }
 
+/** The revision of the write that appended an entry, read without decoding the rest. */
+export const entryRevision = (entry: string): number => Number(entry.split('|', 1)[0]);
+
 /** The entries of several stretches of one log (history items and the order's own), oldest first, each once. */
 export function mergedLog(...parts: readonly (readonly string[] | undefined)[]): string[] {
-  return [...new Set(parts.flatMap((part) => part ?? []))].sort((a, b) => Number(a.split('|', 1)[0]) - Number(b.split('|', 1)[0]));
+  return [...new Set(parts.flatMap((part) => part ?? []))].sort((a, b) => entryRevision(a) - entryRevision(b));
 }
 
 /** The state changes of a log (its whole length, or the newest stretch from a state change on). */
@@ -143,7 +146,8 @@ export interface OrderIdentity {
 }
 
 const statusKey = (pk: string, revision: number) => keys.orderEvent(pk, revision);
-const statusEventId = (pk: string, revision: number) => eventIdFor(pk, statusKey(pk, revision).sk);
+/** The id of the status event of the order's change at `revision` (the key its item once had). */
+export const statusEventId = (pk: string, revision: number) => eventIdFor(pk, statusKey(pk, revision).sk);
 
 /**
  * The events of a log's entries with a revision after `after` (0: all), oldest first, as
@@ -219,8 +223,8 @@ export const resultView = (r: OrderResult): OrderResult => ({
 /** Whether entries after `after` need the order's attempts or result to become events. */
 export const needsRecords = (log: readonly string[], after: number): boolean =>
   log.some((text) => {
-    const [revision, code] = text.split('|', 2);
-    return Number(revision) > after && (code === 'A' || code === 'R');
+    const code = text.split('|', 2)[1];
+    return entryRevision(text) > after && (code === 'A' || code === 'R');
   });
 
 /** Whether the log records attempt `attempt` already (a report that comes again changes nothing). */

@@ -6,11 +6,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { InvalidTransitionError } from '../errors.ts';
-import { eventIdFor } from '../events/outbox.ts';
 import { keys } from '../storage/keys.ts';
 import { sortableVersion } from '../versioning/source-version.ts';
 import { type VersionAttributes, versionAttributes } from '../versioning/version-attributes.ts';
-import { encodeEntry, lastStatus, type LogEntry, spillPoint } from './order-log.ts';
+import { encodeEntry, entryRevision, lastStatus, type LogEntry, spillPoint, statusEventId } from './order-log.ts';
 import type { Order, OrderInput, OrderItem, OrderKind } from './order-schemas.ts';
 import type { Substitution } from './qualification.ts';
 import { canTransition, type OrderState } from './state-machine.ts';
@@ -205,14 +204,13 @@ export function orderCreation(order: StoredOrder, now: Date, causationId: string
 
 /** A stretch of an order's log moved out of the order item: written before the order that no longer holds it. */
 export const historyItem = (orderPk: string, entries: string[]) => ({
-  ...keys.orderHistory(orderPk, Number(entries[0]!.split('|', 1)[0])),
+  ...keys.orderHistory(orderPk, entryRevision(entries[0]!)),
   entity: 'order_history',
   log: entries,
 });
 
 /** The id of the order's newest status event: the cause of whatever a worker does next with it. */
-export const lastStatusEventId = (order: Pick<StoredOrder, 'pk' | 'status_revision'>): string =>
-  eventIdFor(order.pk, keys.orderEvent(order.pk, order.status_revision).sk);
+export const lastStatusEventId = (order: Pick<StoredOrder, 'pk' | 'status_revision'>): string => statusEventId(order.pk, order.status_revision);
 
 /**
  * The order after `change`, and the items written with it: a finished call's attempt and

@@ -150,7 +150,7 @@ export const keys = {
   orderHistory: (orderPk: string, firstRevision: number): ItemKey => ({ pk: orderPk, sk: `HISTORY#${String(firstRevision).padStart(6, '0')}` }),
   /** The one `commerce.writeback.failed.v1` event an order's result can have. */
   orderWritebackEvent: (orderPk: string): ItemKey => ({ pk: orderPk, sk: 'EVENT#WRITEBACK' }),
-  /** A position in an order's own collection (events, attempts), for paging through it. */
+  /** A position in an order's own collection (attempts, history), for paging through it. */
   orderCollectionPosition: (orderPk: string, sk: string): ItemKey => ({ pk: orderPk, sk }),
   productEvent: (tenant: string, id: string, atIso: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#PRODUCT#${keySegment(id)}`, sk: `EVENT#${atIso}` }),
   /**

@@ -13,7 +13,7 @@
 import { ttlCache } from '../caching/ttl-cache.ts';
 import { isPublicEvent } from '../events/event-types.ts';
 import type { EventRecord } from '../events/outbox.ts';
-import { eventsOf, mergedLog, needsRecords, type OrderRecords } from '../orders/order-log.ts';
+import { entryRevision, eventsOf, mergedLog, needsRecords, type OrderRecords } from '../orders/order-log.ts';
 import type { Reaction } from '../stream/stream-dispatch.ts';
 import { hasStreamDue } from '../storage/keys.ts';
 import type { StreamChange } from '../stream/stream-dispatch.ts';
@@ -49,15 +49,13 @@ export interface OrderReads {
 }
 
 const NO_RECORDS: OrderRecords & { history: string[] } = { attempts: new Map(), result: undefined, history: [] };
-const revisionOf = (entry: string) => Number(entry.split('|', 1)[0]);
 
 /**
  * What an order's stream record publishes: the events its write produced (the log's entries
  * after the old image's revision) and, with the publication marker, those since the last
  * publication that completed (`published`, read from the order as it is now), which a skipped
- * record may have missed. The
- * order's attempts and result are read only when an entry names them, the stretches of its log
- * moved out of it only when those reach back that far.
+ * record may have missed. The order's attempts and result are read only when an entry names
+ * them, the stretches of its log moved out of it only when those reach back that far.
  */
 export async function orderPublication(change: StreamChange, reads: OrderReads): Promise<{ fresh: EventRecord[]; earlier: EventRecord[] }> {
   const image = change.newImage!;
@@ -67,9 +65,9 @@ export async function orderPublication(change: StreamChange, reads: OrderReads):
   const published = marked ? Math.max(Number(image.published ?? 0), await reads.publishedThrough(String(image.pk))) : 0;
   // A replay (the reconciler's, no old image) publishes what its marker covers, as the record it stands for would have.
   const after = !marked ? before : change.oldImage ? Math.min(before, published) : published;
-  if (!log.some((entry) => revisionOf(entry) > after)) return { fresh: [], earlier: [] };
+  if (!log.some((entry) => entryRevision(entry) > after)) return { fresh: [], earlier: [] };
   // The order's own log starts with a state change: from there on it needs nothing moved out.
-  const history = log.length === 0 || after < revisionOf(log[0]!);
+  const history = log.length === 0 || after < entryRevision(log[0]!);
   const loaded = history || needsRecords(log, after) ? await reads.records(String(image.pk), { history }) : NO_RECORDS;
   const identity = {
     pk: String(image.pk),
