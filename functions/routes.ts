@@ -246,7 +246,7 @@ export const ROUTES: readonly Route[] = [
     path: '/webhook-deliveries',
     scope: 'webhooks:read',
     handler: 'functions/http/webhooks/list-deliveries.ts',
-    tableActions: ['Query'],
+    tableActions: ['Query', 'BatchGetItem'],
     summary: 'List webhook deliveries, newest first',
     tag: 'Webhooks',
   }),

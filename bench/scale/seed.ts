@@ -16,7 +16,7 @@ import { tableClient, tableName } from '#shared/storage/clients.ts';
 import { keys } from '#shared/storage/keys.ts';
 import { archivedIndexes } from '#shared/storage/tombstone.ts';
 import { versionAttributes } from '#shared/versioning/version-attributes.ts';
-import { deliveryListAttributes, type StoredDelivery } from '#shared/webhooks/delivery-store.ts';
+import { deliveryItem as storedDeliveryItem, type StoredDelivery } from '#shared/webhooks/delivery-item.ts';
 import type { DeliveryStatus } from '#shared/webhooks/webhook-schemas.ts';
 
 /** Active orders (in the call pipeline) at any size: a store's history grows, its pipeline does not. */
@@ -104,7 +104,6 @@ function deliveryItem(tenant: string, i: number, size: number, now: Date) {
     delivery_id: `dlv_${i}`,
     event_id: `evt_${i}`,
     event_type: 'commerce.order.status_changed.v1',
-    external_order_id: `o-${i}`,
     status,
     attempts: status === 'delivered' ? 1 : status === 'dead_lettered' ? 8 : 2,
     created_at: createdAt,
@@ -112,9 +111,8 @@ function deliveryItem(tenant: string, i: number, size: number, now: Date) {
     next_attempt_at: null,
     replay_of: null,
     last_attempt: null,
-    payload: '{}',
-  } as StoredDelivery;
-  return { entity: 'delivery', ...delivery, ...deliveryListAttributes(delivery) };
+  };
+  return storedDeliveryItem(delivery);
 }
 
 async function writeAll(items: Record<string, unknown>[]) {

@@ -78,7 +78,7 @@ export const STREAM_DUE_INDEX = 'STREAMDUE';
 /**
  * What the stream processor's reactions act on: orders, their events and results, and reaction
  * jobs. Every other change starts nothing there, and most of the table's writes are such
- * changes: request records, and per webhook attempt the delivery's claim and record, its log
+ * changes: request records, and per webhook attempt the delivery's payload, claim and record, its log
  * entry and the endpoint's slot lease and settlement. Lambda filters them out before it
  * invokes the function, so they cost no invocation and never queue the fan-out behind them.
  */

@@ -20,7 +20,7 @@
  * | order                                 | pk = T#{tenant}#ORDER#{id}, sk = ORDER          | table |
  * | an order's attempts, result, history   | pk = T#{tenant}#ORDER#{id}, sk = ATTEMPT#{n} / RESULT / HISTORY#{rev} / EVENT#WRITEBACK | table |
  * | orders due for work (call, retry)     | gsi2pk = ORDERDUE#{shard}, gsi2sk <= now        | gsi2  |
- * | webhook delivery (and its attempts)   | pk = T#{tenant}#DELIVERY#{id}, sk = DELIVERY / ATTEMPT#{n} | table |
+ * | webhook delivery (and its attempts)   | pk = T#{tenant}#DELIVERY#{id}, sk = DELIVERY / PAYLOAD / ATTEMPT#{n} | table |
  * | orders, unfiltered (by id)            | gsi1pk = T#{tenant}#ORDERS#{shard}, gsi1sk = {id} > cursor | gsi1 (8 shards merged) |
  * | orders in a state (± updated_since)   | gsi3pk = T#{tenant}#ORDERS#ST#{state}#{shard}, gsi3sk = {updated_at}#{id} >= since | gsi3 (2 shards merged) |
  * | orders changed since (any state)      | the same, every state's shards merged           | gsi3 (16 partitions) |
@@ -32,7 +32,8 @@
  * | rules (unarchived / archived)         | gsi1pk = T#{tenant}#RULES#{status}#{shard}, gsi1sk = {id} | gsi1 |
  * | rules enabled or disabled             | gsi3pk = T#{tenant}#RULES#EN#{enabled}#{shard} (unarchived only) | gsi3 |
  * | deliveries, newest first              | gsi1pk = T#{tenant}#DELIVERIES#{shard}, gsi1sk = {created_at}#{id} | gsi1 (16 shards merged) |
- * | deliveries in a status                | gsi3pk = T#{tenant}#DELIVERIES#ST#{status}#{shard}, same sort key | gsi3 |
+ * | deliveries queued, retrying or dead-lettered | gsi3pk = T#{tenant}#DELIVERIES#ST#{status}#{shard}, same sort key | gsi3 |
+ * | deliveries delivered (the many)       | the unfiltered list's partitions, a status filter | gsi1 |
  * | server-side key material              | pk = SYSTEM, sk = {name}                        | table |
  * | overdue queue work                    | gsi2pk = DUE#{shard}, gsi2sk <= now             | gsi2  |
  * | a tenant's reaction jobs (paged over orders) | pk = T#{tenant}#JOBS, sk = JOB#{kind}#{subject}#{at} | table |
@@ -163,6 +164,8 @@ export const keys = {
     gsi2sk: dueAt.getTime() < Date.parse(LATEST_INSTANT) ? dueAt.toISOString() : LATEST_INSTANT,
   }),
   delivery: (tenant: string, id: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#DELIVERY#${keySegment(id)}`, sk: 'DELIVERY' }),
+  /** A delivery's payload, written once beside it. */
+  deliveryPayload: (deliveryPk: string): ItemKey => ({ pk: deliveryPk, sk: 'PAYLOAD' }),
   deliveryAttempt: (deliveryPk: string, attempt: number): ItemKey => ({ pk: deliveryPk, sk: `ATTEMPT#${String(attempt).padStart(3, '0')}` }),
   testEvent: (tenant: string, id: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#TESTEVENT#${keySegment(id)}`, sk: 'EVENT' }),
   salesRule: (tenant: string, id: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#RULE#${keySegment(id)}`, sk: 'RULE' }),

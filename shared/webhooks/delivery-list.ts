@@ -1,15 +1,53 @@
 /** The tenant's deliveries as partners read them: the list (newest first) and the subscription's health. */
+import { batchGet } from '../storage/batch.ts';
 import { keys } from '../storage/keys.ts';
-import { listPage, paginate, sourcesOf } from '../storage/pagination.ts';
+import { listPage, type ListSource, paginate, sourcesOf } from '../storage/pagination.ts';
+import { attemptUnderWay, deliveryView } from './delivery-item.ts';
 import { HEALTH_SAMPLE, healthFromDeliveries, type WebhookHealth } from './health.ts';
 import type { Delivery, DeliveryStatus } from './webhook-schemas.ts';
 
-export function listDeliveries(tenant: string, status: DeliveryStatus | undefined, page: { limit: number; cursor?: string | undefined }) {
-  return paginate({ tenant, list: 'webhook-deliveries', filters: { status } }, page, {
-    // A status is a partition of its own: the filtered list reads only deliveries in it.
-    sources: status ? sourcesOf('gsi3', keys.facetShards(tenant, 'DELIVERIES', [status])) : sourcesOf('gsi1', keys.listShards(tenant, 'DELIVERIES')),
+/**
+ * Where a status's deliveries are read: queued, retrying and dead-lettered ones from their own
+ * index partitions; delivered ones, most of all, from the list with a filter; `delivering`
+ * ones (an attempt's lease on a queued or retrying delivery) from those two statuses' partitions.
+ */
+function sourcesFor(tenant: string, status: DeliveryStatus | undefined): ListSource[] {
+  if (!status) return sourcesOf('gsi1', keys.listShards(tenant, 'DELIVERIES'));
+  if (status === 'delivered') {
+    return sourcesOf('gsi1', keys.listShards(tenant, 'DELIVERIES'), {
+      ConditionExpression: '#view.#status = :delivered',
+      ExpressionAttributeNames: { '#view': 'list_view', '#status': 'status' },
+      ExpressionAttributeValues: { ':delivered': 'delivered' },
+    });
+  }
+  const stored: DeliveryStatus[] = status === 'delivering' ? ['queued', 'retrying'] : [status];
+  return stored.flatMap((s) => sourcesOf('gsi3', keys.facetShards(tenant, 'DELIVERIES', [s])));
+}
+
+/**
+ * The views as partners see them: `delivering` where an attempt holds a queued or retrying
+ * delivery. The lease is on the delivery's record, not in its index entries (a claim rewrites
+ * one item, not three), so those few are read from their records.
+ */
+async function shownViews(tenant: string, views: readonly Record<string, unknown>[], now: Date): Promise<Delivery[]> {
+  const listed = views.map((v) => deliveryView(v as unknown as Delivery));
+  const open = listed.filter((d) => d.status === 'queued' || d.status === 'retrying');
+  if (open.length === 0) return listed;
+  const records = await batchGet<{ list_view: Delivery; delivering_until?: string }>(open.map((d) => keys.delivery(tenant, d.delivery_id)));
+  const underWay = new Set(
+    records.filter((r) => attemptUnderWay({ ...r.list_view, delivering_until: r.delivering_until }, now)).map((r) => r.list_view.delivery_id),
+  );
+  return listed.map((d) => (underWay.has(d.delivery_id) ? { ...d, status: 'delivering' } : d));
+}
+
+export async function listDeliveries(tenant: string, status: DeliveryStatus | undefined, page: { limit: number; cursor?: string | undefined }) {
+  const { data, next_cursor } = await paginate({ tenant, list: 'webhook-deliveries', filters: { status } }, page, {
+    sources: sourcesFor(tenant, status),
     descending: true,
   });
+  const shown = await shownViews(tenant, data, new Date());
+  // A queued or retrying page may hold deliveries an attempt now holds, and the reverse: a page may be short.
+  return { data: status ? shown.filter((d) => d.status === status) : shown, next_cursor };
 }
 
 /** The subscription's health from its newest deliveries (at most the last 1,000, within 24 h). */
@@ -19,7 +57,7 @@ export async function deliveryHealth(tenant: string, now: Date): Promise<Webhook
   const since = new Date(now.getTime() - 24 * 3600_000).toISOString();
   do {
     const page = await listPage({ sources: sourcesOf('gsi1', keys.listShards(tenant, 'DELIVERIES')), limit: 200, after, descending: true });
-    views.push(...(page.views as unknown as Delivery[]));
+    views.push(...page.views.map((v) => deliveryView(v as unknown as Delivery)));
     after = page.last;
   } while (after && views.length < HEALTH_SAMPLE && views.at(-1)!.created_at >= since);
   return healthFromDeliveries(views, now);

@@ -9,6 +9,7 @@ import { keys } from '../storage/keys.ts';
 import { tableClient, tableName } from '../storage/clients.ts';
 import { listDeliveries } from './delivery-list.ts';
 import { replayDelivery } from './replay.ts';
+import { deliveryFromItem, shownDelivery } from './delivery-item.ts';
 import { markRecovered } from './delivery-store.ts';
 import type { Delivery, DeliveryStatus } from './webhook-schemas.ts';
 
@@ -49,13 +50,15 @@ export async function* findDeliveries(filter: DeliveryFilter): AsyncGenerator<Fo
         TableName: tableName(),
         FilterExpression: 'entity = :delivery',
         ExpressionAttributeValues: { ':delivery': 'delivery' },
-        ProjectionExpression:
-          'tenant, delivery_id, event_id, event_type, #status, attempts, created_at, delivered_at, next_attempt_at, replay_of, recovered_by, last_attempt',
-        ExpressionAttributeNames: { '#status': 'status' },
+        ProjectionExpression: 'pk, sk, tenant, list_view, delivering_until',
         ExclusiveStartKey: startKey,
       }),
     );
-    for (const item of (page.Items ?? []) as FoundDelivery[]) if (matches(item, filter)) yield item;
+    const now = new Date();
+    for (const item of page.Items ?? []) {
+      const found = { ...shownDelivery(deliveryFromItem(item), now), tenant: String(item.tenant) };
+      if (matches(found, filter)) yield found;
+    }
     startKey = page.LastEvaluatedKey;
   } while (startKey);
 }
@@ -78,9 +81,9 @@ export async function deliveryWithAttempts(tenant: string, deliveryId: string): 
   );
   const item = Items.find((i) => i.entity === 'delivery');
   if (!item) return undefined;
-  const { payload: _payload, ...delivery } = item as FoundDelivery & { payload?: string };
+  const delivery = { ...shownDelivery(deliveryFromItem(item), new Date()), tenant };
   // An entry past the delivery's count is an attempt whose record has not landed (or never will).
-  const attempts = Items.filter((i) => i.entity === 'delivery_attempt' && (i.attempt as number) <= (item.attempts as number)).map(
+  const attempts = Items.filter((i) => i.entity === 'delivery_attempt' && (i.attempt as number) <= delivery.attempts).map(
     ({ attempt, at, status_code, error, latency_ms, request_excerpt, response_excerpt }) =>
       ({ attempt, at, status_code, error, latency_ms, request_excerpt, response_excerpt }) as AttemptRecord,
   );

@@ -5,37 +5,18 @@
  * "look at this delivery now", so duplicates and lost messages are harmless (the reconciler
  * re-sends a message whose record is overdue).
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { type QueueMessage, sendToWebhookQueue } from '../queue/outbox-queue.ts';
 import { queueRedeliveryGraceSeconds, tableClient, tableName } from '../storage/clients.ts';
 import { landed, writeConditionally } from '../storage/conditional.ts';
 import { keys } from '../storage/keys.ts';
 import { backoffSeconds, MAX_ATTEMPTS } from './retry-schedule.ts';
-import type { Delivery, DeliveryStatus } from './webhook-schemas.ts';
+import type { DeliveryStatus } from './webhook-schemas.ts';
+import { deliveryFromItem, deliveryItem, type StoredDelivery, type StoredStatus } from './delivery-item.ts';
 import { expiresAfter } from '../storage/ttl.ts';
 
 /** Deliveries carry whole payloads: they are kept 35 days (DynamoDB TTL), as long as their events, then deleted. */
 export const DELIVERY_RETENTION_SECONDS = 35 * 24 * 3600;
-
-export interface StoredDelivery extends Omit<Delivery, 'recovered_by'> {
-  /** Absent until `recover` re-sends it (a condition tests its absence). */
-  recovered_by?: string;
-  pk: string;
-  sk: string;
-  tenant: string;
-  payload: string;
-  external_order_id: string | null;
-  delivering_until?: string;
-  /** When its event was written: delivery latency counts from here. */
-  event_occurred_at?: string;
-  /** Its event's correlation id: in the sender's log lines and the delivery's headers. */
-  correlation_id?: string;
-  /** Epoch seconds: when DynamoDB's TTL deletes the delivery. */
-  expires_at?: number;
-}
-
-/** The typed reader of delivery items. */
-export const deliveryFromItem = (item: Record<string, unknown>): StoredDelivery => item as unknown as StoredDelivery;
 
 const messageFor = (tenant: string, deliveryId: string): QueueMessage => ({ body: JSON.stringify({ tenant, delivery_id: deliveryId }) });
 
@@ -45,62 +26,73 @@ const dueFor = (pk: string, tenant: string, deliveryId: string, handleBy: Date) 
   queue_message: messageFor(tenant, deliveryId),
 });
 
-/** The list and status-index entries of a delivery, as every write of it carries them. */
-export function deliveryListAttributes(d: StoredDelivery) {
-  const newestFirst = `${d.created_at}#${d.delivery_id}`;
-  return {
-    ...keys.listEntry(d.tenant, 'DELIVERIES', d.delivery_id, newestFirst),
-    ...keys.facetEntry(d.tenant, 'DELIVERIES', d.delivery_id, newestFirst, [d.status]),
-    list_view: deliveryView(d),
-  };
+/** What an attempt sends and says about it: the payload item's, written once with the delivery. */
+export interface DeliveryContent {
+  payload: string;
+  /** When its event was written: delivery latency counts from here. */
+  event_occurred_at?: string;
+  /** Its event's correlation id: in the sender's log lines and the delivery's headers. */
+  correlation_id?: string;
 }
-
-/** The status partition a claimed delivery moves to (its sort key stays). */
-const deliveringPartition = (tenant: string, id: string) => keys.facetEntry(tenant, 'DELIVERIES', id, '', ['delivering']).gsi3pk;
 
 /**
  * Creates a queued delivery (idempotent by id) and sends its message; a parked one (its
  * subscription disabled for failing) is created dead-lettered, with no attempt and no message.
+ * The payload's item first: a delivery never exists without what it sends.
  */
 export async function enqueueDelivery(
   tenant: string,
   deliveryId: string,
-  event: Pick<StoredDelivery, 'event_id' | 'event_type' | 'external_order_id' | 'event_occurred_at' | 'correlation_id'>,
+  event: Pick<StoredDelivery, 'event_id' | 'event_type'> & Omit<DeliveryContent, 'payload'>,
   payload: string,
   replayOf: string | null,
   now: Date,
   options: { parked?: boolean } = {},
 ): Promise<boolean> {
+  const { pk, sk } = keys.delivery(tenant, deliveryId);
+  const expiresAt = expiresAfter(now, DELIVERY_RETENTION_SECONDS);
+  const status: StoredStatus = options.parked ? 'dead_lettered' : 'queued';
   const delivery: StoredDelivery = {
-    ...keys.delivery(tenant, deliveryId),
+    pk,
+    sk,
     tenant,
     delivery_id: deliveryId,
     event_id: event.event_id,
     event_type: event.event_type,
-    external_order_id: event.external_order_id,
-    ...(event.event_occurred_at ? { event_occurred_at: event.event_occurred_at } : {}),
-    ...(event.correlation_id ? { correlation_id: event.correlation_id } : {}),
-    status: options.parked ? 'dead_lettered' : 'queued',
+    status,
     attempts: 0,
     created_at: now.toISOString(),
     delivered_at: null,
     next_attempt_at: options.parked ? null : now.toISOString(),
     replay_of: replayOf,
     last_attempt: null,
-    payload,
-    expires_at: expiresAfter(now, DELIVERY_RETENTION_SECONDS),
+    expires_at: expiresAt,
   };
+  // The same bytes whenever it is written (a delivery id stands for one event), so a repeat is harmless.
+  await tableClient().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: {
+        ...keys.deliveryPayload(pk),
+        entity: 'delivery_payload',
+        payload,
+        ...(event.event_occurred_at ? { event_occurred_at: event.event_occurred_at } : {}),
+        ...(event.correlation_id ? { correlation_id: event.correlation_id } : {}),
+        expires_at: expiresAt,
+      },
+    }),
+  );
   const written = await writeConditionally({
     put: {
       TableName: tableName(),
-      Item: { entity: 'delivery', ...delivery, ...deliveryListAttributes(delivery), ...(options.parked ? {} : dueFor(delivery.pk, tenant, deliveryId, now)) },
+      Item: deliveryItem(delivery, options.parked ? {} : dueFor(pk, tenant, deliveryId, now)),
       ConditionExpression: 'attribute_not_exists(pk)',
     },
   });
   if (!written.written) {
     // A re-delivered stream record: while the delivery is still queued its message may be
     // missing, and a second message is harmless.
-    if (written.item?.status === 'queued') await sendToWebhookQueue(messageFor(tenant, deliveryId)).catch(() => undefined);
+    if (written.item && deliveryFromItem(written.item).status === 'queued') await sendToWebhookQueue(messageFor(tenant, deliveryId)).catch(() => undefined);
     return false;
   }
   if (options.parked) return true;
@@ -120,19 +112,16 @@ export async function readDelivery(tenant: string, id: string): Promise<StoredDe
   return Item ? deliveryFromItem(Item) : undefined;
 }
 
-export const deliveryView = (d: Omit<Delivery, 'recovered_by'> & { recovered_by?: string | null }): Delivery => ({
-  delivery_id: d.delivery_id,
-  event_id: d.event_id,
-  event_type: d.event_type,
-  status: d.status,
-  attempts: d.attempts,
-  created_at: d.created_at,
-  delivered_at: d.delivered_at ?? null,
-  next_attempt_at: d.next_attempt_at ?? null,
-  replay_of: d.replay_of ?? null,
-  recovered_by: d.recovered_by ?? null,
-  last_attempt: d.last_attempt ?? null,
-});
+/** What the delivery sends (written before the delivery itself, so a delivery that exists has it). */
+export async function readDeliveryContent(deliveryPk: string): Promise<DeliveryContent | undefined> {
+  const { Item } = await tableClient().send(new GetCommand({ TableName: tableName(), Key: keys.deliveryPayload(deliveryPk), ConsistentRead: true }));
+  if (!Item) return undefined;
+  return {
+    payload: String(Item.payload),
+    ...(Item.event_occurred_at ? { event_occurred_at: String(Item.event_occurred_at) } : {}),
+    ...(Item.correlation_id ? { correlation_id: String(Item.correlation_id) } : {}),
+  };
+}
 
 export type Claim =
   | { kind: 'claimed'; delivery: StoredDelivery; lease: string }
@@ -151,11 +140,12 @@ function refusal(stored: StoredDelivery | undefined, now: Date): Exclude<Claim, 
 }
 
 /**
- * Claims the delivery for one attempt (status delivering, with a lease against duplicate
- * messages). Refused (`held`, with when to look again) while another sender holds the lease
- * or a retry's backoff has not passed, so a duplicate message never attempts early; a
- * dead-lettered delivery gets another attempt only from a message redriven from the DLQ
- * (`dead_lettered` otherwise: its message belongs in the DLQ); `finished`: delivered, or none.
+ * Claims the delivery for one attempt: a lease against duplicate messages, on the delivery's
+ * record alone (no index entry changes: readers show it `delivering` from the lease). Refused
+ * (`held`, with when to look again) while another sender holds the lease or a retry's backoff
+ * has not passed, so a duplicate message never attempts early; a dead-lettered delivery gets
+ * another attempt only from a message redriven from the DLQ (`dead_lettered` otherwise: its
+ * message belongs in the DLQ); `finished`: delivered, or none.
  */
 export async function claimDelivery(tenant: string, id: string, now: Date, leaseSeconds: number, fromDeadLetterQueue = false): Promise<Claim> {
   const lease = new Date(now.getTime() + leaseSeconds * 1000).toISOString();
@@ -163,13 +153,12 @@ export async function claimDelivery(tenant: string, id: string, now: Date, lease
     update: {
       TableName: tableName(),
       Key: keys.delivery(tenant, id),
-      UpdateExpression: 'SET #status = :delivering, delivering_until = :until, list_view.#status = :delivering, gsi3pk = :facet',
+      UpdateExpression: 'SET delivering_until = :until',
       ConditionExpression:
-        'attribute_exists(pk) AND #status <> :delivered AND (attribute_not_exists(delivering_until) OR delivering_until < :now) ' +
-        'AND (#status <> :retrying OR next_attempt_at <= :now) AND (#status <> :dead OR (:redrive = :yes AND attribute_not_exists(recovered_by)))',
-      ExpressionAttributeNames: { '#status': 'status' },
+        'attribute_exists(pk) AND #view.#status <> :delivered AND (attribute_not_exists(delivering_until) OR delivering_until < :now) ' +
+        'AND (#view.#status <> :retrying OR #view.next_attempt_at <= :now) AND (#view.#status <> :dead OR (:redrive = :yes AND attribute_not_exists(#view.recovered_by)))',
+      ExpressionAttributeNames: { '#view': 'list_view', '#status': 'status' },
       ExpressionAttributeValues: {
-        ':delivering': 'delivering',
         ':delivered': 'delivered',
         ':retrying': 'retrying',
         ':dead': 'dead_lettered',
@@ -177,12 +166,11 @@ export async function claimDelivery(tenant: string, id: string, now: Date, lease
         ':yes': true,
         ':now': now.toISOString(),
         ':until': lease,
-        ':facet': deliveringPartition(tenant, id),
       },
       ReturnValues: 'ALL_OLD',
     },
   });
-  if (claimed.written) return { kind: 'claimed', delivery: deliveryFromItem(claimed.item!), lease };
+  if (claimed.written) return { kind: 'claimed', delivery: { ...deliveryFromItem(claimed.item!), delivering_until: lease }, lease };
   return refusal(claimed.item ? deliveryFromItem(claimed.item) : undefined, now);
 }
 
@@ -196,9 +184,9 @@ export function markRecovered(tenant: string, id: string, replayId: string): Pro
     update: {
       TableName: tableName(),
       Key: keys.delivery(tenant, id),
-      UpdateExpression: 'SET recovered_by = :replay, list_view.recovered_by = :replay',
-      ConditionExpression: '#status = :dead AND attribute_not_exists(recovered_by)',
-      ExpressionAttributeNames: { '#status': 'status' },
+      UpdateExpression: 'SET #view.recovered_by = :replay',
+      ConditionExpression: '#view.#status = :dead AND attribute_not_exists(#view.recovered_by)',
+      ExpressionAttributeNames: { '#view': 'list_view', '#status': 'status' },
       ExpressionAttributeValues: { ':replay': replayId, ':dead': 'dead_lettered' },
     },
   });
@@ -252,16 +240,15 @@ export async function recordDeliveryAttempt(
   const status: DeliveryStatus = ok ? 'delivered' : attempts >= MAX_ATTEMPTS ? 'dead_lettered' : 'retrying';
   const nextAttemptAt = status === 'retrying' ? new Date(outcome.at.getTime() + retryIn * 1000) : null;
   const lastAttempt = { at, status_code: outcome.statusCode, error: outcome.error, latency_ms: Math.round(outcome.latencyMs) };
+  const { delivering_until: _lease, ...rest } = previous;
   const next: StoredDelivery = {
-    ...previous,
+    ...rest,
     status,
     attempts,
     delivered_at: ok ? at : (previous.delivered_at ?? null),
     next_attempt_at: nextAttemptAt?.toISOString() ?? null,
     last_attempt: lastAttempt,
   };
-  delete next.delivering_until;
-  const { gsi2pk: _a, gsi2sk: _b, queue_message: _c, ...rest } = next as StoredDelivery & Record<string, unknown>;
   // The attempt's log entry first, so a delivery never reads as attempted without it (readers
   // show entries up to the delivery's `attempts`). Per attempt number, a later claim's entry
   // replaces an earlier one's, never the reverse: the log agrees with the delivery's record.
@@ -287,12 +274,7 @@ export async function recordDeliveryAttempt(
   const recorded = await landed({
     put: {
       TableName: tableName(),
-      Item: {
-        entity: 'delivery',
-        ...rest,
-        ...deliveryListAttributes(next),
-        ...(nextAttemptAt ? dueFor(next.pk, next.tenant, next.delivery_id, nextAttemptAt) : {}),
-      },
+      Item: deliveryItem(next, nextAttemptAt ? dueFor(next.pk, next.tenant, next.delivery_id, nextAttemptAt) : {}),
       ConditionExpression: 'delivering_until = :lease',
       ExpressionAttributeValues: { ':lease': lease },
     },

@@ -6,7 +6,8 @@ import { lookup } from 'node:dns/promises';
 import { logger } from '../logging/logger.ts';
 import { METRIC } from '../observability/metric-names.ts';
 import { countMetric, millisecondsMetric } from '../observability/metrics.ts';
-import { type AttemptOutcome, claimDelivery, deferDelivery, recordDeliveryAttempt, type StoredDelivery } from './delivery-store.ts';
+import { type AttemptOutcome, claimDelivery, type DeliveryContent, deferDelivery, readDeliveryContent, recordDeliveryAttempt } from './delivery-store.ts';
+import type { StoredDelivery } from './delivery-item.ts';
 import { postPinned } from './http-post.ts';
 import { signatureHeaders } from './signature.ts';
 import { requestExcerpt, responseExcerpt } from './excerpt.ts';
@@ -33,7 +34,7 @@ export interface SenderSettings {
 export const systemResolver: Resolver = (host) => lookup(host, { all: true, verbatim: true });
 
 async function attempt(
-  delivery: StoredDelivery,
+  delivery: StoredDelivery & DeliveryContent,
   subscription: StoredSubscription | undefined,
   settings: SenderSettings,
   now: Date,
@@ -140,7 +141,10 @@ export async function handleDeliveryMessage(
   if (claim.kind === 'dead_lettered') return { kind: 'dead_letter' };
   // Another sender holds it, or its backoff has not passed: look again then.
   if (claim.kind === 'held') return { kind: 'held', inSeconds: Math.max(1, (claim.untilMs - now.getTime()) / 1000) };
-  const claimed = claim.delivery;
+  // Written before the delivery itself: a delivery that exists has its payload (until both expire).
+  const content = await readDeliveryContent(claim.delivery.pk);
+  if (!content) throw new Error('delivery payload missing');
+  const claimed = { ...claim.delivery, ...content };
   const outcome = await attempt(claimed, subscription, settings, now, resolve);
   const { status, retryInSeconds } = await recordDeliveryAttempt(claimed, outcome, claim.lease, settings.backoffScale);
   // The endpoint's bookkeeping after the attempt's own record: should it fail, the slot's lease

@@ -12,9 +12,13 @@ describe('delivery records', () => {
     const tenant = `t-${randomUUID().slice(0, 8)}`;
     const id = `dlv_${randomUUID().replaceAll('-', '')}`;
     const now = new Date('2026-11-23T12:00:00Z');
-    await enqueueDelivery(tenant, id, { event_id: 'evt_x', event_type: 'commerce.order.status_changed.v1', external_order_id: 'o-1' }, '{}', null, now);
-    const { Item } = await tableClient().send(new GetCommand({ TableName: tableName(), Key: keys.delivery(tenant, id), ConsistentRead: true }));
+    await enqueueDelivery(tenant, id, { event_id: 'evt_x', event_type: 'commerce.order.status_changed.v1' }, '{}', null, now);
+    const read = async (key: { pk: string; sk: string }) =>
+      (await tableClient().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item;
+    const { pk } = keys.delivery(tenant, id);
     expect(DELIVERY_RETENTION_SECONDS).toBe(35 * 24 * 3600);
-    expect(Item?.expires_at).toBe(Math.floor(now.getTime() / 1000) + DELIVERY_RETENTION_SECONDS);
+    // The record and the payload it sends, written beside it, go together.
+    expect((await read(keys.delivery(tenant, id)))?.expires_at).toBe(Math.floor(now.getTime() / 1000) + DELIVERY_RETENTION_SECONDS);
+    expect((await read(keys.deliveryPayload(pk)))?.expires_at).toBe(Math.floor(now.getTime() / 1000) + DELIVERY_RETENTION_SECONDS);
   });
 });

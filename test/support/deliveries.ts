@@ -3,6 +3,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { tableClient, tableName } from '#shared/storage/clients.ts';
 import { keys } from '#shared/storage/keys.ts';
 import { putSubscription } from '#shared/webhooks/subscription-store.ts';
+import { deliveryItem, type StoredDelivery } from '#shared/webhooks/delivery-item.ts';
 
 /**
  * A new tenant subscribed to `url` and one queued delivery of it, written directly with no
@@ -12,25 +13,30 @@ export async function queuedDelivery(url: string, attempts = 0) {
   const tenant = `t-${randomUUID().slice(0, 8)}`;
   await putSubscription(tenant, { url, event_types: ['commerce.order.status_changed.v1'], enabled: true }, new Date());
   const id = `dlv_${randomUUID().replaceAll('-', '')}`;
+  await writeDelivery(tenant, id, { attempts });
+  return { tenant, id, body: JSON.stringify({ tenant, delivery_id: id }) };
+}
+
+/** A delivery and its payload as the store writes them, with no queue message. */
+export async function writeDelivery(tenant: string, id: string, options: { attempts?: number; status?: 'queued' | 'dead_lettered' } = {}) {
   const at = new Date().toISOString();
-  const item = {
-    ...keys.delivery(tenant, id),
-    entity: 'delivery',
+  const { pk, sk } = keys.delivery(tenant, id);
+  const status = options.status ?? 'queued';
+  const delivery: StoredDelivery = {
+    pk,
+    sk,
     tenant,
     delivery_id: id,
     event_id: `evt_${id}`,
     event_type: 'commerce.order.status_changed.v1',
-    external_order_id: 'o-1',
-    status: 'queued',
-    attempts,
+    status,
+    attempts: options.attempts ?? 0,
     created_at: at,
     delivered_at: null,
-    next_attempt_at: at,
+    next_attempt_at: status === 'queued' ? at : null,
     replay_of: null,
     last_attempt: null,
-    payload: '{"x":1}',
-    list_view: { status: 'queued' },
   };
-  await tableClient().send(new PutCommand({ TableName: tableName(), Item: item }));
-  return { tenant, id, body: JSON.stringify({ tenant, delivery_id: id }) };
+  await tableClient().send(new PutCommand({ TableName: tableName(), Item: { ...keys.deliveryPayload(pk), entity: 'delivery_payload', payload: '{"x":1}' } }));
+  await tableClient().send(new PutCommand({ TableName: tableName(), Item: deliveryItem(delivery) }));
 }

@@ -6,7 +6,10 @@ import { DeliveryListQuery, DeliverySchema } from '#shared/webhooks/webhook-sche
 
 export const contract = defineOperation({
   operationId: 'listWebhookDeliveries',
-  description: 'Deliveries newest first, optionally by `status` (queued, delivering, retrying, delivered, dead_lettered), with the last attempt of each.',
+  description:
+    'Deliveries newest first, optionally by `status` (queued, delivering, retrying, delivered, dead_lettered), with the last attempt of each. ' +
+    'A queued or retrying delivery shows `delivering` while an attempt is under way. A page filtered by status may hold fewer than `limit` entries ' +
+    'while `next_cursor` is not null: follow the cursor until it is null.',
   query: DeliveryListQuery.extend(PageQuery.shape),
   responses: { 200: { description: 'A page of deliveries', schema: pageOf(DeliverySchema) } },
 });

@@ -38,6 +38,7 @@ const OTHER_ENTITIES = [
   'customer_order',
   'delivery',
   'delivery_attempt',
+  'delivery_payload',
   'product',
   'sales_rule',
   'tenant',
