@@ -10,7 +10,7 @@ import {
   UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
-import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, GetQueueAttributesCommand, GetQueueUrlCommand, SetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { TABLE_DEFINITION } from '#shared/storage/definition.ts';
 import { DATA_STORE_IDS } from '#infra/parts/data-store.ts';
 import type { QueueSettings } from './deployment.ts';
@@ -75,31 +75,46 @@ export interface LocalQueues {
 }
 
 /**
+ * A queue kept from an earlier run (the emulator keeps its queues and messages in the data
+ * directory) takes the template's attributes as they are now, as a deployment would set them,
+ * and its URL names the emulator as it listens now (it kept the address of the run that made it).
+ */
+async function createOrUpdateQueue(client: SQSClient, origin: string, name: string, attributes: Record<string, string>): Promise<string> {
+  let url: string;
+  try {
+    url = (await client.send(new CreateQueueCommand({ QueueName: name, Attributes: attributes }))).QueueUrl!;
+  } catch (error) {
+    if ((error as Error).name !== 'QueueNameExists') throw error;
+    url = (await client.send(new GetQueueUrlCommand({ QueueName: name }))).QueueUrl!;
+    await client.send(new SetQueueAttributesCommand({ QueueUrl: url, Attributes: attributes }));
+  }
+  // Its host (sqs.{region}.{address}) is no valid URL host: only the port is replaced.
+  return url.replace(/:\d+\//, `:${new URL(origin).port}/`);
+}
+
+/**
  * Creates every queue of the template with its attributes (visibility timeout, retention,
  * redrive policy), dead-letter queues first, named `{prefix}-{construct id}`.
  */
-export async function ensureQueues(client: SQSClient, prefix: string, settings: ReadonlyMap<string, QueueSettings>): Promise<LocalQueues> {
+export async function ensureQueues(client: SQSClient, origin: string, prefix: string, settings: ReadonlyMap<string, QueueSettings>): Promise<LocalQueues> {
   const byConstructId: LocalQueues['byConstructId'] = {};
   const ordered = [...settings.values()].sort((a, b) => Number(Boolean(a.redrive)) - Number(Boolean(b.redrive)));
   for (const queue of ordered) {
-    const { QueueUrl } = await client.send(
-      new CreateQueueCommand({
-        QueueName: `${prefix}-${queue.constructId}`,
-        Attributes: {
-          MessageRetentionPeriod: String(queue.retentionSeconds),
-          VisibilityTimeout: String(queue.visibilityTimeoutSeconds),
-          MaximumMessageSize: String(queue.maxMessageSizeBytes),
-          ...(queue.redrive
-            ? {
-                RedrivePolicy: JSON.stringify({
-                  deadLetterTargetArn: byConstructId[queue.redrive.deadLetterConstructId]!.Arn,
-                  maxReceiveCount: queue.redrive.maxReceiveCount,
-                }),
-              }
-            : {}),
-        },
-      }),
-    );
+    const name = `${prefix}-${queue.constructId}`;
+    const attributes: Record<string, string> = {
+      MessageRetentionPeriod: String(queue.retentionSeconds),
+      VisibilityTimeout: String(queue.visibilityTimeoutSeconds),
+      MaximumMessageSize: String(queue.maxMessageSizeBytes),
+      ...(queue.redrive
+        ? {
+            RedrivePolicy: JSON.stringify({
+              deadLetterTargetArn: byConstructId[queue.redrive.deadLetterConstructId]!.Arn,
+              maxReceiveCount: queue.redrive.maxReceiveCount,
+            }),
+          }
+        : {}),
+    };
+    const QueueUrl = await createOrUpdateQueue(client, origin, name, attributes);
     const { Attributes } = await client.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['QueueArn'] }));
     byConstructId[queue.constructId] = { Ref: QueueUrl!, Arn: Attributes!.QueueArn! };
   }

@@ -228,7 +228,9 @@ async function startResources(running: Running, options: LocalStackOptions, dyna
   const dynamodbEndpoint = `http://127.0.0.1:${dynamoPort}`;
   running.stopAll.push(() => stopProcess(dynamo));
   await teachFairQueues();
-  const sqs = await onLoopback(() => startFauxqs({ port: 0, host: '127.0.0.1', logger: false }));
+  // With a data directory the emulator keeps its messages there, as SQS keeps them: a kill loses none.
+  const sqsData = options.dataDir && join(options.dataDir, 'sqs');
+  const sqs = await onLoopback(() => startFauxqs({ port: 0, host: '127.0.0.1', logger: false, ...(sqsData ? { dataDir: sqsData } : {}) }));
   running.stopAll.unshift(async () => sqs.stop());
   const sqsEndpoint = sqs.address;
   running.log('waiting for DynamoDB Local (Java) to answer…');
@@ -236,7 +238,7 @@ async function startResources(running: Running, options: LocalStackOptions, dyna
   const dynamoClient = new DynamoDBClient({ endpoint: dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
   const sqsClient = new SQSClient({ endpoint: sqsEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
   const { tableArn, streamArn } = await ensureTable(dynamoClient, LOCAL_TABLE);
-  const queues = await ensureQueues(sqsClient, 'local', queueSettings(template));
+  const queues = await ensureQueues(sqsClient, sqsEndpoint, 'local', queueSettings(template));
   const deployment = localDeployment(template, { tableArn, streamArn, queues: queues.byConstructId });
   const env: Record<string, string> = {
     ...templateEnvironment(deployment),
@@ -351,8 +353,9 @@ async function schedule(
 }
 
 /**
- * After a restart on kept data: the emulator kept its messages in memory, so every record that
- * waits for a queue message gets it again, and stream work the killed run left pending (its
+ * After a restart on kept data: every record that waits for a queue message gets it again (the
+ * emulator keeps its messages in the data directory, but a due entry's message may have been
+ * on its way when the run was killed), and stream work the killed run left pending (its
  * stream records may be gone with it) is done now rather than when the reconciler finds it
  * overdue (consumers and reactions are idempotent). The reconciler's own work under its role,
  * in the background: a large backlog (hundreds of orders in flight when a run was killed) must

@@ -48,7 +48,7 @@ interface Write {
  * and removed once its events are out; the request's records. A result to write back (a
  * tenant with write-back on) adds its own stream-work entry and its settlement, not counted
  * here (the suites' tenants have it off). Sizes: the order item just under 1 KB with its log,
- * attempt, result and index entries under 1 KB, a delivery with its payload about 2 KB.
+ * attempt, result and index entries under 1 KB, a delivery's payload and its record under 1 KB each.
  */
 const TX = 2; // a transaction bills each 1 KB of a table write twice
 const orderPk = (t: string, o: string) => keys.order(t, o).pk;
@@ -104,12 +104,35 @@ const ORDER_PLAN: Write[] = [
     scope: 'global',
   },
   {
-    // The trace: two puts of the delivery (about 2 KB, with its list, status and due entries) and one update recording its outcome.
-    what: 'deliveries: put twice (about 2 KB each, with their list, status and due entries), the outcome recorded',
-    count: EVENTS_PER_ORDER * (3 + FIRST_DELIVERY_FAILS),
-    units: 5,
+    // The trace: the payload put once; the record (under 1 KB) put, claimed and its outcome put; a retry claims and records again.
+    what: 'deliveries: the payload put once; the record put, claimed (its lease) and its outcome put, under 1 KB each',
+    count: EVENTS_PER_ORDER * (4 + 2 * FIRST_DELIVERY_FAILS),
+    units: 1,
     partition: (t, _o, d) => keys.delivery(t, d).pk,
     scope: 'order',
+  },
+  {
+    what: 'deliveries list index (gsi1): the entry put, rewritten with each outcome',
+    count: EVENTS_PER_ORDER * (2 + FIRST_DELIVERY_FAILS),
+    units: 1,
+    partition: (t, _o, d) => keys.listEntry(t, 'DELIVERIES', d, '').gsi1pk,
+    scope: 'tenant',
+  },
+  {
+    // A success removes the queued entry; a retry moves it to retrying (two writes), and its success removes it there.
+    what: 'deliveries status index (gsi3): queued in and out, a retry in and out of retrying',
+    count: EVENTS_PER_ORDER * (2 + 2 * FIRST_DELIVERY_FAILS),
+    units: 1,
+    partition: (t, _o, d) => keys.facetEntry(t, 'DELIVERIES', d, '', ['queued']).gsi3pk,
+    scope: 'tenant',
+  },
+  {
+    // Made from a stream record, a delivery's message is covered by the record's retry: only a retry's wait has a due entry.
+    what: "deliveries due index (gsi2): a retry's due entry armed and removed",
+    count: EVENTS_PER_ORDER * 2 * FIRST_DELIVERY_FAILS,
+    units: 1,
+    partition: (t, _o, d) => keys.due(keys.delivery(t, d).pk, '').gsi2pk,
+    scope: 'global',
   },
   {
     what: 'delivery attempts',

@@ -3,7 +3,7 @@ import { ChangeMessageVisibilityCommand, SendMessageCommand } from '@aws-sdk/cli
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { messageGroupOf } from '#shared/queue/outbox-queue.ts';
 import { queueClient } from '#shared/storage/clients.ts';
-import { processDeliveryRecord, RetryLater, type SenderQueue, type SenderSettings } from '#shared/webhooks/sender.ts';
+import { batchSlots, processDeliveryRecord, RetryLater, type SenderQueue, type SenderSettings, systemResolver } from '#shared/webhooks/sender.ts';
 import { config } from '../composition-root.ts';
 
 const settings: SenderSettings = {
@@ -35,10 +35,11 @@ const queue: SenderQueue = {
  * (an endpoint that is down), so it is not a function error; a batch whose every record
  * failed for another reason is, so Lambda's Errors metric (and its alarm) sees it. Single
  * failures are counted as SenderFailures and logged with delivery id, tenant and error class.
+ * The batch's messages claim their endpoints' slots through one per-invocation turn (batchSlots).
  */
-const recordHandler = (record: SQSRecord) => processDeliveryRecord(record, settings, queue);
-
 export const handler = async (event: SQSEvent, context: Context) => {
+  const slots = batchSlots();
+  const recordHandler = (record: SQSRecord) => processDeliveryRecord(record, settings, queue, systemResolver, slots);
   // One processor per invocation: it holds the batch's failures, and invocations that share a
   // process (the local runtime runs concurrent ones in one) must not reset each other's. Shared,
   // one invocation's start dropped another's retries from its answer, and their messages were deleted.

@@ -2,8 +2,10 @@
  * Delivery records: created queued (idempotent by id) with their queue message, claimed for
  * one attempt under a lease, and updated with each attempt's outcome (retrying with the next
  * time, delivered, or dead-lettered). The record is the truth; a queue message only says
- * "look at this delivery now", so duplicates and lost messages are harmless (the reconciler
- * re-sends a message whose record is overdue).
+ * "look at this delivery now", so duplicates are harmless, and a message that may be lost is
+ * covered: a delivery made from a stream record by the record's retry (the send's failure
+ * fails the record, whose retry sends again), any other by a due entry the reconciler watches
+ * (it re-sends a message whose record is overdue), as is a retry's message while it waits.
  */
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { type QueueMessage, sendToWebhookQueue } from '../queue/outbox-queue.ts';
@@ -47,7 +49,11 @@ export async function enqueueDelivery(
   payload: string,
   replayOf: string | null,
   now: Date,
-  options: { parked?: boolean } = {},
+  /**
+   * `fromStream`: made from a stream record, which is retried until its message is sent, so it
+   * needs no due entry (two index writes fewer per delivery); a failed send throws.
+   */
+  options: { parked?: boolean; fromStream?: boolean } = {},
 ): Promise<boolean> {
   const { pk, sk } = keys.delivery(tenant, deliveryId);
   const expiresAt = expiresAfter(now, DELIVERY_RETENTION_SECONDS);
@@ -85,19 +91,20 @@ export async function enqueueDelivery(
   const written = await writeConditionally({
     put: {
       TableName: tableName(),
-      Item: deliveryItem(delivery, options.parked ? {} : dueFor(pk, tenant, deliveryId, now)),
+      Item: deliveryItem(delivery, options.parked || options.fromStream ? {} : dueFor(pk, tenant, deliveryId, now)),
       ConditionExpression: 'attribute_not_exists(pk)',
     },
   });
+  // Without a due entry the send must land or fail the record; with one, the reconciler sends it if it is lost.
+  const send = () =>
+    options.fromStream ? sendToWebhookQueue(messageFor(tenant, deliveryId)) : sendToWebhookQueue(messageFor(tenant, deliveryId)).catch(() => undefined);
   if (!written.written) {
     // A re-delivered stream record: while the delivery is still queued its message may be
     // missing, and a second message is harmless.
-    if (written.item && deliveryFromItem(written.item).status === 'queued') await sendToWebhookQueue(messageFor(tenant, deliveryId)).catch(() => undefined);
+    if (written.item && deliveryFromItem(written.item).status === 'queued') await send();
     return false;
   }
-  if (options.parked) return true;
-  // If this send is lost, the reconciler sends the message once the due time passes.
-  await sendToWebhookQueue(messageFor(tenant, deliveryId)).catch(() => undefined);
+  if (!options.parked) await send();
   return true;
 }
 

@@ -114,9 +114,11 @@ export function webhookFanOut(options: { subscriptionCacheSeconds: number; order
     const now = new Date();
     const payload = payloadOf(event, options.orderReference);
     const deliveryId = deliveryIdFor(event.event_id);
+    // A missed event's delivery made already needs nothing here: its message is sent by the
+    // record that made it, which is retried until it is, or replayed by the sweep if skipped.
     if (decision !== 'skip' && !(missed && (await deliveryExists(event.tenant, deliveryId)))) {
       const source = { ...event, event_occurred_at: event.occurred_at };
-      await enqueueDelivery(event.tenant, deliveryId, source, payload, null, now, { parked: decision === 'park' });
+      await enqueueDelivery(event.tenant, deliveryId, source, payload, null, now, { parked: decision === 'park', fromStream: true });
       millisecondsMetric(METRIC.fanOutLag, now.getTime() - Date.parse(event.occurred_at));
     }
     if (sessions.length) await feedListenSessions(event.tenant, sessions, event, payload, now);

@@ -75,13 +75,46 @@ async function attempt(
 }
 
 /**
+ * One invocation's claims of endpoint slots: one at a time per endpoint, and none once the
+ * endpoint was found busy. A batch's messages run at once, and those of one endpoint would all
+ * read one free slot and race for it: every claim but one refused, and a refused claim is a
+ * billed write. Per invocation, as Lambda runs a batch: never shared between invocations.
+ */
+export function batchSlots() {
+  const turns = new Map<string, Promise<unknown>>();
+  const busy = new Set<string>();
+  return {
+    claim(tenant: string, claim: () => Promise<SlotClaim>): Promise<SlotClaim> {
+      const mine = (turns.get(tenant) ?? Promise.resolve()).then(async (): Promise<SlotClaim> => {
+        if (busy.has(tenant)) return { kind: 'wait', reason: 'busy', seconds: 1 + Math.random() * 2 };
+        const claimed = await claim();
+        if (claimed.kind === 'wait' && claimed.reason === 'busy') busy.add(tenant);
+        return claimed;
+      });
+      turns.set(
+        tenant,
+        mine.catch(() => undefined),
+      );
+      return mine;
+    },
+  };
+}
+export type BatchSlots = ReturnType<typeof batchSlots>;
+
+/**
  * A slot of the endpoint, or why to wait: one look, no waiting inside the sender. A message
  * that slept here for a slot held a sender invocation (and, on Lambda, the whole batch with it)
  * that every tenant shares; put back with a delay, it holds nothing.
  */
-async function endpointSlot(tenant: string, subscription: StoredSubscription, now: Date, leaseSeconds: number): Promise<SlotClaim | undefined> {
+async function endpointSlot(
+  tenant: string,
+  subscription: StoredSubscription,
+  now: Date,
+  leaseSeconds: number,
+  batch?: BatchSlots,
+): Promise<SlotClaim | undefined> {
   try {
-    return await claimSlot(tenant, subscription, now, leaseSeconds);
+    return await (batch ? batch.claim(tenant, () => claimSlot(tenant, subscription, now, leaseSeconds)) : claimSlot(tenant, subscription, now, leaseSeconds));
   } catch (error) {
     // The guard serves fairness, not correctness: when its table cannot be reached, the
     // attempt goes ahead without a slot rather than the message waiting out its visibility.
@@ -117,6 +150,7 @@ export async function handleDeliveryMessage(
   settings: SenderSettings,
   now = new Date(),
   resolve: Resolver = systemResolver,
+  batch?: BatchSlots,
 ): Promise<MessageAction> {
   const { tenant, delivery_id, from_dead_letter_queue, busy_waits = 0 } = JSON.parse(body) as DeliveryMessage;
   // Longer than one attempt can take (its timeout and the writes around it).
@@ -124,7 +158,7 @@ export async function handleDeliveryMessage(
   // The endpoint first: while its breaker is open or its slots are taken, the delivery waits
   // without being claimed and without spending an attempt.
   const subscription = await readWebhookSubscription(tenant);
-  const slot = subscription ? await endpointSlot(tenant, subscription, now, leaseSeconds) : undefined;
+  const slot = subscription ? await endpointSlot(tenant, subscription, now, leaseSeconds, batch) : undefined;
   if (slot?.kind === 'wait' && slot.reason === 'paused') {
     const inSeconds = Math.max(1, slot.seconds);
     await deferDelivery(tenant, delivery_id, new Date(now.getTime() + inSeconds * 1000));
@@ -146,14 +180,15 @@ export async function handleDeliveryMessage(
   if (!content) throw new Error('delivery payload missing');
   const claimed = { ...claim.delivery, ...content };
   const outcome = await attempt(claimed, subscription, settings, now, resolve);
-  const { status, retryInSeconds } = await recordDeliveryAttempt(claimed, outcome, claim.lease, settings.backoffScale);
-  // The endpoint's bookkeeping after the attempt's own record: should it fail, the slot's lease
-  // ends by itself and the breaker counts the next attempt.
+  // The endpoint's slot back as soon as its attempt is over, before the delivery's own record:
+  // a slot held through the record's writes too is a slot other deliveries wait and race for.
+  // Should the settlement fail, the slot's lease ends by itself and the breaker counts the next attempt.
   if (subscription && slot) {
     await settleSlot(tenant, subscription, slot.kind === 'slot' ? slot : undefined, outcome.error === null, now, settings.backoffScale).catch((error: Error) =>
       logger.warn('webhook endpoint slot not settled', { tenant, delivery_id, error: error.name }),
     );
   }
+  const { status, retryInSeconds } = await recordDeliveryAttempt(claimed, outcome, claim.lease, settings.backoffScale);
   // Identifiers, status and timing only: never the payload, the URL or a secret.
   logger.info('webhook attempt', {
     tenant,
@@ -221,10 +256,11 @@ export async function processDeliveryRecord(
   settings: SenderSettings,
   queue: SenderQueue,
   resolve: Resolver = systemResolver,
+  batch?: BatchSlots,
 ): Promise<void> {
   let action: MessageAction;
   try {
-    action = await handleDeliveryMessage(record.body, settings, new Date(), resolve);
+    action = await handleDeliveryMessage(record.body, settings, new Date(), resolve, batch);
     if (action.kind === 'dead_letter') await queue.sendToDeadLetterQueue(JSON.stringify({ ...JSON.parse(record.body), from_dead_letter_queue: true }));
     // Rounded up: a message back before its time is a receive without an attempt, and receives are counted (maxReceiveCount).
     if (action.kind === 'retry') await queue.retryIn(record.receiptHandle, Math.min(43_200, Math.ceil(action.inSeconds)));
