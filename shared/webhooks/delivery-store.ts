@@ -50,8 +50,9 @@ export async function enqueueDelivery(
   replayOf: string | null,
   now: Date,
   /**
-   * `fromStream`: made from a stream record, which is retried until its message is sent, so it
-   * needs no due entry (two index writes fewer per delivery); a failed send throws.
+   * `fromStream`: made from a stream record, which is retried should anything here fail, so
+   * its delivery needs a due entry only if its message could not be sent (two index writes
+   * fewer per delivery).
    */
   options: { parked?: boolean; fromStream?: boolean } = {},
 ): Promise<boolean> {
@@ -95,9 +96,12 @@ export async function enqueueDelivery(
       ConditionExpression: 'attribute_not_exists(pk)',
     },
   });
-  // Without a due entry the send must land or fail the record; with one, the reconciler sends it if it is lost.
+  // A send that fails leaves the reconciler to send it: by the due entry a request's delivery
+  // has, or one armed now for a stream record's (whose record fails only if that write fails too).
   const send = () =>
-    options.fromStream ? sendToWebhookQueue(messageFor(tenant, deliveryId)) : sendToWebhookQueue(messageFor(tenant, deliveryId)).catch(() => undefined);
+    sendToWebhookQueue(messageFor(tenant, deliveryId)).catch(async () => {
+      if (options.fromStream) await armDueEntry(pk, tenant, deliveryId, now);
+    });
   if (!written.written) {
     // A re-delivered stream record: while the delivery is still queued its message may be
     // missing, and a second message is harmless.
@@ -106,6 +110,25 @@ export async function enqueueDelivery(
   }
   if (!options.parked) await send();
   return true;
+}
+
+/**
+ * The due entry of a queued delivery whose message could not be sent: the reconciler sends it.
+ * Only while it is queued: an attempt's record replaces the whole item (and any due entry) and
+ * would otherwise find a finished delivery's entry re-armed by a late writer.
+ */
+async function armDueEntry(pk: string, tenant: string, deliveryId: string, now: Date): Promise<void> {
+  const { gsi2pk, gsi2sk, queue_message } = dueFor(pk, tenant, deliveryId, now);
+  await landed({
+    update: {
+      TableName: tableName(),
+      Key: { pk, sk: keys.delivery(tenant, deliveryId).sk },
+      UpdateExpression: 'SET gsi2pk = :gpk, gsi2sk = :gsk, queue_message = :message',
+      ConditionExpression: '#view.#status = :queued AND attribute_not_exists(delivering_until)',
+      ExpressionAttributeNames: { '#view': 'list_view', '#status': 'status' },
+      ExpressionAttributeValues: { ':gpk': gsi2pk, ':gsk': gsi2sk, ':message': queue_message, ':queued': 'queued' },
+    },
+  });
 }
 
 /** Whether a delivery was made (an eventually consistent read: one that misses it leaves the conditional put to refuse the copy). */

@@ -19,6 +19,7 @@ import { repoRoot } from '../support/paths.ts';
 import { decorateClients, dynamoClient, tableClient, tableName } from '#shared/storage/clients.ts';
 import { keys } from '#shared/storage/keys.ts';
 import { dueAttributes } from '#shared/queue/outbox-queue.ts';
+import { runtimeConfig } from '#shared/config/runtime.ts';
 
 /** Where each conditional write was made from (file:line), and how many first attempts were lost. */
 const sites = new Set<string>();
@@ -386,13 +387,38 @@ describe('a conditional write whose answer was lost', () => {
       await tableClient().send(
         new UpdateCommand({ TableName: tableName(), Key: keys.delivery(tenant, held), UpdateExpression: 'REMOVE gsi2pk, gsi2sk, queue_message' }),
       );
+      // A stream record's delivery whose message could not be sent: its due entry armed for the reconciler.
+      const unsent = `dlv_${randomUUID()}`;
+      const config = runtimeConfig() as { webhookQueueUrl: string };
+      const queueUrl = config.webhookQueueUrl;
+      config.webhookQueueUrl = queueUrl.replace(/[^/]+$/, 'no-such-queue');
+      try {
+        await enqueueDelivery(tenant, unsent, event as never, '{}', null, new Date(), { fromStream: true });
+      } finally {
+        config.webhookQueueUrl = queueUrl;
+      }
+      const armed =
+        (await tableClient().send(new GetCommand({ TableName: tableName(), Key: keys.delivery(tenant, unsent), ConsistentRead: true }))).Item?.gsi2pk !==
+        undefined;
+      // Nothing for the shared stack's reconciler to send to a tenant without a subscription.
+      await tableClient().send(
+        new UpdateCommand({ TableName: tableName(), Key: keys.delivery(tenant, unsent), UpdateExpression: 'REMOVE gsi2pk, gsi2sk, queue_message' }),
+      );
       // A dead-lettered delivery recovered once: the second note finds it recovered already.
       const dead = `dlv_${randomUUID()}`;
       await enqueueDelivery(tenant, dead, event as never, '{}', null, new Date(), { parked: true });
       const recovered = [await markRecovered(tenant, dead, 'dlv_replay'), await markRecovered(tenant, dead, 'dlv_other')];
-      return { enqueued, claim: claim.kind, recorded: recorded.status, attempts: claim.delivery.attempts, deferred, recovered };
+      return { enqueued, claim: claim.kind, recorded: recorded.status, attempts: claim.delivery.attempts, deferred, armed, recovered };
     });
-    expect(clean).toEqual({ enqueued: true, claim: 'claimed', recorded: 'delivered', attempts: 0, deferred: [true, false], recovered: [true, false] });
+    expect(clean).toEqual({
+      enqueued: true,
+      claim: 'claimed',
+      recorded: 'delivered',
+      attempts: 0,
+      deferred: [true, false],
+      armed: true,
+      recovered: [true, false],
+    });
     expect(lossy).toEqual(clean);
   });
 
