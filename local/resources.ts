@@ -10,6 +10,9 @@ import {
   UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { CreateQueueCommand, GetQueueAttributesCommand, GetQueueUrlCommand, SetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { TABLE_DEFINITION } from '#shared/storage/definition.ts';
 import { DATA_STORE_IDS } from '#infra/parts/data-store.ts';
@@ -72,6 +75,23 @@ export interface LocalQueues {
   streamFailureQueueUrl: string;
   /** Every queue's URL and ARN by its construct id in the stack. */
   byConstructId: Record<string, { Ref: string; Arn: string }>;
+}
+
+/**
+ * A restart ends the receives of the run before it: their consumers died with it, so their
+ * messages are ready at once rather than after their visibility timeout (on AWS one function
+ * instance dies, never every consumer at once, and its messages come back when it passes).
+ * The emulator's own store, before the emulator opens it; nothing to do on a first start.
+ */
+export function releaseAbandonedReceives(sqsDataDir: string): void {
+  const file = join(sqsDataDir, 'fauxqs.db');
+  if (!existsSync(file)) return;
+  const db = new DatabaseSync(file);
+  try {
+    db.exec('UPDATE sqs_messages SET receipt_handle = NULL, visibility_deadline = NULL WHERE receipt_handle IS NOT NULL');
+  } finally {
+    db.close();
+  }
 }
 
 /**

@@ -21,7 +21,7 @@ import { WORKERS } from '#functions/workers.ts';
 import { FUNCTION_SETTINGS } from '#shared/storage/definition.ts';
 import { freePort, spawnDynamoDbLocal, stopProcess } from './processes.ts';
 import { portProblem, StartupProblem } from './preflight.ts';
-import { ensureQueues, ensureTable } from './resources.ts';
+import { ensureQueues, ensureTable, releaseAbandonedReceives } from './resources.ts';
 import { lambdaContext, loadHandler, loadModule, startGateway } from './gateway.ts';
 import { type Deployment, type EventSourceSettings, localDeployment, queueSettings, synthesizedTemplate, type Template } from './deployment.ts';
 import { enforcePermissions, permissionCheck } from './permissions.ts';
@@ -168,7 +168,7 @@ function ensureKeyRoot(dataDir: string | undefined): string {
  * 0.0.0.0 whatever host it is given, which would let anyone on the network read and plant
  * queue messages; its `listen` call is pointed at loopback while it starts.
  */
-async function onLoopback<T>(start: () => Promise<T>): Promise<T> {
+export async function onLoopback<T>(start: () => Promise<T>): Promise<T> {
   const listen = NetServer.prototype.listen;
   NetServer.prototype.listen = function (this: NetServer, ...args: unknown[]) {
     const [first] = args;
@@ -230,6 +230,7 @@ async function startResources(running: Running, options: LocalStackOptions, dyna
   await teachFairQueues();
   // With a data directory the emulator keeps its messages there, as SQS keeps them: a kill loses none.
   const sqsData = options.dataDir && join(options.dataDir, 'sqs');
+  if (sqsData) releaseAbandonedReceives(sqsData);
   const sqs = await onLoopback(() => startFauxqs({ port: 0, host: '127.0.0.1', logger: false, ...(sqsData ? { dataDir: sqsData } : {}) }));
   running.stopAll.unshift(async () => sqs.stop());
   const sqsEndpoint = sqs.address;
