@@ -381,7 +381,7 @@ export interface paths {
         };
         /**
          * List webhook deliveries, newest first
-         * @description Deliveries newest first, optionally by `status` (queued, delivering, retrying, delivered, dead_lettered), with the last attempt of each.
+         * @description Deliveries newest first, optionally by `status` (queued, delivering, retrying, delivered, dead_lettered), with the last attempt of each. A queued or retrying delivery shows `delivering` while an attempt is under way. A page filtered by status may hold fewer than `limit` entries while `next_cursor` is not null: follow the cursor until it is null.
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
