@@ -80,14 +80,19 @@ const dueIndex = (prefix: string, shards: number): DueIndex => ({ shards, partit
 /**
  * The global due indexes (calls due, queue messages due, stream work due): every tenant's work
  * passes through them, so each has as many shards as 1,300 orders/s across all tenants need
- * to stay under half of a partition's 1,000 writes/s (about 13,000 order-due, 18,500
- * stream-work and 39,000 delivery-due writes/s at that peak), and no more: a sweep reads
- * every shard (16 at a time), and the call scheduler sweeps often.
+ * to stay under half of a partition's 1,000 writes/s, and no more: a sweep reads every shard
+ * (16 at a time) on every run, the call scheduler's every second and the reconciler's every
+ * minute, so a shard too many is a read per run and part of every cold start. At that peak
+ * (the model, `npm run bench -- model`): about 7,900 order-due writes/s (32 shards, 248 each),
+ * about 4,000 stream-work writes/s with the largest catalog import's 2,000 beside them (32
+ * shards, under 190 each), and about 1,850 delivery-due writes/s, a retry's wait only: a
+ * delivery made from a stream record has no due entry unless its send failed (8 shards, 231
+ * each; 128 when every delivery armed one, 39,000 writes/s).
  */
 export const DUE_INDEXES = {
   orders: dueIndex('ORDERDUE', 32),
-  queueMessages: dueIndex('DUE', 128),
-  streamWork: dueIndex(STREAM_DUE_INDEX, 64),
+  queueMessages: dueIndex('DUE', 8),
+  streamWork: dueIndex(STREAM_DUE_INDEX, 32),
 } as const;
 
 /** The tenant of a tenant-scoped key (tenant ids never contain `#`). */
