@@ -127,7 +127,7 @@ const ORDER_PLAN: Write[] = [
     scope: 'tenant',
   },
   {
-    // Made from a stream record, a delivery's message is covered by the record's retry: only a retry's wait has a due entry.
+    // Made from a stream record, a delivery has a due entry only if its send failed (rare, not counted) or for a retry's wait.
     what: "deliveries due index (gsi2): a retry's due entry armed and removed",
     count: EVENTS_PER_ORDER * 2 * FIRST_DELIVERY_FAILS,
     units: 1,

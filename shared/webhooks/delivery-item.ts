@@ -44,9 +44,16 @@ export function deliveryFromItem(item: Record<string, unknown>): StoredDelivery 
   };
 }
 
-/** Whether an attempt holds the delivery now: a queued or retrying delivery with a live lease. */
+/** The stored statuses an attempt can hold a delivery in: while it does, readers show it `delivering`. */
+export const ATTEMPTABLE_STATUSES: readonly StoredStatus[] = ['queued', 'retrying'];
+const attemptable = (status: DeliveryStatus) => (ATTEMPTABLE_STATUSES as readonly DeliveryStatus[]).includes(status);
+
+/** Whether an attempt holds the delivery now: an attemptable delivery with a live lease. */
 export const attemptUnderWay = (d: { status: DeliveryStatus; delivering_until?: string | undefined }, now: Date): boolean =>
-  (d.status === 'queued' || d.status === 'retrying') && d.delivering_until !== undefined && Date.parse(d.delivering_until) > now.getTime();
+  attemptable(d.status) && d.delivering_until !== undefined && Date.parse(d.delivering_until) > now.getTime();
+
+/** Whether a listed view may be held by an attempt (its lease is on the record, not in the list). */
+export const mayBeUnderWay = (d: Pick<Delivery, 'status'>): boolean => attemptable(d.status);
 
 /** A delivery as readers see it: `delivering` while an attempt holds it. */
 export const shownDelivery = (d: StoredDelivery, now: Date): Delivery => ({ ...deliveryView(d), ...(attemptUnderWay(d, now) ? { status: 'delivering' } : {}) });

@@ -2,7 +2,7 @@
 import { batchGet } from '../storage/batch.ts';
 import { keys } from '../storage/keys.ts';
 import { listPage, type ListSource, paginate, sourcesOf } from '../storage/pagination.ts';
-import { attemptUnderWay, deliveryView } from './delivery-item.ts';
+import { ATTEMPTABLE_STATUSES, attemptUnderWay, deliveryFromItem, deliveryView, mayBeUnderWay } from './delivery-item.ts';
 import { HEALTH_SAMPLE, healthFromDeliveries, type WebhookHealth } from './health.ts';
 import type { Delivery, DeliveryStatus } from './webhook-schemas.ts';
 
@@ -20,7 +20,7 @@ function sourcesFor(tenant: string, status: DeliveryStatus | undefined): ListSou
       ExpressionAttributeValues: { ':delivered': 'delivered' },
     });
   }
-  const stored: DeliveryStatus[] = status === 'delivering' ? ['queued', 'retrying'] : [status];
+  const stored: readonly DeliveryStatus[] = status === 'delivering' ? ATTEMPTABLE_STATUSES : [status];
   return stored.flatMap((s) => sourcesOf('gsi3', keys.facetShards(tenant, 'DELIVERIES', [s])));
 }
 
@@ -31,12 +31,10 @@ function sourcesFor(tenant: string, status: DeliveryStatus | undefined): ListSou
  */
 async function shownViews(tenant: string, views: readonly Record<string, unknown>[], now: Date): Promise<Delivery[]> {
   const listed = views.map((v) => deliveryView(v as unknown as Delivery));
-  const open = listed.filter((d) => d.status === 'queued' || d.status === 'retrying');
+  const open = listed.filter(mayBeUnderWay);
   if (open.length === 0) return listed;
-  const records = await batchGet<{ list_view: Delivery; delivering_until?: string }>(open.map((d) => keys.delivery(tenant, d.delivery_id)));
-  const underWay = new Set(
-    records.filter((r) => attemptUnderWay({ ...r.list_view, delivering_until: r.delivering_until }, now)).map((r) => r.list_view.delivery_id),
-  );
+  const records = (await batchGet<Record<string, unknown>>(open.map((d) => keys.delivery(tenant, d.delivery_id)))).map(deliveryFromItem);
+  const underWay = new Set(records.filter((d) => attemptUnderWay(d, now)).map((d) => d.delivery_id));
   return listed.map((d) => (underWay.has(d.delivery_id) ? { ...d, status: 'delivering' } : d));
 }
 

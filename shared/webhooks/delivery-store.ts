@@ -3,9 +3,10 @@
  * one attempt under a lease, and updated with each attempt's outcome (retrying with the next
  * time, delivered, or dead-lettered). The record is the truth; a queue message only says
  * "look at this delivery now", so duplicates are harmless, and a message that may be lost is
- * covered: a delivery made from a stream record by the record's retry (the send's failure
- * fails the record, whose retry sends again), any other by a due entry the reconciler watches
- * (it re-sends a message whose record is overdue), as is a retry's message while it waits.
+ * covered by a due entry the reconciler watches (it re-sends a message whose record is
+ * overdue): a request's delivery and a retry's wait always have one; a delivery made from a
+ * stream record only once its send failed (a crash before the send is covered by the record's
+ * retry, which finds the delivery queued and sends again).
  */
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { type QueueMessage, sendToWebhookQueue } from '../queue/outbox-queue.ts';
@@ -36,6 +37,16 @@ export interface DeliveryContent {
   /** Its event's correlation id: in the sender's log lines and the delivery's headers. */
   correlation_id?: string;
 }
+
+/** The item beside a delivery's record that holds what it sends. */
+export const deliveryPayloadItem = (deliveryPk: string, content: DeliveryContent, expiresAt?: number) => ({
+  ...keys.deliveryPayload(deliveryPk),
+  entity: 'delivery_payload',
+  payload: content.payload,
+  ...(content.event_occurred_at ? { event_occurred_at: content.event_occurred_at } : {}),
+  ...(content.correlation_id ? { correlation_id: content.correlation_id } : {}),
+  ...(expiresAt !== undefined ? { expires_at: expiresAt } : {}),
+});
 
 /**
  * Creates a queued delivery (idempotent by id) and sends its message; a parked one (its
@@ -76,19 +87,7 @@ export async function enqueueDelivery(
     expires_at: expiresAt,
   };
   // The same bytes whenever it is written (a delivery id stands for one event), so a repeat is harmless.
-  await tableClient().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: {
-        ...keys.deliveryPayload(pk),
-        entity: 'delivery_payload',
-        payload,
-        ...(event.event_occurred_at ? { event_occurred_at: event.event_occurred_at } : {}),
-        ...(event.correlation_id ? { correlation_id: event.correlation_id } : {}),
-        expires_at: expiresAt,
-      },
-    }),
-  );
+  await tableClient().send(new PutCommand({ TableName: tableName(), Item: deliveryPayloadItem(pk, { ...event, payload }, expiresAt) }));
   const written = await writeConditionally({
     put: {
       TableName: tableName(),
@@ -100,7 +99,7 @@ export async function enqueueDelivery(
   // has, or one armed now for a stream record's (whose record fails only if that write fails too).
   const send = () =>
     sendToWebhookQueue(messageFor(tenant, deliveryId)).catch(async () => {
-      if (options.fromStream) await armDueEntry(pk, tenant, deliveryId, now);
+      if (options.fromStream) await armDueEntry(tenant, deliveryId, now);
     });
   if (!written.written) {
     // A re-delivered stream record: while the delivery is still queued its message may be
@@ -117,12 +116,13 @@ export async function enqueueDelivery(
  * Only while it is queued: an attempt's record replaces the whole item (and any due entry) and
  * would otherwise find a finished delivery's entry re-armed by a late writer.
  */
-async function armDueEntry(pk: string, tenant: string, deliveryId: string, now: Date): Promise<void> {
-  const { gsi2pk, gsi2sk, queue_message } = dueFor(pk, tenant, deliveryId, now);
+async function armDueEntry(tenant: string, deliveryId: string, now: Date): Promise<void> {
+  const key = keys.delivery(tenant, deliveryId);
+  const { gsi2pk, gsi2sk, queue_message } = dueFor(key.pk, tenant, deliveryId, now);
   await landed({
     update: {
       TableName: tableName(),
-      Key: { pk, sk: keys.delivery(tenant, deliveryId).sk },
+      Key: key,
       UpdateExpression: 'SET gsi2pk = :gpk, gsi2sk = :gsk, queue_message = :message',
       ConditionExpression: '#view.#status = :queued AND attribute_not_exists(delivering_until)',
       ExpressionAttributeNames: { '#view': 'list_view', '#status': 'status' },

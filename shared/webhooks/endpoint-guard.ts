@@ -45,6 +45,9 @@ export const pauseSeconds = (pauses: number, scale = 1): number =>
 
 export type SlotClaim = { kind: 'slot'; lease: string } | { kind: 'wait'; reason: 'paused' | 'busy'; seconds: number };
 
+/** Every slot taken: look again in a moment (jittered, so the waiting deliveries do not all come back at once). */
+export const endpointBusy = (): SlotClaim => ({ kind: 'wait', reason: 'busy', seconds: 1 + Math.random() * 2 });
+
 /** A lease element: when it ends, and an id of its own. */
 export const leaseElement = (endsAt: Date) => `${endsAt.getTime().toString(36)}#${randomBytes(6).toString('base64url')}`;
 /** Whether the lease has ended by `now`. */
@@ -75,7 +78,7 @@ export async function claimSlot(tenant: string, s: EndpointState, now: Date, lea
     const rest = (Date.parse(s.paused_until!) - now.getTime()) / 1000;
     return { kind: 'wait', reason: 'paused', seconds: rest * (1 + Math.random()) };
   }
-  const busy = { kind: 'wait', reason: 'busy', seconds: 1 + Math.random() * 2 } as const;
+  const busy = endpointBusy();
   if ([...(s.leases ?? [])].filter((l) => !ended(l, now)).length >= ENDPOINT_SLOTS) return busy;
   const endsAt = new Date(now.getTime() + leaseSeconds * 1000);
   const lease = leaseElement(endsAt);

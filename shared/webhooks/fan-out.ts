@@ -114,8 +114,8 @@ export function webhookFanOut(options: { subscriptionCacheSeconds: number; order
     const now = new Date();
     const payload = payloadOf(event, options.orderReference);
     const deliveryId = deliveryIdFor(event.event_id);
-    // A missed event's delivery made already needs nothing here: its message is sent by the
-    // record that made it, which is retried until it is, or replayed by the sweep if skipped.
+    // A missed event's delivery made already needs nothing here: the record that made it sent
+    // its message or armed its due entry, and is retried, or replayed by the sweep, until it did.
     if (decision !== 'skip' && !(missed && (await deliveryExists(event.tenant, deliveryId)))) {
       const source = { ...event, event_occurred_at: event.occurred_at };
       await enqueueDelivery(event.tenant, deliveryId, source, payload, null, now, { parked: decision === 'park', fromStream: true });

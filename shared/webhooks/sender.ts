@@ -12,7 +12,7 @@ import { postPinned } from './http-post.ts';
 import { signatureHeaders } from './signature.ts';
 import { requestExcerpt, responseExcerpt } from './excerpt.ts';
 import { checkWebhookUrl, resolvePublicAddress, type Resolver } from './ssrf.ts';
-import { claimSlot, releaseSlot, type SlotClaim, settleSlot } from './endpoint-guard.ts';
+import { claimSlot, endpointBusy, releaseSlot, type SlotClaim, settleSlot } from './endpoint-guard.ts';
 import { activeSecrets, noteEndpointAttempt, readWebhookSubscription, type StoredSubscription } from './subscription-store.ts';
 
 export const CONNECT_TIMEOUT_MS = 5_000;
@@ -86,7 +86,7 @@ export function batchSlots() {
   return {
     claim(tenant: string, claim: () => Promise<SlotClaim>): Promise<SlotClaim> {
       const mine = (turns.get(tenant) ?? Promise.resolve()).then(async (): Promise<SlotClaim> => {
-        if (busy.has(tenant)) return { kind: 'wait', reason: 'busy', seconds: 1 + Math.random() * 2 };
+        if (busy.has(tenant)) return endpointBusy();
         const claimed = await claim();
         if (claimed.kind === 'wait' && claimed.reason === 'busy') busy.add(tenant);
         return claimed;

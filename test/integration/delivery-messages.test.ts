@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import '../support/stack.ts';
-import { runtimeConfig } from '#shared/config/runtime.ts';
+import { withQueueMissing } from '../support/deliveries.ts';
 import { tableClient, tableName } from '#shared/storage/clients.ts';
 import { keys } from '#shared/storage/keys.ts';
 import { enqueueDelivery } from '#shared/webhooks/delivery-store.ts';
@@ -17,18 +17,6 @@ const event = { event_id: 'evt_m', event_type: 'commerce.order.status_changed.v1
 const stored = async (tenant: string, id: string) =>
   (await tableClient().send(new GetCommand({ TableName: tableName(), Key: keys.delivery(tenant, id), ConsistentRead: true }))).Item;
 const ids = () => ({ tenant: `t-${randomUUID().slice(0, 8)}`, id: `dlv_${randomUUID().slice(0, 8)}` });
-
-/** Runs `work` with the webhook queue unreachable (its URL names a queue that does not exist). */
-async function withQueueMissing<T>(work: () => Promise<T>): Promise<T> {
-  const config = runtimeConfig() as { webhookQueueUrl: string };
-  const queueUrl = config.webhookQueueUrl;
-  config.webhookQueueUrl = queueUrl.replace(/[^/]+$/, 'no-such-queue');
-  try {
-    return await work();
-  } finally {
-    config.webhookQueueUrl = queueUrl;
-  }
-}
 
 describe("a delivery's queue message", () => {
   it('from a stream record, sent: no due entry (its endpoint paused, the sender holds it without writing one)', async () => {

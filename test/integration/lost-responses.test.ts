@@ -19,7 +19,7 @@ import { repoRoot } from '../support/paths.ts';
 import { decorateClients, dynamoClient, tableClient, tableName } from '#shared/storage/clients.ts';
 import { keys } from '#shared/storage/keys.ts';
 import { dueAttributes } from '#shared/queue/outbox-queue.ts';
-import { runtimeConfig } from '#shared/config/runtime.ts';
+import { withQueueMissing } from '../support/deliveries.ts';
 
 /** Where each conditional write was made from (file:line), and how many first attempts were lost. */
 const sites = new Set<string>();
@@ -389,14 +389,7 @@ describe('a conditional write whose answer was lost', () => {
       );
       // A stream record's delivery whose message could not be sent: its due entry armed for the reconciler.
       const unsent = `dlv_${randomUUID()}`;
-      const config = runtimeConfig() as { webhookQueueUrl: string };
-      const queueUrl = config.webhookQueueUrl;
-      config.webhookQueueUrl = queueUrl.replace(/[^/]+$/, 'no-such-queue');
-      try {
-        await enqueueDelivery(tenant, unsent, event as never, '{}', null, new Date(), { fromStream: true });
-      } finally {
-        config.webhookQueueUrl = queueUrl;
-      }
+      await withQueueMissing(() => enqueueDelivery(tenant, unsent, event as never, '{}', null, new Date(), { fromStream: true }));
       const armed =
         (await tableClient().send(new GetCommand({ TableName: tableName(), Key: keys.delivery(tenant, unsent), ConsistentRead: true }))).Item?.gsi2pk !==
         undefined;

@@ -4,6 +4,8 @@ import { tableClient, tableName } from '#shared/storage/clients.ts';
 import { keys } from '#shared/storage/keys.ts';
 import { putSubscription } from '#shared/webhooks/subscription-store.ts';
 import { deliveryItem, type StoredDelivery } from '#shared/webhooks/delivery-item.ts';
+import { deliveryPayloadItem } from '#shared/webhooks/delivery-store.ts';
+import { runtimeConfig } from '#shared/config/runtime.ts';
 
 /**
  * A new tenant subscribed to `url` and one queued delivery of it, written directly with no
@@ -37,6 +39,18 @@ export async function writeDelivery(tenant: string, id: string, options: { attem
     replay_of: null,
     last_attempt: null,
   };
-  await tableClient().send(new PutCommand({ TableName: tableName(), Item: { ...keys.deliveryPayload(pk), entity: 'delivery_payload', payload: '{"x":1}' } }));
+  await tableClient().send(new PutCommand({ TableName: tableName(), Item: deliveryPayloadItem(pk, { payload: '{"x":1}' }) }));
   await tableClient().send(new PutCommand({ TableName: tableName(), Item: deliveryItem(delivery) }));
+}
+
+/** Runs `work` with the webhook queue unreachable: its URL names a queue the emulator does not have. */
+export async function withQueueMissing<T>(work: () => Promise<T>): Promise<T> {
+  const config = runtimeConfig() as { webhookQueueUrl: string };
+  const queueUrl = config.webhookQueueUrl;
+  config.webhookQueueUrl = queueUrl.replace(/[^/]+$/, 'no-such-queue');
+  try {
+    return await work();
+  } finally {
+    config.webhookQueueUrl = queueUrl;
+  }
 }
