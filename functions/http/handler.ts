@@ -1,24 +1,25 @@
 /**
- * The composition root of the HTTP functions: the pipeline's ports, built once per
- * instance, and `httpHandler`, which gives each handler its route from the route table.
+ * The composition root of the HTTP functions: the pipeline's ports, built once per instance,
+ * and `readHandler`, which gives a read's handler its route from the route table. Mutations
+ * are composed in `mutation-handler.ts`, with their idempotency: a read's bundle leaves it out.
  */
 import { dynamoAuthPorts, takeRateToken } from '#shared/auth/dynamodb-adapters.ts';
-import { tableIdempotencyStore } from '#shared/http/middleware/idempotency.ts';
 import type { OperationContract, OperationInput, OperationResult } from '#shared/http/operation.ts';
-import { httpHandler as pipeline, type PipelinePorts } from '#shared/http/pipeline.ts';
-import { dynamoClient, keySecrets } from '#shared/storage/clients.ts';
+import { httpHandler, type PipelinePorts } from '#shared/http/pipeline.ts';
+import { keySecrets } from '#shared/storage/clients.ts';
 import { config } from '../composition-root.ts';
 import { tenantConfigOf } from '../tenant-configs.ts';
 import { routeById } from '../routes.ts';
 
-const ports: PipelinePorts = {
+export const readPorts: PipelinePorts = {
   // The deriver is built on first use: importing a handler (the contract generator, a cold start) needs no key material.
   auth: dynamoAuthPorts({ cacheSeconds: config.authCacheSeconds, secrets: { secretFor: (keyId) => keySecrets().secretFor(keyId) } }),
   tenants: { tenantConfigOf, takeRateToken, now: () => new Date() },
-  idempotencyStore: tableIdempotencyStore(config.tableName, dynamoClient()),
   costMetering: config.costMetering,
 };
 
-/** The Lambda handler of the operation `contract` names: its route's pipeline around `impl`. */
-export const httpHandler = <C extends OperationContract>(contract: C, impl: (input: OperationInput<C>) => Promise<OperationResult>) =>
-  pipeline(routeById(contract.operationId), ports, contract, impl);
+export type OperationImpl<C extends OperationContract> = (input: OperationInput<C>) => Promise<OperationResult>;
+
+/** The Lambda handler of the read (GET) `contract` names: its route's pipeline around `impl`. */
+export const readHandler = <C extends OperationContract>(contract: C, impl: OperationImpl<C>) =>
+  httpHandler(routeById(contract.operationId), readPorts, contract, impl);

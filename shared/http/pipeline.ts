@@ -1,27 +1,25 @@
 /**
  * The request pipeline every HTTP function runs, as one Middy chain whose order reads here:
  * request scope → problem+json → limits → HMAC authorizer → scope → tenant gate and rate
- * limit → idempotency (mutations) → validation → handler. Each middleware is one file in
+ * limit → idempotency (mutations, given by their composition root) → validation → handler. Each middleware is one file in
  * `middleware/`; this module only composes them for a route with the ports it is given.
  */
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import type { Route } from '../api/routes.ts';
+import type { HttpMethod, Route } from '../api/routes.ts';
 import type { AuthPorts } from '../auth/authenticate.ts';
 import { DomainError } from '../errors.ts';
 import { withLogScope } from '../logging/logger.ts';
 import { withCapacityScope } from '../storage/capacity-meter.ts';
 import { hmacAuthorizer } from './middleware/hmac-authorizer.ts';
-import { idempotency } from './middleware/idempotency.ts';
 import { problemJson, problemResponse } from './middleware/problem-json.ts';
 import { requestLimits } from './middleware/request-limits.ts';
 import { requestScope } from './middleware/request-scope.ts';
 import { requireScope } from './middleware/require-scope.ts';
 import { type TenantGatePorts, tenantGate } from './middleware/tenant-gate.ts';
-import type { HttpContext } from './middleware/types.ts';
+import type { HttpContext, HttpMiddleware } from './middleware/types.ts';
 import { validation } from './middleware/validation.ts';
 import type { OperationContract, OperationInput, OperationResult } from './operation.ts';
-import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/persistence';
 
 /**
  * No early answer at the deadline (Middy's default answers 5 ms before it while the handler
@@ -36,7 +34,11 @@ export const MIDDY_OPTIONS = { timeoutEarlyInMillis: 0 } as const;
 export interface PipelinePorts {
   auth: AuthPorts;
   tenants: TenantGatePorts;
-  idempotencyStore: (tenant: string) => BasePersistenceLayer;
+  /**
+   * Mutations only: their idempotency middleware. A read's composition root leaves it out, so
+   * a read's bundle never holds (nor evaluates at every cold start) Powertools' idempotency.
+   */
+  idempotency?: (method: HttpMethod) => HttpMiddleware;
   /** Bench runs only: report what each request consumed, for the cost model. */
   costMetering: boolean;
 }
@@ -85,16 +87,19 @@ export function httpHandler<C extends OperationContract>(
   contract: C,
   impl: (input: OperationInput<C>) => Promise<OperationResult>,
 ) {
+  const mutation = route.method !== 'GET';
+  if (mutation !== Boolean(ports.idempotency)) {
+    throw new Error(`${route.operationId} is a ${route.method}: ${mutation ? 'a mutation needs its idempotency' : 'a read takes no idempotency'}`);
+  }
   const chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>(MIDDY_OPTIONS)
     .use(requestScope(route))
     .use(problemJson(route))
     .use(requestLimits)
     .use(hmacAuthorizer(ports.auth))
     .use(requireScope(route))
-    .use(tenantGate(ports.tenants))
-    .use(idempotency(route.method, ports.idempotencyStore))
-    .use(validation(contract))
-    .handler(operationHandler(impl));
+    .use(tenantGate(ports.tenants));
+  if (ports.idempotency) chain.use(ports.idempotency(route.method));
+  chain.use(validation(contract)).handler(operationHandler(impl));
   const run = (event: APIGatewayProxyEvent, context: Context) => withLogScope(() => chain(event, context as HttpContext));
   if (!ports.costMetering) return run;
   return async (event: APIGatewayProxyEvent, context: Context) => {

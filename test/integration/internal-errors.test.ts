@@ -8,13 +8,13 @@ import { defineOperation } from '#shared/http/operation.ts';
 import { newTenant } from '../support/stack.ts';
 
 // The functions' composition root reads the environment at import: after the stack set it.
-const { httpHandler } = await import('#functions/http/handler.ts');
+const { readHandler } = await import('#functions/http/handler.ts');
 
 describe('an unexpected error inside a handler', () => {
   it('answers 500 internal_error with only a generic detail and the request id, and logs the stack', async () => {
     const key = await newTenant();
     const secretDetail = 'connection to 10.1.2.3 refused in /srv/app/shared/orders/order-store.ts:42';
-    const handler = httpHandler(defineOperation({ operationId: 'getCapabilities', responses: {} }), async () => {
+    const handler = readHandler(defineOperation({ operationId: 'getCapabilities', responses: {} }), async () => {
       throw new Error(secretDetail);
     });
     const path = `${BASE_PATH}/capabilities`;

@@ -3,7 +3,7 @@ import { AnonymizeResultSchema } from '#shared/customers/customer-schemas.ts';
 import { anonymizeCustomer } from '#shared/customers/customer-store.ts';
 import { ExternalId } from '#shared/api/fields.ts';
 import { defineOperation } from '#shared/http/operation.ts';
-import { httpHandler } from '../handler.ts';
+import { mutationHandler } from '../mutation-handler.ts';
 
 export const contract = defineOperation({
   operationId: 'anonymizeCustomer',
@@ -15,7 +15,7 @@ export const contract = defineOperation({
   responses: { 200: { description: 'The customer is anonymized', schema: AnonymizeResultSchema } },
 });
 
-export const handler = httpHandler(contract, async ({ principal, params, requestId, now }) => ({
+export const handler = mutationHandler(contract, async ({ principal, params, requestId, now }) => ({
   status: 200,
   body: {
     external_customer_id: params.externalCustomerId,

@@ -5,7 +5,7 @@ import { customerView } from '#shared/customers/customers.ts';
 import { ExternalId } from '#shared/api/fields.ts';
 import { NotFoundError } from '#shared/errors.ts';
 import { defineOperation } from '#shared/http/operation.ts';
-import { httpHandler } from '../handler.ts';
+import { readHandler } from '../handler.ts';
 
 export const contract = defineOperation({
   operationId: 'getCustomer',
@@ -15,7 +15,7 @@ export const contract = defineOperation({
   responses: { 200: { description: 'The sanitized customer', schema: CustomerSchema } },
 });
 
-export const handler = httpHandler(contract, async ({ principal, params }) => {
+export const handler = readHandler(contract, async ({ principal, params }) => {
   const item = await readCustomer(principal.tenant, params.externalCustomerId);
   if (!item) throw new NotFoundError(`No customer ${params.externalCustomerId}.`);
   return { status: 200, body: customerView(item) };

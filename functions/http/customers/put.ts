@@ -3,7 +3,7 @@ import { CustomerInputSchema, CustomerUpsertResultSchema } from '#shared/custome
 import { upsertCustomer } from '#shared/customers/customer-store.ts';
 import { ExternalId } from '#shared/api/fields.ts';
 import { defineOperation } from '#shared/http/operation.ts';
-import { httpHandler } from '../handler.ts';
+import { mutationHandler } from '../mutation-handler.ts';
 
 export const contract = defineOperation({
   operationId: 'putCustomer',
@@ -16,7 +16,7 @@ export const contract = defineOperation({
   problems: ['invalid_state_transition', 'stale_source_version'],
 });
 
-export const handler = httpHandler(contract, async ({ principal, params, body, now }) => ({
+export const handler = mutationHandler(contract, async ({ principal, params, body, now }) => ({
   status: 200,
   body: {
     external_customer_id: params.externalCustomerId,

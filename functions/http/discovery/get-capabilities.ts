@@ -2,7 +2,7 @@ import { tenantConfigOf } from '#functions/tenant-configs.ts';
 import { capabilities } from '#shared/discovery/discovery.ts';
 import { CapabilitiesSchema } from '#shared/discovery/schemas.ts';
 import { defineOperation } from '#shared/http/operation.ts';
-import { httpHandler } from '../handler.ts';
+import { readHandler } from '../handler.ts';
 
 export const contract = defineOperation({
   operationId: 'getCapabilities',
@@ -10,7 +10,7 @@ export const contract = defineOperation({
   responses: { 200: { description: 'The capabilities of this service for the calling tenant', schema: CapabilitiesSchema } },
 });
 
-export const handler = httpHandler(contract, async ({ principal }) => ({
+export const handler = readHandler(contract, async ({ principal }) => ({
   status: 200,
   body: capabilities(await tenantConfigOf(principal.tenant)),
 }));

@@ -2,7 +2,7 @@ import { tenantConfigOf } from '#functions/tenant-configs.ts';
 import { effectiveConfiguration } from '#shared/discovery/discovery.ts';
 import { EffectiveConfigurationSchema } from '#shared/discovery/schemas.ts';
 import { defineOperation } from '#shared/http/operation.ts';
-import { httpHandler } from '../handler.ts';
+import { readHandler } from '../handler.ts';
 import { readWebhookSubscription } from '#shared/webhooks/subscription-store.ts';
 
 export const contract = defineOperation({
@@ -11,7 +11,7 @@ export const contract = defineOperation({
   responses: { 200: { description: 'Effective configuration and readiness', schema: EffectiveConfigurationSchema } },
 });
 
-export const handler = httpHandler(contract, async ({ principal }) => {
+export const handler = readHandler(contract, async ({ principal }) => {
   const [config, subscription] = await Promise.all([tenantConfigOf(principal.tenant), readWebhookSubscription(principal.tenant)]);
   return { status: 200, body: effectiveConfiguration(config, subscription) };
 });

@@ -1,5 +1,5 @@
 import { defineOperation } from '#shared/http/operation.ts';
-import { httpHandler } from '../handler.ts';
+import { mutationHandler } from '../mutation-handler.ts';
 import { OrderInputSchema, OrderWriteResultSchema } from '#shared/orders/order-schemas.ts';
 import { commands } from '#functions/order-processing.ts';
 
@@ -19,7 +19,7 @@ export const contract = defineOperation({
   problems: ['invalid_state_transition', 'stale_source_version'],
 });
 
-export const handler = httpHandler(contract, async ({ principal, body, now, requestId }) => {
+export const handler = mutationHandler(contract, async ({ principal, body, now, requestId }) => {
   const { order, outcome } = await commands.submit(principal.tenant, body, { now, requestId });
   return {
     status: outcome === 'created' ? 201 : 200,

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { ExternalId } from '#shared/api/fields.ts';
 import { defineOperation } from '#shared/http/operation.ts';
-import { httpHandler } from '../handler.ts';
+import { readHandler } from '../handler.ts';
 import { OrderSchema } from '#shared/orders/order-schemas.ts';
 import { orderView } from '#shared/orders/order.ts';
 import { getOrder } from '#shared/orders/order-store.ts';
@@ -13,7 +13,7 @@ export const contract = defineOperation({
   responses: { 200: { description: 'The order', schema: OrderSchema } },
 });
 
-export const handler = httpHandler(contract, async ({ principal, params }) => ({
+export const handler = readHandler(contract, async ({ principal, params }) => ({
   status: 200,
   body: orderView(await getOrder(principal.tenant, params.externalOrderId)),
 }));

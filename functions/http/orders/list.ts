@@ -1,5 +1,5 @@
 import { defineOperation } from '#shared/http/operation.ts';
-import { httpHandler } from '../handler.ts';
+import { readHandler } from '../handler.ts';
 import { OrderListQuery, OrderSummarySchema } from '#shared/orders/order-schemas.ts';
 import { listOrders } from '#shared/orders/order-store.ts';
 import { PageQuery, pageOf } from '#shared/http/page-query.ts';
@@ -12,7 +12,7 @@ export const contract = defineOperation({
   responses: { 200: { description: 'A page of orders', schema: pageOf(OrderSummarySchema) } },
 });
 
-export const handler = httpHandler(contract, async ({ principal, query }) => {
+export const handler = readHandler(contract, async ({ principal, query }) => {
   const { limit, cursor, ...filters } = query;
   return { status: 200, body: await listOrders(principal.tenant, filters, { limit, cursor }) };
 });

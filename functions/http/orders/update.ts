@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { ExternalId } from '#shared/api/fields.ts';
 import { defineOperation } from '#shared/http/operation.ts';
-import { httpHandler } from '../handler.ts';
+import { mutationHandler } from '../mutation-handler.ts';
 import { OrderPatchSchema, OrderWriteResultSchema } from '#shared/orders/order-schemas.ts';
 import { commands } from '#functions/order-processing.ts';
 
@@ -16,7 +16,7 @@ export const contract = defineOperation({
   problems: ['invalid_state_transition', 'stale_source_version'],
 });
 
-export const handler = httpHandler(contract, async ({ principal, params, body, now, requestId }) => {
+export const handler = mutationHandler(contract, async ({ principal, params, body, now, requestId }) => {
   const { order, outcome } = await commands.patch(principal.tenant, params.externalOrderId, body, { now, requestId });
   return {
     status: 200,

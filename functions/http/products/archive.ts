@@ -3,7 +3,7 @@ import { ProductSchema } from '#shared/catalog/product-schemas.ts';
 import { archiveProduct } from '#shared/catalog/product-store.ts';
 import { ExternalId } from '#shared/api/fields.ts';
 import { defineOperation } from '#shared/http/operation.ts';
-import { httpHandler } from '../handler.ts';
+import { mutationHandler } from '../mutation-handler.ts';
 
 export const contract = defineOperation({
   operationId: 'archiveProduct',
@@ -14,7 +14,7 @@ export const contract = defineOperation({
   responses: { 200: { description: 'The archived product', schema: ProductSchema } },
 });
 
-export const handler = httpHandler(contract, async ({ principal, params, now }) => ({
+export const handler = mutationHandler(contract, async ({ principal, params, now }) => ({
   status: 200,
   body: await archiveProduct(principal.tenant, params.externalProductId, now),
 }));

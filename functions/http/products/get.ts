@@ -3,7 +3,7 @@ import { ProductSchema } from '#shared/catalog/product-schemas.ts';
 import { getProduct } from '#shared/catalog/product-store.ts';
 import { ExternalId } from '#shared/api/fields.ts';
 import { defineOperation } from '#shared/http/operation.ts';
-import { httpHandler } from '../handler.ts';
+import { readHandler } from '../handler.ts';
 
 export const contract = defineOperation({
   operationId: 'getProduct',
@@ -12,7 +12,7 @@ export const contract = defineOperation({
   responses: { 200: { description: 'The product', schema: ProductSchema } },
 });
 
-export const handler = httpHandler(contract, async ({ principal, params }) => ({
+export const handler = readHandler(contract, async ({ principal, params }) => ({
   status: 200,
   body: await getProduct(principal.tenant, params.externalProductId),
 }));

@@ -1,7 +1,7 @@
 import { ProductListQuery, ProductSummarySchema } from '#shared/catalog/product-schemas.ts';
 import { listProducts } from '#shared/catalog/product-store.ts';
 import { defineOperation } from '#shared/http/operation.ts';
-import { httpHandler } from '../handler.ts';
+import { readHandler } from '../handler.ts';
 import { PageQuery, pageOf } from '#shared/http/page-query.ts';
 
 export const contract = defineOperation({
@@ -12,7 +12,7 @@ export const contract = defineOperation({
   responses: { 200: { description: 'A page of products', schema: pageOf(ProductSummarySchema) } },
 });
 
-export const handler = httpHandler(contract, async ({ principal, query }) => {
+export const handler = readHandler(contract, async ({ principal, query }) => {
   const { limit, cursor, ...filters } = query;
   return { status: 200, body: await listProducts(principal.tenant, filters, { limit, cursor }) };
 });

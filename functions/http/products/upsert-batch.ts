@@ -1,7 +1,7 @@
 import { BatchResultSchema, ProductBatchEnvelope, ProductBatchSchema } from '#shared/catalog/product-schemas.ts';
 import { upsertProductBatch } from '#shared/catalog/product-store.ts';
 import { defineOperation } from '#shared/http/operation.ts';
-import { httpHandler } from '../handler.ts';
+import { mutationHandler } from '../mutation-handler.ts';
 
 export const contract = defineOperation({
   operationId: 'upsertProductsBatch',
@@ -15,7 +15,7 @@ export const contract = defineOperation({
   problems: ['payload_too_large'],
 });
 
-export const handler = httpHandler(contract, async ({ principal, body, now }) => {
+export const handler = mutationHandler(contract, async ({ principal, body, now }) => {
   const results = await upsertProductBatch(principal.tenant, body.products, now);
   const rejected = results.filter((r) => r.outcome === 'rejected').length;
   return { status: 200, body: { accepted: results.length - rejected, rejected, results } };

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { ExternalId } from '#shared/api/fields.ts';
 import { defineOperation } from '#shared/http/operation.ts';
-import { httpHandler } from '../handler.ts';
+import { readHandler } from '../handler.ts';
 import { ResultSchema } from '#shared/orders/order-schemas.ts';
 import { getResult } from '#shared/orders/call-history.ts';
 
@@ -15,7 +15,7 @@ export const contract = defineOperation({
   responses: { 200: { description: 'The result', schema: ResultSchema } },
 });
 
-export const handler = httpHandler(contract, async ({ principal, params }) => ({
+export const handler = readHandler(contract, async ({ principal, params }) => ({
   status: 200,
   body: await getResult(principal.tenant, params.externalOrderId),
 }));

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { ExternalId } from '#shared/api/fields.ts';
 import { defineOperation } from '#shared/http/operation.ts';
-import { httpHandler } from '../handler.ts';
+import { readHandler } from '../handler.ts';
 import { CallAttemptSchema, ReportsPolicySchema } from '#shared/orders/order-schemas.ts';
 import { listCalls, REPORTS_POLICY } from '#shared/orders/call-history.ts';
 import { PageQuery, pageOf } from '#shared/http/page-query.ts';
@@ -15,7 +15,7 @@ export const contract = defineOperation({
   responses: { 200: { description: 'A page of attempts', schema: pageOf(CallAttemptSchema).extend({ reports_policy: ReportsPolicySchema }) } },
 });
 
-export const handler = httpHandler(contract, async ({ principal, params, query }) => ({
+export const handler = readHandler(contract, async ({ principal, params, query }) => ({
   status: 200,
   body: { ...(await listCalls(principal.tenant, params.externalOrderId, query)), reports_policy: REPORTS_POLICY },
 }));

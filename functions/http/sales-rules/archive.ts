@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { ExternalId } from '#shared/api/fields.ts';
 import { defineOperation } from '#shared/http/operation.ts';
-import { httpHandler } from '../handler.ts';
+import { mutationHandler } from '../mutation-handler.ts';
 import { SalesRuleSchema } from '#shared/rules/rule-schemas.ts';
 import { archiveRule } from '#shared/rules/rule-store.ts';
 
@@ -12,7 +12,7 @@ export const contract = defineOperation({
   responses: { 200: { description: 'The archived rule', schema: SalesRuleSchema } },
 });
 
-export const handler = httpHandler(contract, async ({ principal, params, now }) => ({
+export const handler = mutationHandler(contract, async ({ principal, params, now }) => ({
   status: 200,
   body: await archiveRule(principal.tenant, params.externalRuleId, now),
 }));

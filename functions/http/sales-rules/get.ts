@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { ExternalId } from '#shared/api/fields.ts';
 import { defineOperation } from '#shared/http/operation.ts';
-import { httpHandler } from '../handler.ts';
+import { readHandler } from '../handler.ts';
 import { SalesRuleSchema } from '#shared/rules/rule-schemas.ts';
 import { getRule } from '#shared/rules/rule-store.ts';
 
@@ -12,7 +12,7 @@ export const contract = defineOperation({
   responses: { 200: { description: 'The rule', schema: SalesRuleSchema } },
 });
 
-export const handler = httpHandler(contract, async ({ principal, params }) => ({
+export const handler = readHandler(contract, async ({ principal, params }) => ({
   status: 200,
   body: await getRule(principal.tenant, params.externalRuleId),
 }));

@@ -1,5 +1,5 @@
 import { defineOperation } from '#shared/http/operation.ts';
-import { httpHandler } from '../handler.ts';
+import { readHandler } from '../handler.ts';
 import { RuleListQuery, SalesRuleSummarySchema } from '#shared/rules/rule-schemas.ts';
 import { listRules } from '#shared/rules/rule-store.ts';
 import { PageQuery, pageOf } from '#shared/http/page-query.ts';
@@ -11,7 +11,7 @@ export const contract = defineOperation({
   responses: { 200: { description: 'A page of rules', schema: pageOf(SalesRuleSummarySchema) } },
 });
 
-export const handler = httpHandler(contract, async ({ principal, query }) => ({
+export const handler = readHandler(contract, async ({ principal, query }) => ({
   status: 200,
   body: await listRules(principal.tenant, query.enabled, { limit: query.limit, cursor: query.cursor }),
 }));

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { ExternalId } from '#shared/api/fields.ts';
 import { defineOperation } from '#shared/http/operation.ts';
-import { httpHandler } from '../handler.ts';
+import { mutationHandler } from '../mutation-handler.ts';
 import { MAX_SALES_RULES, RuleInputSchema, RuleUpsertResultSchema } from '#shared/rules/rule-schemas.ts';
 import { upsertRule } from '#shared/rules/rule-store.ts';
 
@@ -17,7 +17,7 @@ export const contract = defineOperation({
   problems: ['stale_source_version', 'limit_reached'],
 });
 
-export const handler = httpHandler(contract, async ({ principal, params, body, now }) => ({
+export const handler = mutationHandler(contract, async ({ principal, params, body, now }) => ({
   status: 200,
   body: {
     external_rule_id: params.externalRuleId,

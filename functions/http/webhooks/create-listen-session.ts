@@ -2,7 +2,7 @@ import { EVENT_TYPES } from '#shared/events/event-types.ts';
 import { defineOperation } from '#shared/http/operation.ts';
 import { createListenSession, LISTEN_SESSION_SECONDS, LISTEN_SESSIONS_PER_TENANT } from '#shared/webhooks/listen-sessions.ts';
 import { ListenSessionRequestSchema, ListenSessionSchema } from '#shared/webhooks/webhook-schemas.ts';
-import { httpHandler } from '../handler.ts';
+import { mutationHandler } from '../mutation-handler.ts';
 
 export const contract = defineOperation({
   operationId: 'createListenSession',
@@ -15,7 +15,7 @@ export const contract = defineOperation({
   responses: { 201: { description: 'The session', schema: ListenSessionSchema } },
 });
 
-export const handler = httpHandler(contract, async ({ principal, body, now }) => ({
+export const handler = mutationHandler(contract, async ({ principal, body, now }) => ({
   status: 201,
   body: await createListenSession(principal.tenant, body.event_types ?? [...EVENT_TYPES], now),
 }));

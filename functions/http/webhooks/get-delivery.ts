@@ -3,7 +3,7 @@ import { defineOperation } from '#shared/http/operation.ts';
 import { deliveryWithAttempts } from '#shared/webhooks/delivery-ops.ts';
 import { deliveryView } from '#shared/webhooks/delivery-item.ts';
 import { DeliveryIdParams, DeliveryWithAttemptsSchema } from '#shared/webhooks/webhook-schemas.ts';
-import { httpHandler } from '../handler.ts';
+import { readHandler } from '../handler.ts';
 
 export const contract = defineOperation({
   operationId: 'getWebhookDelivery',
@@ -14,7 +14,7 @@ export const contract = defineOperation({
   responses: { 200: { description: 'The delivery and its attempts', schema: DeliveryWithAttemptsSchema } },
 });
 
-export const handler = httpHandler(contract, async ({ principal, params }) => {
+export const handler = readHandler(contract, async ({ principal, params }) => {
   const found = await deliveryWithAttempts(principal.tenant, params.deliveryId);
   if (!found) throw new NotFoundError(`No webhook delivery ${params.deliveryId}.`);
   return {

@@ -1,5 +1,5 @@
 import { defineOperation } from '#shared/http/operation.ts';
-import { httpHandler } from '../handler.ts';
+import { readHandler } from '../handler.ts';
 import { PageQuery, pageOf } from '#shared/http/page-query.ts';
 import { listDeliveries } from '#shared/webhooks/delivery-list.ts';
 import { DeliveryListQuery, DeliverySchema } from '#shared/webhooks/webhook-schemas.ts';
@@ -14,7 +14,7 @@ export const contract = defineOperation({
   responses: { 200: { description: 'A page of deliveries', schema: pageOf(DeliverySchema) } },
 });
 
-export const handler = httpHandler(contract, async ({ principal, query }) => ({
+export const handler = readHandler(contract, async ({ principal, query }) => ({
   status: 200,
   body: await listDeliveries(principal.tenant, query.status, { limit: query.limit, cursor: query.cursor }),
 }));

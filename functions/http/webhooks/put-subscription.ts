@@ -1,7 +1,7 @@
 import { ValidationError } from '#shared/errors.ts';
 import { defineOperation } from '#shared/http/operation.ts';
 import { config } from '#functions/composition-root.ts';
-import { httpHandler } from '../handler.ts';
+import { mutationHandler } from '../mutation-handler.ts';
 import { deliveryHealth } from '#shared/webhooks/delivery-list.ts';
 import { systemResolver } from '#shared/webhooks/sender.ts';
 import { checkWebhookUrl, resolvePublicAddress } from '#shared/webhooks/ssrf.ts';
@@ -21,7 +21,7 @@ export const contract = defineOperation({
   },
 });
 
-export const handler = httpHandler(contract, async ({ principal, body, now }) => {
+export const handler = mutationHandler(contract, async ({ principal, body, now }) => {
   const allowPrivate = config.webhookAllowPrivateUrls;
   const checked = checkWebhookUrl(body.url, allowPrivate);
   const resolved = checked.ok ? await resolvePublicAddress(checked.url, systemResolver, allowPrivate) : checked;

@@ -1,7 +1,7 @@
 import { defineOperation } from '#shared/http/operation.ts';
 import { LISTEN_PAGE, LISTEN_SESSION_SECONDS, readListenFeed } from '#shared/webhooks/listen-sessions.ts';
 import { ListenFeedQuery, ListenFeedSchema, ListenSessionParams } from '#shared/webhooks/webhook-schemas.ts';
-import { httpHandler } from '../handler.ts';
+import { readHandler } from '../handler.ts';
 
 export const contract = defineOperation({
   operationId: 'readListenFeed',
@@ -14,7 +14,7 @@ export const contract = defineOperation({
   responses: { 200: { description: 'Feed entries after `after`', schema: ListenFeedSchema } },
 });
 
-export const handler = httpHandler(contract, async ({ principal, params, query, now }) => ({
+export const handler = readHandler(contract, async ({ principal, params, query, now }) => ({
   status: 200,
   body: await readListenFeed(principal.tenant, params.listenSessionId, query.after, now),
 }));

@@ -1,5 +1,5 @@
 import { defineOperation } from '#shared/http/operation.ts';
-import { httpHandler } from '../handler.ts';
+import { mutationHandler } from '../mutation-handler.ts';
 import { recoverDeliveries } from '#shared/webhooks/delivery-ops.ts';
 import { admitWebhookSend, WEBHOOK_SEND_LIMIT_TEXT } from '#shared/webhooks/send-limit.ts';
 import { RECOVER_PAGE, RecoverRequestSchema, RecoverResultSchema } from '#shared/webhooks/webhook-schemas.ts';
@@ -15,7 +15,7 @@ export const contract = defineOperation({
   responses: { 202: { description: 'Re-sent (queued)', schema: RecoverResultSchema } },
 });
 
-export const handler = httpHandler(contract, async ({ principal, body, now }) => ({
+export const handler = mutationHandler(contract, async ({ principal, body, now }) => ({
   status: 202,
   body: await recoverDeliveries(principal.tenant, new Date(body.since), now, { limit: RECOVER_PAGE, admit: () => admitWebhookSend(principal.tenant, now) }),
 }));

@@ -1,5 +1,5 @@
 import { defineOperation } from '#shared/http/operation.ts';
-import { httpHandler } from '../handler.ts';
+import { mutationHandler } from '../mutation-handler.ts';
 import { replayDelivery } from '#shared/webhooks/replay.ts';
 import { admitWebhookSend, WEBHOOK_SEND_LIMIT_TEXT } from '#shared/webhooks/send-limit.ts';
 import { DeliveryIdParams, ReplayResultSchema } from '#shared/webhooks/webhook-schemas.ts';
@@ -13,7 +13,7 @@ export const contract = defineOperation({
   responses: { 202: { description: 'Queued', schema: ReplayResultSchema } },
 });
 
-export const handler = httpHandler(contract, async ({ principal, params, now }) => {
+export const handler = mutationHandler(contract, async ({ principal, params, now }) => {
   await admitWebhookSend(principal.tenant, now);
   return { status: 202, body: await replayDelivery(principal.tenant, params.deliveryId, now) };
 });

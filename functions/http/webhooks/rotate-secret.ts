@@ -1,5 +1,5 @@
 import { defineOperation } from '#shared/http/operation.ts';
-import { httpHandler } from '../handler.ts';
+import { mutationHandler } from '../mutation-handler.ts';
 import { rotateSecret } from '#shared/webhooks/subscription-store.ts';
 import { RotateResultSchema, RotateSchema } from '#shared/webhooks/webhook-schemas.ts';
 
@@ -12,7 +12,7 @@ export const contract = defineOperation({
   responses: { 200: { description: 'The new secret', schema: RotateResultSchema } },
 });
 
-export const handler = httpHandler(contract, async ({ principal, body, now, idempotencyKey }) => {
+export const handler = mutationHandler(contract, async ({ principal, body, now, idempotencyKey }) => {
   const rotated = await rotateSecret(principal.tenant, body?.previous_secret_expires_in ?? 86_400, now, idempotencyKey);
   const { secret: _shownOnce, ...rest } = rotated;
   return { status: 200, body: rotated, headers: { 'Cache-Control': 'no-store' }, replayBody: { ...rest, secret_already_shown: true } };

@@ -3,7 +3,7 @@ import { putEventOnce } from '#shared/events/event-store.ts';
 import { eventItem } from '#shared/events/outbox.ts';
 import { NotFoundError } from '#shared/errors.ts';
 import { defineOperation } from '#shared/http/operation.ts';
-import { httpHandler } from '../handler.ts';
+import { mutationHandler } from '../mutation-handler.ts';
 import { keys } from '#shared/storage/keys.ts';
 import { deliveryIdFor } from '#shared/webhooks/payload.ts';
 import { admitWebhookSend, WEBHOOK_SEND_LIMIT_TEXT } from '#shared/webhooks/send-limit.ts';
@@ -19,7 +19,7 @@ export const contract = defineOperation({
   responses: { 202: { description: 'Queued', schema: TestResultSchema } },
 });
 
-export const handler = httpHandler(contract, async ({ principal, correlationId, requestId, now }) => {
+export const handler = mutationHandler(contract, async ({ principal, correlationId, requestId, now }) => {
   if (!(await readWebhookSubscription(principal.tenant))) throw new NotFoundError('No webhook subscription yet: create it with PUT /webhook-subscription.');
   await admitWebhookSend(principal.tenant, now);
   const id = randomUUID();
