@@ -77,7 +77,6 @@ export async function dispatchStream(event: DynamoDBStreamEvent, reactions: read
         logger.error('stream reaction failed; the batch is retried from this record', {
           reaction: current,
           error: (error as Error).name,
-          message: (error as Error).message,
         });
         firstFailure = Math.min(firstFailure ?? position, position);
         return;

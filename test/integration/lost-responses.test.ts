@@ -103,6 +103,8 @@ const tenantId = () => `t-${randomUUID().slice(0, 12)}`;
 const get = async ({ pk, sk }: { pk: string; sk: string }) =>
   (await tableClient().send(new GetCommand({ TableName: tableName(), Key: { pk, sk }, ConsistentRead: true }))).Item;
 const put = (item: Record<string, unknown>) => tableClient().send(new PutCommand({ TableName: tableName(), Item: item }));
+const update = ({ pk, sk }: { pk: string; sk: string }, expression: string, values: Record<string, unknown>) =>
+  tableClient().send(new UpdateCommand({ TableName: tableName(), Key: { pk, sk }, UpdateExpression: expression, ExpressionAttributeValues: values }));
 const principal = (tenant: string) => ({ tenant, keyId: 'key_lost_responses', scopes: [] }) as never;
 
 describe('a conditional write whose answer was lost', () => {
@@ -326,8 +328,11 @@ describe('a conditional write whose answer was lost', () => {
   it('write-back: an attempt is claimed once and settled once, the due entry gone', async () => {
     const { claimWriteBackAttempt, settleWriteBack } = await import('#shared/calls/writeback-state.ts');
     const { clean, lossy } = await bothWays(async () => {
-      const result = { pk: `T#${tenantId()}#ORDER#o-1`, sk: 'RESULT', entity: 'result', gsi2pk: 'STREAMDUE#1', gsi2sk: new Date().toISOString() };
+      const result = { pk: `T#${tenantId()}#ORDER#o-1`, sk: 'RESULT', entity: 'result' };
+      // The due entry comes by an update, an hour ahead: the shared runtime's stream processor
+      // and sweep take a result inserted with one that is due, and this test drives the write-back itself.
       await put(result);
+      await update(result, 'SET gsi2pk = :due, gsi2sk = :at', { ':due': 'STREAMDUE#1', ':at': new Date(Date.now() + 3_600_000).toISOString() });
       const claimed = await claimWriteBackAttempt(result, new Date());
       const again = await claimWriteBackAttempt(result, new Date());
       const settled = await settleWriteBack(result, 'written');
