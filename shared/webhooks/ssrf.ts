@@ -7,6 +7,7 @@
  */
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { DNS_TIMEOUT_MS, URL_REFUSALS } from './url-refusals.ts';
 
 /**
  * How the service treats an address: `public` (global unicast: deliverable), `local`
@@ -41,22 +42,7 @@ const deliverable = (address: string, allowPrivate: boolean) => {
   return kind === 'public' || (allowPrivate && kind === 'local');
 };
 
-/** DNS answers within this time or the URL counts as unresolvable (a slow resolver must not hold a sender). */
-export const DNS_TIMEOUT_MS = 2_000;
-
 export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string };
-
-/** Why a URL is refused, as the contract words it: each is a refusal's own message. */
-export const URL_REFUSALS = {
-  notAbsolute: 'is not an absolute URL',
-  scheme: 'must use https',
-  userinfo: 'must not contain user information (user:password@)',
-  fragment: 'must not contain a fragment',
-  port: 'must use port 443',
-  noHost: 'must name a host',
-  address: 'must be a public address, not a private, loopback, link-local or metadata one',
-  hostName: 'must be a public host name',
-} as const;
 
 /** The checks that need no DNS: scheme, userinfo, port, and a literal IP host. */
 export function checkWebhookUrl(raw: string, allowPrivate: boolean): UrlCheck {

@@ -1,7 +1,7 @@
 /** Webhook subscription and delivery log (spec 2.7, 4.7; contract-decisions section 8). */
 import * as z from 'zod';
 import { Rfc3339, UtcTime } from '../api/fields.ts';
-import { DNS_TIMEOUT_MS, URL_REFUSALS } from './ssrf.ts';
+import { DNS_TIMEOUT_MS, URL_REFUSALS } from './url-refusals.ts';
 
 const WEBHOOK_URL_RULES =
   'A public https URL on port 443 (an explicit `:443` or none; no other port), at most 2,048 characters. ' +
