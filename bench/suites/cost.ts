@@ -17,7 +17,18 @@ const GRANTED = { status: 'granted', proof: { source: 'checkout', reference: 'r'
 const version = () => String(process.hrtime.bigint());
 
 /** A valid request per endpoint, and the units its data model needs at the least (reads, writes). */
-const REQUESTS: Record<string, { method: string; path: () => string; body?: () => unknown; minimum: [number, number]; sqs?: number }> = {
+const REQUESTS: Record<
+  string,
+  {
+    method: string;
+    path: () => string;
+    body?: () => unknown;
+    minimum: [number, number];
+    sqs?: number;
+    /** Each call by a tenant of its own: a tenant holds at most 5 listen sessions at once. */
+    freshTenant?: true;
+  }
+> = {
   getCapabilities: { method: 'GET', path: () => '/capabilities', minimum: [0, 2] },
   getEffectiveConfiguration: { method: 'GET', path: () => '/configuration/effective', minimum: [0.5, 2] },
   upsertProductsBatch: {
@@ -74,7 +85,15 @@ const REQUESTS: Record<string, { method: string; path: () => string; body?: () =
   listWebhookDeliveries: { method: 'GET', path: () => '/webhook-deliveries', minimum: [0.5, 2] },
   getWebhookDelivery: { method: 'GET', path: () => '/webhook-deliveries/dlv_bench', minimum: [0.5, 2] },
   replayWebhookDelivery: { method: 'POST', path: () => '/webhook-deliveries/dlv_bench/replay', minimum: [0.5, 4 + 1], sqs: 1 },
+  // Nothing dead-lettered: the status index read, no replay.
+  recoverWebhookDeliveries: { method: 'POST', path: () => '/webhook-deliveries/recover', body: () => ({ since: '2026-01-01T00:00:00Z' }), minimum: [0.5, 4] },
+  // The tenant's live sessions read (at most 5), the session put.
+  createListenSession: { method: 'POST', path: () => '/webhook-listen-sessions', body: () => ({}), minimum: [0.5, 4 + 1], freshTenant: true },
+  // The session read and renewed (it ends a minute after its last read), its feed's page read.
+  readListenFeed: { method: 'GET', path: () => `/webhook-listen-sessions/${listenSessionId}/events`, minimum: [1.5, 2 + 1] },
 };
+/** The live listen session `readListenFeed` reads, started by the suite's setup. */
+let listenSessionId = '';
 /** The minimum written for every request: the nonce and the rate window (1 WCU each); a mutation adds its idempotency record (2 writes). */
 
 async function measure(baseUrl: string, key: BenchKey, operationId: string): Promise<RequestCost & { status: number }> {
@@ -83,7 +102,8 @@ async function measure(baseUrl: string, key: BenchKey, operationId: string): Pro
   const samples: { ms: number; read: number; write: number }[] = [];
   let status = 0;
   for (let i = 0; i < RUNS; i++) {
-    const req = signed(key, spec.method, spec.path(), spec.body?.());
+    const caller = spec.freshTenant ? await benchTenant('bench-cost-fresh') : key;
+    const req = signed(caller, spec.method, spec.path(), spec.body?.());
     const start = performance.now();
     const res = await fetch(origin + req.path, { method: spec.method, headers: req.headers, ...(req.body ? { body: req.body } : {}) });
     await res.text();
@@ -113,14 +133,14 @@ export async function run(baseUrl: string): Promise<Figure[]> {
   const key = await benchTenant('bench-cost');
   const send = async (method: string, path: string, body?: unknown) => {
     const req = signed(key, method, path, body);
-    await (
-      await fetch(baseUrl.slice(0, -'/api/v1/commerce'.length) + req.path, { method, headers: req.headers, ...(req.body ? { body: req.body } : {}) })
-    ).text();
+    const res = await fetch(baseUrl.slice(0, -'/api/v1/commerce'.length) + req.path, { method, headers: req.headers, ...(req.body ? { body: req.body } : {}) });
+    return (await res.json().catch(() => undefined)) as Record<string, unknown> | undefined;
   };
   await send('PUT', '/customers/c2', { phone: '+4915100000000', locale: 'de-DE', consent: GRANTED, source_version: '1' });
   await send('POST', '/orders', REQUESTS.createOrder!.body!());
   await send('POST', '/orders', { ...(REQUESTS.createOrder!.body!() as object), external_order_id: 'fixed' });
   await send('PUT', '/webhook-subscription', { url: 'http://127.0.0.1:9/hook', event_types: ['commerce.order.result_ready.v1'] });
+  listenSessionId = String((await send('POST', '/webhook-listen-sessions', {}))?.listen_session_id);
 
   const figures: Figure[] = [];
   const costs = new Map<string, { usd: number; minimumUsd: number }>();
