@@ -9,7 +9,7 @@ import { FUNCTION_SETTINGS } from '#shared/storage/definition.ts';
 import { benchTenant, signed, type BenchKey } from '../lib/client.ts';
 import { figure, type Figure } from '../lib/figures.ts';
 import { median, progress } from '../lib/measure.ts';
-import { beansOrder, CALL_LATER } from '../lib/ordering.ts';
+import { beansOrder, CALL_LATER, prepareOrdering } from '../lib/ordering.ts';
 import { PRICES, usdPerMillion, type RequestCost } from '../lib/prices.ts';
 
 const RUNS = 15;
@@ -21,7 +21,8 @@ const REQUESTS: Record<
   string,
   {
     method: string;
-    path: () => string;
+    /** `run`: which of the RUNS calls this is. */
+    path: (run: number) => string;
     body?: () => unknown;
     minimum: [number, number];
     sqs?: number;
@@ -36,7 +37,13 @@ const REQUESTS: Record<
     path: () => '/products/batch',
     body: () => ({
       products: [
-        { external_product_id: 'p1', title: 'Coffee', source_version: version(), variants: [{ external_variant_id: 'beans', price: '9.99', currency: 'EUR' }] },
+        // Its own variant: archiving p1 below must not reject the orders, which order `beans` (prepareOrdering's).
+        {
+          external_product_id: 'p1',
+          title: 'Coffee',
+          source_version: version(),
+          variants: [{ external_variant_id: 'p1-beans', price: '9.99', currency: 'EUR' }],
+        },
       ],
     }),
     minimum: [0, 4 + 1],
@@ -61,7 +68,8 @@ const REQUESTS: Record<
   listOrders: { method: 'GET', path: () => '/orders', minimum: [0.5, 2] },
   getOrder: { method: 'GET', path: () => '/orders/fixed', minimum: [0.5, 2] },
   updateOrder: { method: 'PATCH', path: () => '/orders/fixed', body: () => ({ source_version: version(), priority: 1 }), minimum: [1.5, 4 + 2 + 1] },
-  cancelOrder: { method: 'POST', path: () => '/orders/fixed/cancel', minimum: [0.5, 4 + 2 + 1] },
+  // An order of its own each call: cancelling a cancelled order answers it again and writes nothing.
+  cancelOrder: { method: 'POST', path: (run) => `/orders/to-cancel-${run}/cancel`, minimum: [0.5, 4 + 2 + 1] },
   getOrderResult: { method: 'GET', path: () => '/orders/fixed/result', minimum: [0.5, 2] },
   listOrderCalls: { method: 'GET', path: () => '/orders/fixed/calls', minimum: [1, 2] },
   putSalesRule: {
@@ -103,7 +111,7 @@ async function measure(baseUrl: string, key: BenchKey, operationId: string): Pro
   let status = 0;
   for (let i = 0; i < RUNS; i++) {
     const caller = spec.freshTenant ? await benchTenant('bench-cost-fresh') : key;
-    const req = signed(caller, spec.method, spec.path(), spec.body?.());
+    const req = signed(caller, spec.method, spec.path(i), spec.body?.());
     const start = performance.now();
     const res = await fetch(origin + req.path, { method: spec.method, headers: req.headers, ...(req.body ? { body: req.body } : {}) });
     await res.text();
@@ -136,9 +144,13 @@ export async function run(baseUrl: string): Promise<Figure[]> {
     const res = await fetch(baseUrl.slice(0, -'/api/v1/commerce'.length) + req.path, { method, headers: req.headers, ...(req.body ? { body: req.body } : {}) });
     return (await res.json().catch(() => undefined)) as Record<string, unknown> | undefined;
   };
+  // The orders' variant in the catalog, so they are qualified and scheduled (for later), where
+  // PATCH and cancel apply: without it they were rejected, and both measured their 409.
+  await prepareOrdering(baseUrl, key);
   await send('PUT', '/customers/c2', { phone: '+4915100000000', locale: 'de-DE', consent: GRANTED, source_version: '1' });
   await send('POST', '/orders', REQUESTS.createOrder!.body!());
   await send('POST', '/orders', { ...(REQUESTS.createOrder!.body!() as object), external_order_id: 'fixed' });
+  for (let run = 0; run < RUNS; run++) await send('POST', '/orders', { ...(REQUESTS.createOrder!.body!() as object), external_order_id: `to-cancel-${run}` });
   await send('PUT', '/webhook-subscription', { url: 'http://127.0.0.1:9/hook', event_types: ['commerce.order.result_ready.v1'] });
   listenSessionId = String((await send('POST', '/webhook-listen-sessions', {}))?.listen_session_id);
 

@@ -233,3 +233,12 @@ export const recordsAttempt = (log: readonly string[], attempt: number): boolean
     const entry = decodeEntry(text);
     return entry.kind === 'attempt' && entry.attempt === attempt;
   });
+
+/** The revision of the log's last change into `in_call`: what a call's attempt was caused by. */
+export function lastInCallRevision(log: readonly string[]): number | undefined {
+  for (let i = log.length - 1; i >= 0; i--) {
+    const entry = decodeEntry(log[i]!);
+    if (entry.kind === 'status' && entry.to === 'in_call') return entry.revision;
+  }
+  return undefined;
+}

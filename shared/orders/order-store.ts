@@ -88,13 +88,14 @@ export function orderItem(order: StoredOrder, now: Date) {
 }
 
 /**
- * What an order keeps once its publication is done: the call's due entry (or none), and the
+ * What an order keeps once its publication is done: the call's due entry (or none; a final
+ * order has one only while a call it was in has no recorded attempt), and the
  * revision its events are published through, so that the next marked record publishes only
  * what came after (not the whole history again, however long the order lives).
  */
 export function afterPublication(item: Record<string, unknown>): AfterStreamWork {
   const order = orderFromItem(item);
-  const due = isFinal(order.processing_state) ? undefined : dueOf(order, new Date(), streamRecoverySeconds());
+  const due = dueOf(order, new Date(), streamRecoverySeconds());
   return { due: due ? keys.orderDue(order.pk, due) : undefined, watermarks: { published: order.revision } };
 }
 

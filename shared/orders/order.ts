@@ -12,7 +12,7 @@ import { type VersionAttributes, versionAttributes } from '../versioning/version
 import { encodeEntry, entryRevision, lastStatus, type LogEntry, spillPoint, statusEventId } from './order-log.ts';
 import type { Order, OrderInput, OrderItem, OrderKind } from './order-schemas.ts';
 import type { Substitution } from './qualification.ts';
-import { canTransition, type OrderState } from './state-machine.ts';
+import { canTransition, isFinal, type OrderState } from './state-machine.ts';
 
 export type { HistoryEntry } from './order-log.ts';
 
@@ -174,8 +174,10 @@ export const orderView = (o: StoredOrder): Order => ({
   updated_at: o.updated_at,
 });
 
-/** When the order next needs the scheduler: a qualification retry, its contact time, or the check for a stuck call. */
+/** When the order next needs the scheduler: a qualification retry, its contact time, or the check for a stuck or unrecorded call. */
 export function dueOf(o: StoredOrder, now: Date, streamRecoverySeconds = STREAM_RECOVERY_SECONDS): Date | undefined {
+  // Made final during a call (a cancel, an erasure) whose attempt is not recorded yet: its deadline is when it is.
+  if (isFinal(o.processing_state)) return o.call_deadline_at ? new Date(o.call_deadline_at) : undefined;
   if ((o.processing_state === 'received' || o.processing_state === 'validated') && o.retry_qualification_at) return new Date(o.retry_qualification_at);
   // The stream moves these on within moments; should its record be skipped after its retries,
   // the call scheduler finds the order here and takes the step itself.

@@ -14,7 +14,7 @@ import type { SalesRule } from '../rules/rule-schemas.ts';
 import { keys } from '../storage/keys.ts';
 import type { TenantConfigOf } from '../tenants/config-cache.ts';
 import { type CallRecords, type OrderRepository, rejectionFields, type StoredOrder } from './order.ts';
-import { recordsAttempt } from './order-log.ts';
+import { lastInCallRevision, recordsAttempt } from './order-log.ts';
 import { pendingChanges } from './pending-changes.ts';
 import type { OrderResult } from './order-schemas.ts';
 import { applicableRules } from '../rules/applicable-rules.ts';
@@ -260,6 +260,24 @@ export async function recordFinishedCall(ports: ProcessingPorts, inCall: StoredO
 }
 
 /**
+ * A call the order became final during (a cancel, an erasure) whose report was never recorded:
+ * the run that had it failed, or was killed, after the attempt item went ahead of the order's
+ * write, and a final order is never advanced again. At the call's deadline its attempt goes
+ * into the order's log, as failed unless its item (which keeps the first report) says
+ * otherwise, so the attempt's event is published; the order leaves the call scheduler.
+ */
+async function recordUnreportedCall(ports: ProcessingPorts, order: StoredOrder, now: Date): Promise<void> {
+  if (!order.call_deadline_at || Date.parse(order.call_deadline_at) > now.getTime()) return;
+  if (recordsAttempt(order.log, order.call_attempts)) {
+    await ports.orders.write(order, { set: { call_deadline_at: null } }, now);
+    return;
+  }
+  const unreported: AttemptReport = { call_disposition: 'failed', started_at: order.updated_at, ended_at: now.toISOString() };
+  const inCall = { ...order, status_revision: lastInCallRevision(order.log) ?? order.status_revision };
+  await ports.orders.write(order, { set: { call_deadline_at: null }, calls: callRecords(inCall, unreported) }, now);
+}
+
+/**
  * Records a finished attempt: the attempt item and its event, and either the result (the
  * order completes, with `result_ready`) or the next attempt's contact time.
  */
@@ -286,7 +304,7 @@ export async function advanceOrder(ports: ProcessingPorts, tenant: string, id: s
   for (let steps = 0; steps < 20 && order; steps++) {
     try {
       if (isFinal(order.processing_state) || mayStartCall(order.processing_state)) order = (await pending.flush()) ?? order;
-      if (isFinal(order.processing_state)) return;
+      if (isFinal(order.processing_state)) return void (await recordUnreportedCall(ports, order, now()));
       const written = await step(mayStartCall(order.processing_state) ? ports : deferred, order, now(), factsOf);
       if (!written) {
         await pending.flush();

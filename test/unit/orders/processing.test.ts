@@ -160,6 +160,45 @@ describe('order processing on in-memory ports', () => {
     expect(p.orders.items.some((i) => (i as { entity?: string }).entity === 'result')).toBe(false);
   });
 
+  it("records the attempt of a call a cancel overtook when the run that had its report died: at the call's deadline, from the due index", async () => {
+    const p = ports('+4915100000000');
+    p.orders.orders.set('acme/o-9', order('o-9'));
+    const dial = p.callPlatform.startAttempt;
+    const write = p.orders.write;
+    p.callPlatform = {
+      ...p.callPlatform,
+      startAttempt: async (request, now) => {
+        const live = (await p.orders.read('acme', 'o-9'))!;
+        await write(live, { to: 'cancelled', reason: 'customer_request', set: { next_contact_at: null } }, now);
+        // The run dies once the attempt has gone ahead of the order's write, as the table writes it (a kill, a fault): the report is lost.
+        p.orders.write = async (_o, change) => {
+          if (change.calls) p.orders.items.push(change.calls.attempt);
+          throw new Error('killed');
+        };
+        return dial(request, now);
+      },
+    };
+    await expect(orderProcessing(p).advanceOrder('acme', 'o-9', () => NOON)).rejects.toThrow('killed');
+    p.orders.write = write;
+    const cancelled = p.orders.orders.get('acme/o-9')!;
+    expect(cancelled.processing_state).toBe('cancelled');
+    const attemptEvents = () => eventsOfOrder(p.orders, 'o-9').filter((e) => e.event_type === 'commerce.call.attempt_completed.v1');
+    expect(attemptEvents()).toHaveLength(0);
+    const deadline = dueOf(cancelled, NOON)!;
+    expect(deadline.toISOString()).toBe(cancelled.call_deadline_at);
+
+    await orderProcessing(p).advanceOrder('acme', 'o-9', () => new Date(deadline.getTime() - 1_000));
+    expect(attemptEvents()).toHaveLength(0);
+    await orderProcessing(p).advanceOrder('acme', 'o-9', () => new Date(deadline.getTime() + 1_000));
+    const recorded = p.orders.orders.get('acme/o-9')!;
+    expect(recorded.processing_state).toBe('cancelled');
+    expect(attemptEvents()).toEqual([expect.objectContaining({ data: expect.objectContaining({ attempt: 1 }) })]);
+    // The attempt item that went ahead keeps the call's own outcome; the order leaves the scheduler.
+    const attempts = p.orders.items.filter((i) => (i as { entity?: string }).entity === 'call_attempt');
+    expect(attempts).toEqual([expect.objectContaining({ attempt: 1, call_disposition: 'answered' })]);
+    expect(dueOf(recorded, NOON)).toBeUndefined();
+  });
+
   it('calls no one when a cancel lands between the in_call write and the dial: the dial is claimed first, and the cancel wins', async () => {
     const p = ports('+4915100000000');
     p.orders.orders.set('acme/o-8', order('o-8'));
