@@ -22,13 +22,16 @@ const ROUNDS = 4;
 
 /** The very items the upsert stores (list index entry and stream-work due entry included), built before the clock starts. */
 function floorItems(batch: ReturnType<typeof productBatch>['products'], now: Date) {
-  return batch.map((p) => ({
-    ...keys.product('bench-floor', p.external_product_id),
-    ...productAttributes('bench-floor', ProductInputSchema.parse(p), now),
-    ...streamDueAttributes(keys.product('bench-floor', p.external_product_id).pk, now),
-    ...versionAttributes(p.source_version, p),
-    created_at: now.toISOString(),
-  }));
+  return batch.map((p) => {
+    const key = keys.product('bench-floor', p.external_product_id);
+    return {
+      ...key,
+      ...productAttributes('bench-floor', ProductInputSchema.parse(p), now),
+      ...streamDueAttributes(key.pk, now),
+      ...versionAttributes(p.source_version, p),
+      created_at: now.toISOString(),
+    };
+  });
 }
 
 /**

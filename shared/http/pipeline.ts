@@ -1,8 +1,9 @@
 /**
  * The request pipeline every HTTP function runs, as one Middy chain whose order reads here:
  * request scope → problem+json → limits → HMAC authorizer → scope → tenant gate and rate
- * limit → idempotency (mutations, given by their composition root) → validation → handler. Each middleware is one file in
- * `middleware/`; this module only composes them for a route with the ports it is given.
+ * limit → idempotency (mutations, given by their composition root) → validation → handler.
+ * Each middleware is one file in `middleware/`; this module only composes them for a route
+ * with the ports it is given.
  */
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';

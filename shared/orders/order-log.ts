@@ -106,11 +106,15 @@ export function historyOf(log: readonly string[]): HistoryEntry[] {
   return history;
 }
 
-/** The newest state change (its revision names the status event a worker's next step is caused by, its reason the order's). */
-export function lastStatus(log: readonly string[]): Extract<LogEntry, { kind: 'status' }> | undefined {
+/**
+ * The newest state change, or the newest into `to` (its revision names the status event a
+ * worker's next step is caused by, its reason the order's; the newest into `in_call` caused
+ * that call's attempt).
+ */
+export function lastStatus(log: readonly string[], to?: OrderState): Extract<LogEntry, { kind: 'status' }> | undefined {
   for (let i = log.length - 1; i >= 0; i--) {
     const entry = decodeEntry(log[i]!);
-    if (entry.kind === 'status') return entry;
+    if (entry.kind === 'status' && (to === undefined || entry.to === to)) return entry;
   }
   return undefined;
 }
@@ -233,12 +237,3 @@ export const recordsAttempt = (log: readonly string[], attempt: number): boolean
     const entry = decodeEntry(text);
     return entry.kind === 'attempt' && entry.attempt === attempt;
   });
-
-/** The revision of the log's last change into `in_call`: what a call's attempt was caused by. */
-export function lastInCallRevision(log: readonly string[]): number | undefined {
-  for (let i = log.length - 1; i >= 0; i--) {
-    const entry = decodeEntry(log[i]!);
-    if (entry.kind === 'status' && entry.to === 'in_call') return entry.revision;
-  }
-  return undefined;
-}

@@ -14,7 +14,7 @@ import type { SalesRule } from '../rules/rule-schemas.ts';
 import { keys } from '../storage/keys.ts';
 import type { TenantConfigOf } from '../tenants/config-cache.ts';
 import { type CallRecords, type OrderRepository, rejectionFields, type StoredOrder } from './order.ts';
-import { lastInCallRevision, recordsAttempt } from './order-log.ts';
+import { lastStatus, recordsAttempt } from './order-log.ts';
 import { pendingChanges } from './pending-changes.ts';
 import type { OrderResult } from './order-schemas.ts';
 import { applicableRules } from '../rules/applicable-rules.ts';
@@ -273,7 +273,7 @@ async function recordUnreportedCall(ports: ProcessingPorts, order: StoredOrder, 
     return;
   }
   const unreported: AttemptReport = { call_disposition: 'failed', started_at: order.updated_at, ended_at: now.toISOString() };
-  const inCall = { ...order, status_revision: lastInCallRevision(order.log) ?? order.status_revision };
+  const inCall = { ...order, status_revision: lastStatus(order.log, 'in_call')?.revision ?? order.status_revision };
   await ports.orders.write(order, { set: { call_deadline_at: null }, calls: callRecords(inCall, unreported) }, now);
 }
 
