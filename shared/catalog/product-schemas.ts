@@ -1,5 +1,6 @@
 /** Products and variants (spec 2.1, 4.2): the request and response shapes, in one place. */
 import * as z from 'zod';
+import { answerSchema } from '../api/answer-schema.ts';
 import {
   EXTERNAL_ID_JSON_PATTERN,
   EXTERNAL_ID_MAX_CHARACTERS,
@@ -11,9 +12,9 @@ import {
   UtcTime,
 } from '../api/fields.ts';
 import { minorUnits, moneyProblem } from '../money/decimal.ts';
+import { MAX_PRODUCTS_PER_BATCH, MAX_VARIANTS_PER_PRODUCT } from '../api/limits.ts';
 
-export const MAX_PRODUCTS_PER_BATCH = 500;
-export const MAX_VARIANTS_PER_PRODUCT = 100;
+export { MAX_PRODUCTS_PER_BATCH, MAX_VARIANTS_PER_PRODUCT };
 
 export const PARTNER_PRODUCT_STATUSES = ['active', 'inactive'] as const;
 export const PRODUCT_STATUSES = [...PARTNER_PRODUCT_STATUSES, 'archived'] as const;
@@ -99,59 +100,67 @@ export function parseProductInput(raw: unknown) {
   return compiledProductInput.safeParse(raw);
 }
 
-export const ItemErrorSchema = z
-  .object({ code: z.string(), pointer: z.string(), message: z.string() })
-  .meta({ id: 'ItemError', description: 'Why one item of a batch was rejected; pointer is into the request body.' });
+export const ItemErrorSchema = answerSchema(() =>
+  z
+    .object({ code: z.string(), pointer: z.string(), message: z.string() })
+    .meta({ id: 'ItemError', description: 'Why one item of a batch was rejected; pointer is into the request body.' }),
+);
 
-export const BatchResultSchema = z
-  .object({
-    accepted: z.number().int(),
-    rejected: z.number().int(),
-    results: z.array(
-      z.object({
-        index: z.number().int().meta({ description: 'Position in `products[]`' }),
-        external_product_id: z.string().nullable(),
-        outcome: z.enum(['upserted', 'unchanged', 'rejected']),
-        source_version: z.string().optional(),
-        errors: z.array(ItemErrorSchema).optional().meta({ description: 'The first 10 reasons' }),
-        errors_total: z.number().int().optional().meta({ description: 'How many reasons there were, when more than `errors` lists' }),
-      }),
-    ),
-  })
-  .meta({ id: 'ProductBatchResult' });
+export const BatchResultSchema = answerSchema(() =>
+  z
+    .object({
+      accepted: z.number().int(),
+      rejected: z.number().int(),
+      results: z.array(
+        z.object({
+          index: z.number().int().meta({ description: 'Position in `products[]`' }),
+          external_product_id: z.string().nullable(),
+          outcome: z.enum(['upserted', 'unchanged', 'rejected']),
+          source_version: z.string().optional(),
+          errors: z.array(ItemErrorSchema).optional().meta({ description: 'The first 10 reasons' }),
+          errors_total: z.number().int().optional().meta({ description: 'How many reasons there were, when more than `errors` lists' }),
+        }),
+      ),
+    })
+    .meta({ id: 'ProductBatchResult' }),
+);
 
 const timestamps = {
   created_at: UtcTime,
   updated_at: UtcTime,
 };
 
-export const ProductSchema = z
-  .object({
-    external_product_id: z.string(),
-    title: z.string(),
-    category: z.string().nullable(),
-    status: z.enum(PRODUCT_STATUSES),
-    availability: z.enum(AVAILABILITIES),
-    source_version: z.string(),
-    variants: z.array(VariantSchema),
-    archived_at: UtcTime.nullable(),
-    ...timestamps,
-  })
-  .meta({ id: 'Product' });
+export const ProductSchema = answerSchema(() =>
+  z
+    .object({
+      external_product_id: z.string(),
+      title: z.string(),
+      category: z.string().nullable(),
+      status: z.enum(PRODUCT_STATUSES),
+      availability: z.enum(AVAILABILITIES),
+      source_version: z.string(),
+      variants: z.array(VariantSchema),
+      archived_at: UtcTime.nullable(),
+      ...timestamps,
+    })
+    .meta({ id: 'Product' }),
+);
 export type Product = z.output<typeof ProductSchema>;
 
-export const ProductSummarySchema = z
-  .object({
-    external_product_id: z.string(),
-    title: z.string(),
-    category: z.string().nullable(),
-    status: z.enum(PRODUCT_STATUSES),
-    availability: z.enum(AVAILABILITIES),
-    variant_count: z.number().int(),
-    source_version: z.string(),
-    updated_at: UtcTime,
-  })
-  .meta({ id: 'ProductSummary' });
+export const ProductSummarySchema = answerSchema(() =>
+  z
+    .object({
+      external_product_id: z.string(),
+      title: z.string(),
+      category: z.string().nullable(),
+      status: z.enum(PRODUCT_STATUSES),
+      availability: z.enum(AVAILABILITIES),
+      variant_count: z.number().int(),
+      source_version: z.string(),
+      updated_at: UtcTime,
+    })
+    .meta({ id: 'ProductSummary' }),
+);
 
 const booleanQuery = z.enum(['true', 'false']).transform((v) => v === 'true');
 

@@ -1,5 +1,6 @@
 /** Customers (spec 2.2, 4.3): the upsert body and the sanitized view, in one place. */
 import * as z from 'zod';
+import { answerSchema } from '../api/answer-schema.ts';
 import { Rfc3339, SourceVersion, UtcTime } from '../api/fields.ts';
 
 /** Accepted clock skew for `collected_at`, the same as the signing window. */
@@ -37,34 +38,38 @@ export const CustomerInputSchema = z
   .meta({ id: 'CustomerInput' });
 export type CustomerInput = z.output<typeof CustomerInputSchema>;
 
-export const CustomerUpsertResultSchema = z
-  .object({
-    external_customer_id: z.string(),
-    outcome: z.enum(['upserted', 'unchanged']),
-    consent: z.object({ status: z.enum(['granted', 'withdrawn']) }),
-  })
-  .meta({ id: 'CustomerUpsertResult' });
+export const CustomerUpsertResultSchema = answerSchema(() =>
+  z
+    .object({
+      external_customer_id: z.string(),
+      outcome: z.enum(['upserted', 'unchanged']),
+      consent: z.object({ status: z.enum(['granted', 'withdrawn']) }),
+    })
+    .meta({ id: 'CustomerUpsertResult' }),
+);
 
-export const CustomerSchema = z
-  .object({
-    external_customer_id: z.string(),
-    phone_masked: z
-      .string()
-      .nullable()
-      .meta({ description: 'Country code and last two digits only, e.g. +49******12; null once anonymized', example: '+49******12' }),
-    locale: z.string(),
-    consent: z.object({
-      status: z.enum(['granted', 'withdrawn']),
-      proof: z.object({ source: z.string(), collected_at: UtcTime }).nullable(),
-    }),
-    source_version: z.string(),
-    anonymized_at: UtcTime.nullable(),
-    created_at: UtcTime,
-    updated_at: UtcTime,
-  })
-  .meta({ id: 'Customer', description: 'The sanitized view: never the phone number or the proof reference.' });
+export const CustomerSchema = answerSchema(() =>
+  z
+    .object({
+      external_customer_id: z.string(),
+      phone_masked: z
+        .string()
+        .nullable()
+        .meta({ description: 'Country code and last two digits only, e.g. +49******12; null once anonymized', example: '+49******12' }),
+      locale: z.string(),
+      consent: z.object({
+        status: z.enum(['granted', 'withdrawn']),
+        proof: z.object({ source: z.string(), collected_at: UtcTime }).nullable(),
+      }),
+      source_version: z.string(),
+      anonymized_at: UtcTime.nullable(),
+      created_at: UtcTime,
+      updated_at: UtcTime,
+    })
+    .meta({ id: 'Customer', description: 'The sanitized view: never the phone number or the proof reference.' }),
+);
 export type Customer = z.output<typeof CustomerSchema>;
 
-export const AnonymizeResultSchema = z
-  .object({ external_customer_id: z.string(), outcome: z.literal('anonymized'), anonymized_at: UtcTime })
-  .meta({ id: 'AnonymizeResult' });
+export const AnonymizeResultSchema = answerSchema(() =>
+  z.object({ external_customer_id: z.string(), outcome: z.literal('anonymized'), anonymized_at: UtcTime }).meta({ id: 'AnonymizeResult' }),
+);

@@ -5,10 +5,15 @@ import { CONTRACT_VERSION } from '../api/contract-version.ts';
 import { MAX_BODY_BYTES } from '../http/limits.ts';
 import type { TenantConfig } from '../tenants/config.ts';
 import { EVENT_TYPES } from '../events/event-types.ts';
-import { MAX_ORDER_ITEMS, ORDER_KINDS } from '../orders/order-schemas.ts';
-import { MAX_PRODUCTS_PER_BATCH, MAX_VARIANTS_PER_PRODUCT } from '../catalog/product-schemas.ts';
-import { MAX_RULE_CONDITIONS } from '../rules/rule-schemas.ts';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../http/page-query.ts';
+import {
+  DEFAULT_PAGE_SIZE,
+  MAX_ORDER_ITEMS,
+  MAX_PAGE_SIZE,
+  MAX_PRODUCTS_PER_BATCH,
+  MAX_RULE_CONDITIONS,
+  MAX_VARIANTS_PER_PRODUCT,
+  ORDER_KINDS,
+} from '../api/limits.ts';
 import { INLINE_PAYLOAD_MAX_BYTES } from '../webhooks/payload.ts';
 import type { BlockerSchema, CapabilitiesSchema, EffectiveConfigurationSchema, NoticeSchema } from './schemas.ts';
 

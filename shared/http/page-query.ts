@@ -1,8 +1,9 @@
 /** The query parameters every list takes, and the shape of every page (spec 4.8). */
 import * as z from 'zod';
 
-export const MAX_PAGE_SIZE = 200;
-export const DEFAULT_PAGE_SIZE = 50;
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../api/limits.ts';
+
+export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE };
 
 /** `limit` and `cursor`, the query parameters every list takes. */
 export const PageQuery = z.object({

@@ -2,11 +2,13 @@
 import * as z from 'zod';
 import { checkMoney, CurrencyCode, ExternalId, MoneyAmount, Rfc3339, SourceVersion, UtcTime } from '../api/fields.ts';
 import { ORDER_STATES } from './state-machine.ts';
+import { answerSchema } from '../api/answer-schema.ts';
+import { MAX_ORDER_ITEMS, ORDER_KINDS } from '../api/limits.ts';
 
-export const ORDER_KINDS = ['standard', 'repurchase_intent'] as const;
+export { MAX_ORDER_ITEMS, ORDER_KINDS };
+
 export type OrderKind = (typeof ORDER_KINDS)[number];
 
-export const MAX_ORDER_ITEMS = 250;
 export const CALL_DISPOSITIONS = ['answered', 'no_answer', 'busy', 'voicemail', 'failed', 'invalid_number'] as const;
 export const BUSINESS_OUTCOMES = ['confirmed', 'modified', 'declined', 'unreachable', 'invalid_number'] as const;
 export type CallDisposition = (typeof CALL_DISPOSITIONS)[number];
@@ -105,83 +107,95 @@ export const CancelSchema = z
 
 export const ORDER_STATE = z.enum(ORDER_STATES);
 
-export const OrderSchema = z
-  .object({
-    external_order_id: z.string(),
-    order_kind: z.enum(ORDER_KINDS),
-    external_customer_id: z.string(),
-    items: z.array(OrderItemSchema),
-    contact_permission: z.object({ status: z.string(), basis: z.string().optional(), reference: z.string().optional() }),
-    source_version: z.string(),
-    contact_not_before: UtcTime.nullable(),
-    priority: z.number().int(),
-    confidence: z.string().nullable(),
-    processing_state: ORDER_STATE,
-    state_reason: z.string().nullable(),
-    next_contact_at: UtcTime.nullable(),
-    call_attempts: z.number().int(),
-    correlation_id: z.string(),
-    created_at: UtcTime,
-    updated_at: UtcTime,
-  })
-  .meta({ id: 'Order' });
+export const OrderSchema = answerSchema(() =>
+  z
+    .object({
+      external_order_id: z.string(),
+      order_kind: z.enum(ORDER_KINDS),
+      external_customer_id: z.string(),
+      items: z.array(OrderItemSchema),
+      contact_permission: z.object({ status: z.string(), basis: z.string().optional(), reference: z.string().optional() }),
+      source_version: z.string(),
+      contact_not_before: UtcTime.nullable(),
+      priority: z.number().int(),
+      confidence: z.string().nullable(),
+      processing_state: ORDER_STATE,
+      state_reason: z.string().nullable(),
+      next_contact_at: UtcTime.nullable(),
+      call_attempts: z.number().int(),
+      correlation_id: z.string(),
+      created_at: UtcTime,
+      updated_at: UtcTime,
+    })
+    .meta({ id: 'Order' }),
+);
 export type Order = z.output<typeof OrderSchema>;
 
-export const OrderSummarySchema = z
-  .object({
-    external_order_id: z.string(),
-    order_kind: z.enum(ORDER_KINDS),
-    external_customer_id: z.string(),
-    processing_state: ORDER_STATE,
-    priority: z.number().int(),
-    updated_at: UtcTime,
-  })
-  .meta({ id: 'OrderSummary' });
+export const OrderSummarySchema = answerSchema(() =>
+  z
+    .object({
+      external_order_id: z.string(),
+      order_kind: z.enum(ORDER_KINDS),
+      external_customer_id: z.string(),
+      processing_state: ORDER_STATE,
+      priority: z.number().int(),
+      updated_at: UtcTime,
+    })
+    .meta({ id: 'OrderSummary' }),
+);
 
-export const OrderWriteResultSchema = z
-  .object({
-    external_order_id: z.string(),
-    order_kind: z.enum(ORDER_KINDS).optional(),
-    processing_state: ORDER_STATE,
-    correlation_id: z.string(),
-    outcome: z.enum(['created', 'updated', 'unchanged', 'cancelled']),
-  })
-  .meta({ id: 'OrderWriteResult' });
+export const OrderWriteResultSchema = answerSchema(() =>
+  z
+    .object({
+      external_order_id: z.string(),
+      order_kind: z.enum(ORDER_KINDS).optional(),
+      processing_state: ORDER_STATE,
+      correlation_id: z.string(),
+      outcome: z.enum(['created', 'updated', 'unchanged', 'cancelled']),
+    })
+    .meta({ id: 'OrderWriteResult' }),
+);
 
-export const SnapshotSchema = z.object({
-  items: z.array(z.object({ external_variant_id: z.string(), quantity: z.number().int(), price: z.string() })),
-  currency: z.string(),
-  total: z.string().meta({ description: 'Exact decimal: the sum of price × quantity, with the currency minor units' }),
-  confirmed: z.boolean(),
-  reason: z.string().nullable(),
-});
+export const SnapshotSchema = answerSchema(() =>
+  z.object({
+    items: z.array(z.object({ external_variant_id: z.string(), quantity: z.number().int(), price: z.string() })),
+    currency: z.string(),
+    total: z.string().meta({ description: 'Exact decimal: the sum of price × quantity, with the currency minor units' }),
+    confirmed: z.boolean(),
+    reason: z.string().nullable(),
+  }),
+);
 export type Snapshot = z.output<typeof SnapshotSchema>;
 
-export const ResultSchema = z
-  .object({
-    external_order_id: z.string(),
-    processing_state: ORDER_STATE,
-    call_disposition: z.enum(CALL_DISPOSITIONS),
-    business_outcome: z.enum(BUSINESS_OUTCOMES),
-    final_order_snapshot: SnapshotSchema,
-    applied_rules: z.array(z.string()).meta({ description: 'Ids of the sales rules whose suggestion the customer accepted' }),
-    completed_at: UtcTime,
-  })
-  .meta({ id: 'OrderResult' });
+export const ResultSchema = answerSchema(() =>
+  z
+    .object({
+      external_order_id: z.string(),
+      processing_state: ORDER_STATE,
+      call_disposition: z.enum(CALL_DISPOSITIONS),
+      business_outcome: z.enum(BUSINESS_OUTCOMES),
+      final_order_snapshot: SnapshotSchema,
+      applied_rules: z.array(z.string()).meta({ description: 'Ids of the sales rules whose suggestion the customer accepted' }),
+      completed_at: UtcTime,
+    })
+    .meta({ id: 'OrderResult' }),
+);
 export type OrderResult = z.output<typeof ResultSchema>;
 
-export const CallAttemptSchema = z
-  .object({ attempt: z.number().int(), call_disposition: z.enum(CALL_DISPOSITIONS), started_at: UtcTime, ended_at: UtcTime })
-  .meta({ id: 'CallAttempt' });
+export const CallAttemptSchema = answerSchema(() =>
+  z.object({ attempt: z.number().int(), call_disposition: z.enum(CALL_DISPOSITIONS), started_at: UtcTime, ended_at: UtcTime }).meta({ id: 'CallAttempt' }),
+);
 export type CallAttempt = z.output<typeof CallAttemptSchema>;
 
-export const ReportsPolicySchema = z
-  .object({
-    recordings: z.object({ available: z.boolean(), retention_days: z.number().int() }),
-    transcripts: z.object({ available: z.boolean(), retention_days: z.number().int() }),
-    how_to_request: z.string(),
-  })
-  .meta({ id: 'ReportsPolicy' });
+export const ReportsPolicySchema = answerSchema(() =>
+  z
+    .object({
+      recordings: z.object({ available: z.boolean(), retention_days: z.number().int() }),
+      transcripts: z.object({ available: z.boolean(), retention_days: z.number().int() }),
+      how_to_request: z.string(),
+    })
+    .meta({ id: 'ReportsPolicy' }),
+);
 
 export const OrderListQuery = z.strictObject({
   processing_state: ORDER_STATE.optional(),

@@ -1,8 +1,10 @@
 /** Sales rules (spec 2.6, 4.6): one schema per rule type, so each action is validated for its type. */
 import * as z from 'zod';
+import { answerSchema } from '../api/answer-schema.ts';
+import { MAX_RULE_CONDITIONS } from '../api/limits.ts';
 import { checkMoney, CurrencyCode, ExternalId, MoneyAmount, SourceVersion, UtcTime } from '../api/fields.ts';
 
-export const MAX_RULE_CONDITIONS = 100;
+export { MAX_RULE_CONDITIONS };
 /**
  * How many rules a tenant may have that are not archived. Every qualification weighs a
  * tenant's enabled rules, so their number bounds the work one tenant's orders cost.
@@ -86,30 +88,34 @@ export const RuleInputSchema = z
   .meta({ id: 'SalesRuleInput' });
 export type RuleInput = z.output<typeof RuleInputSchema>;
 
-export const SalesRuleSchema = z
-  .object({
-    external_rule_id: z.string(),
-    rule_type: z.enum(RULE_TYPES),
-    priority: z.number().int(),
-    enabled: z.boolean(),
-    status: z.enum(['active', 'archived']),
-    applies_to: AppliesToSchema,
-    action: z.record(z.string(), z.unknown()),
-    source_version: z.string(),
-    archived_at: UtcTime.nullable(),
-    created_at: UtcTime,
-    updated_at: UtcTime,
-  })
-  .meta({ id: 'SalesRule' });
+export const SalesRuleSchema = answerSchema(() =>
+  z
+    .object({
+      external_rule_id: z.string(),
+      rule_type: z.enum(RULE_TYPES),
+      priority: z.number().int(),
+      enabled: z.boolean(),
+      status: z.enum(['active', 'archived']),
+      applies_to: AppliesToSchema,
+      action: z.record(z.string(), z.unknown()),
+      source_version: z.string(),
+      archived_at: UtcTime.nullable(),
+      created_at: UtcTime,
+      updated_at: UtcTime,
+    })
+    .meta({ id: 'SalesRule' }),
+);
 export type SalesRule = z.output<typeof SalesRuleSchema>;
 
-export const SalesRuleSummarySchema = z
-  .object({ external_rule_id: z.string(), rule_type: z.enum(RULE_TYPES), enabled: z.boolean(), priority: z.number().int(), updated_at: UtcTime })
-  .meta({ id: 'SalesRuleSummary' });
+export const SalesRuleSummarySchema = answerSchema(() =>
+  z
+    .object({ external_rule_id: z.string(), rule_type: z.enum(RULE_TYPES), enabled: z.boolean(), priority: z.number().int(), updated_at: UtcTime })
+    .meta({ id: 'SalesRuleSummary' }),
+);
 
-export const RuleUpsertResultSchema = z
-  .object({ external_rule_id: z.string(), outcome: z.enum(['upserted', 'unchanged']), enabled: z.boolean() })
-  .meta({ id: 'SalesRuleUpsertResult' });
+export const RuleUpsertResultSchema = answerSchema(() =>
+  z.object({ external_rule_id: z.string(), outcome: z.enum(['upserted', 'unchanged']), enabled: z.boolean() }).meta({ id: 'SalesRuleUpsertResult' }),
+);
 
 export const RuleListQuery = z.strictObject({
   enabled: z

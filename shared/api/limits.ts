@@ -1,0 +1,11 @@
+/**
+ * The contract's limits and order kinds, each enforced by its schema module and stated by
+ * discovery. Kept apart from the schemas so that stating them (GET /capabilities) builds none.
+ */
+export const ORDER_KINDS = ['standard', 'repurchase_intent'] as const;
+export const MAX_ORDER_ITEMS = 250;
+export const MAX_PRODUCTS_PER_BATCH = 500;
+export const MAX_VARIANTS_PER_PRODUCT = 100;
+export const MAX_RULE_CONDITIONS = 100;
+export const MAX_PAGE_SIZE = 200;
+export const DEFAULT_PAGE_SIZE = 50;
