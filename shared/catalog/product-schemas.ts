@@ -125,6 +125,15 @@ export const BatchResultSchema = answerSchema(() =>
     .meta({ id: 'ProductBatchResult' }),
 );
 
+/** What a product and its summary both begin with (built inside each answer's builder, on first use). */
+const productHeadline = () => ({
+  external_product_id: z.string(),
+  title: z.string(),
+  category: z.string().nullable(),
+  status: z.enum(PRODUCT_STATUSES),
+  availability: z.enum(AVAILABILITIES),
+});
+
 const timestamps = {
   created_at: UtcTime,
   updated_at: UtcTime,
@@ -133,11 +142,7 @@ const timestamps = {
 export const ProductSchema = answerSchema(() =>
   z
     .object({
-      external_product_id: z.string(),
-      title: z.string(),
-      category: z.string().nullable(),
-      status: z.enum(PRODUCT_STATUSES),
-      availability: z.enum(AVAILABILITIES),
+      ...productHeadline(),
       source_version: z.string(),
       variants: z.array(VariantSchema),
       archived_at: UtcTime.nullable(),
@@ -150,11 +155,7 @@ export type Product = z.output<typeof ProductSchema>;
 export const ProductSummarySchema = answerSchema(() =>
   z
     .object({
-      external_product_id: z.string(),
-      title: z.string(),
-      category: z.string().nullable(),
-      status: z.enum(PRODUCT_STATUSES),
-      availability: z.enum(AVAILABILITIES),
+      ...productHeadline(),
       variant_count: z.number().int(),
       source_version: z.string(),
       updated_at: UtcTime,
