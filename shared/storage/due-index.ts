@@ -7,7 +7,8 @@ import type { DueIndex } from './keys.ts';
 /** A due time after every real one: "everything due, whenever" (a replay now, a listing of all pending work). */
 export const EVERYTHING_DUE = new Date('9999-12-31T00:00:00Z');
 
-const SHARDS_READ_AT_ONCE = 16;
+/** Shards whose first pages a sweep reads at once. */
+export const SHARDS_READ_AT_ONCE = 16;
 
 /** Items of a due index (DUE_INDEXES) due by `now`, shard by shard and page by page. */
 
