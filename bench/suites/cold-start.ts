@@ -160,6 +160,7 @@ async function coldStartOnce(file: string, event: unknown, endpoint: string): Pr
 
 interface Entry {
   name: string;
+  /** The entry file, absolute. */
   handler: string;
   /** The first invocation's event. */
   event: unknown;
@@ -223,7 +224,7 @@ async function measureSdkMode(sdk: 'bundled' | 'runtime', entries: readonly Entr
   const built: Built[] = [];
   for (const entry of [...floors, ...entries]) {
     const file = join(out, sdk, `${entry.name}.mjs`);
-    built.push({ ...entry, file, size: await bundle(entry.handler.startsWith('/') ? entry.handler : join(root, entry.handler), file, sdk) });
+    built.push({ ...entry, file, size: await bundle(entry.handler, file, sdk) });
   }
   const { endpoint, server, queries } = await emptyDynamoDb();
   const times = built.map(() => [] as number[]);
@@ -241,15 +242,13 @@ async function measureSdkMode(sdk: 'bundled' | 'runtime', entries: readonly Entr
   } finally {
     server.close();
   }
-  const floorOf = (queries: number) => {
-    const i = floors.findIndex((f) => f.queries === queries);
-    return { size: built[i]!.size, init: median(times[i]!), queries };
-  };
+  const floorOf = new Map(floors.map((f, i) => [f.queries, { size: built[i]!.size, init: median(times[i]!), queries: f.queries }]));
+  const floor = floorOf.get(0)!;
   const measured = built.slice(floors.length).map((entry, i) => {
     const init = median(times[floors.length + i]!);
     const sweep = SWEEP_QUERIES[entry.name];
-    const figures = entryFigures(entry, sdk, init, floorOf(0));
-    return { size: entry.size, ratio: init / floorOf(0).init, figures: sweep ? [...figures, sweepFigure(entry, sdk, init, floorOf(sweep))] : figures };
+    const figures = entryFigures(entry, sdk, init, floor);
+    return { size: entry.size, ratio: init / floor.init, figures: sweep ? [...figures, sweepFigure(entry, sdk, init, floorOf.get(sweep)!)] : figures };
   });
   return [
     ...measured.flatMap((m) => m.figures),
@@ -275,8 +274,8 @@ export async function run(): Promise<Figure[]> {
   rmSync(out, { recursive: true, force: true });
   mkdirSync(out, { recursive: true });
   const entries = [
-    ...ROUTES.map((r) => ({ name: r.operationId, handler: r.handler, event: signedEvent(r) })),
-    ...Object.values(WORKERS).map((w) => ({ name: w.name, handler: w.handler, event: w.trigger === 'schedule' ? {} : { Records: [] } })),
+    ...ROUTES.map((r) => ({ name: r.operationId, handler: join(root, r.handler), event: signedEvent(r) })),
+    ...Object.values(WORKERS).map((w) => ({ name: w.name, handler: join(root, w.handler), event: w.trigger === 'schedule' ? {} : { Records: [] } })),
   ];
   const figures = [...(await measureSdkMode('bundled', entries)), ...(await measureSdkMode('runtime', entries))];
   rmSync(out, { recursive: true, force: true });

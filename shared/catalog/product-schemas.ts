@@ -14,8 +14,6 @@ import {
 import { minorUnits, moneyProblem } from '../money/decimal.ts';
 import { MAX_PRODUCTS_PER_BATCH, MAX_VARIANTS_PER_PRODUCT } from '../api/limits.ts';
 
-export { MAX_PRODUCTS_PER_BATCH, MAX_VARIANTS_PER_PRODUCT };
-
 export const PARTNER_PRODUCT_STATUSES = ['active', 'inactive'] as const;
 export const PRODUCT_STATUSES = [...PARTNER_PRODUCT_STATUSES, 'archived'] as const;
 export const AVAILABILITIES = ['in_stock', 'out_of_stock', 'preorder', 'backorder', 'discontinued'] as const;

@@ -11,7 +11,8 @@ import { archiveItem, archivedIndexes } from '../storage/tombstone.ts';
 import { versionedWrite } from '../storage/versioned-write.ts';
 import { versionAttributes } from '../versioning/version-attributes.ts';
 import { mapWithConcurrency } from '../async/concurrency.ts';
-import { MAX_PRODUCTS_PER_BATCH, parseProductInput, type Product, type ProductInput } from './product-schemas.ts';
+import { MAX_PRODUCTS_PER_BATCH } from '../api/limits.ts';
+import { parseProductInput, type Product, type ProductInput } from './product-schemas.ts';
 import { productAttributes, productFromItem, productListSources, productView, type ProductFilters, type StoredProduct } from './products.ts';
 import { PayloadTooLargeError } from '../errors.ts';
 

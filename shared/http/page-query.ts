@@ -3,8 +3,6 @@ import * as z from 'zod';
 
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../api/limits.ts';
 
-export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE };
-
 /** `limit` and `cursor`, the query parameters every list takes. */
 export const PageQuery = z.object({
   limit: z.coerce

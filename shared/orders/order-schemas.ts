@@ -5,8 +5,6 @@ import { ORDER_STATES } from './state-machine.ts';
 import { answerSchema } from '../api/answer-schema.ts';
 import { MAX_ORDER_ITEMS, ORDER_KINDS } from '../api/limits.ts';
 
-export { MAX_ORDER_ITEMS, ORDER_KINDS };
-
 export type OrderKind = (typeof ORDER_KINDS)[number];
 
 export const CALL_DISPOSITIONS = ['answered', 'no_answer', 'busy', 'voicemail', 'failed', 'invalid_number'] as const;

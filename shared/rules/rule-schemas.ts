@@ -4,7 +4,6 @@ import { answerSchema } from '../api/answer-schema.ts';
 import { MAX_RULE_CONDITIONS } from '../api/limits.ts';
 import { checkMoney, CurrencyCode, ExternalId, MoneyAmount, SourceVersion, UtcTime } from '../api/fields.ts';
 
-export { MAX_RULE_CONDITIONS };
 /**
  * How many rules a tenant may have that are not archived. Every qualification weighs a
  * tenant's enabled rules, so their number bounds the work one tenant's orders cost.
