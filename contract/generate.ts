@@ -12,7 +12,8 @@ import { CALLS_PER_TENANT_PER_SWEEP } from '#shared/orders/due-sweep.ts';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import type { Schema } from '#shared/api/zod.ts';
 import { ROUTES } from '#functions/routes.ts';
 import { BASE_PATH, isMutation, type Route } from '#shared/api/routes.ts';
 import { SCOPES } from '#shared/api/scopes.ts';
@@ -58,7 +59,7 @@ class Components {
   readonly schemas: Record<string, JsonSchema> = {};
 
   /** Converts a zod schema, moving every schema with an id into components.schemas. */
-  add(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  add(schema: Schema, io: 'input' | 'output'): JsonSchema {
     const converted = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as JsonSchema;
     const json = (io === 'output' ? opened(converted) : converted) as JsonSchema;
     const defs = (json.$defs ?? {}) as Record<string, JsonSchema>;
@@ -155,7 +156,7 @@ async function loadContract(handlerModule: string): Promise<OperationContract> {
 }
 
 /** Every `{name}` of the route path: from the contract's params schema, else a plain string. */
-function pathParameters(routePath: string, schema: z.ZodType | undefined, components: Components) {
+function pathParameters(routePath: string, schema: Schema | undefined, components: Components) {
   const declared = parametersOf(schema, 'path', components);
   const names = [...routePath.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
   return names.map(
@@ -163,7 +164,7 @@ function pathParameters(routePath: string, schema: z.ZodType | undefined, compon
   );
 }
 
-function parametersOf(schema: z.ZodType | undefined, location: 'path' | 'query', components: Components) {
+function parametersOf(schema: Schema | undefined, location: 'path' | 'query', components: Components) {
   if (!schema) return [];
   const json = components.add(schema, 'input');
   const properties = (json.properties ?? {}) as Record<string, JsonSchema>;

@@ -4,7 +4,7 @@
  * the delivery headers and the rules a receiver must know.
  */
 import { BREAKER_THRESHOLD, ENDPOINT_SLOTS, FIRST_PAUSE_SECONDS, LONGEST_PAUSE_SECONDS } from '#shared/webhooks/endpoint-guard.ts';
-import type * as z from 'zod';
+import type { Schema } from '#shared/api/zod.ts';
 import { EVENT_DESCRIPTIONS, EVENT_SCHEMAS } from '#shared/events/event-schemas.ts';
 import { EVENT_TYPES } from '#shared/events/event-types.ts';
 import { INLINE_PAYLOAD_MAX_BYTES } from '#shared/webhooks/payload.ts';
@@ -14,7 +14,7 @@ import { CONNECT_TIMEOUT_MS, CORRELATION_HEADER, TOTAL_TIMEOUT_MS } from '#share
 import { STANDARD_WEBHOOK_HEADERS, WEBHOOK_HEADERS } from '#shared/webhooks/signature.ts';
 
 type JsonSchema = Record<string, unknown>;
-type AddSchema = (schema: z.ZodType, io: 'input' | 'output') => JsonSchema;
+type AddSchema = (schema: Schema, io: 'input' | 'output') => JsonSchema;
 
 const duration = (seconds: number) => (seconds < 3600 ? `${seconds / 60} min` : `${seconds / 3600} h`).replace(/^0\.5 min$/, '30 s');
 

@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import type { Schema } from './zod.ts';
 
 /**
  * A schema of what the service answers or sends (a response body, a webhook payload): built
@@ -7,4 +8,4 @@ import * as z from 'zod';
  * load only lengthened every cold start: a domain's schema module held hundreds of zod
  * instances its functions never use (README, performance: cold start).
  */
-export const answerSchema = <T extends z.ZodType>(build: () => T): z.ZodLazy<T> => z.lazy(build);
+export const answerSchema = <T extends Schema>(build: () => T): z.ZodMiniLazy<T> => z.lazy(build);

@@ -1,10 +1,12 @@
 /** Products and variants (spec 2.1, 4.2): the request and response shapes, in one place. */
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { integer, meta, type RefinementContext, text } from '../api/zod.ts';
 import { answerSchema } from '../api/answer-schema.ts';
 import {
   EXTERNAL_ID_JSON_PATTERN,
   EXTERNAL_ID_MAX_CHARACTERS,
   EXTERNAL_ID_MESSAGE,
+  BooleanQuery,
   ExternalId,
   isExternalId,
   MONEY_PATTERN,
@@ -23,24 +25,29 @@ export const AVAILABILITIES = ['in_stock', 'out_of_stock', 'preorder', 'backorde
  * holds up to 50,000 variants, and one pass per product is several times faster than a
  * refinement per field. The documented patterns are the ones that pass checks.
  */
-export const VariantSchema = z
-  .strictObject({
-    external_variant_id: z.string().meta({
+export const VariantSchema = meta(
+  z.strictObject({
+    external_variant_id: meta(z.string(), {
       minLength: 1,
       maxLength: EXTERNAL_ID_MAX_CHARACTERS,
       pattern: EXTERNAL_ID_JSON_PATTERN,
       description: `Unique within the product; ${EXTERNAL_ID_MESSAGE}`,
     }),
-    price: z.string().meta({ pattern: MONEY_PATTERN.source, description: "Decimal string with at most the currency's ISO 4217 minor units", example: '19.99' }),
-    currency: z.string().meta({ description: 'ISO 4217 code', example: 'EUR' }),
-    inventory: z.number().int().min(0).optional(),
-    min_quantity: z.number().int().min(1).optional(),
-    max_quantity: z.number().int().min(1).optional().meta({ description: 'Not less than min_quantity' }),
-  })
-  .meta({ id: 'Variant' });
+    price: meta(z.string(), {
+      pattern: MONEY_PATTERN.source,
+      description: "Decimal string with at most the currency's ISO 4217 minor units",
+      example: '19.99',
+    }),
+    currency: meta(z.string(), { description: 'ISO 4217 code', example: 'EUR' }),
+    inventory: z.optional(integer(0)),
+    min_quantity: z.optional(integer(1)),
+    max_quantity: meta(z.optional(integer(1)), { description: 'Not less than min_quantity' }),
+  }),
+  { id: 'Variant' },
+);
 type Variant = z.output<typeof VariantSchema>;
 
-function variantIssues(variants: readonly Variant[], ctx: z.RefinementCtx): void {
+function variantIssues(variants: readonly Variant[], ctx: RefinementContext): void {
   const issue = (path: PropertyKey[], message: string) => ctx.addIssue({ code: 'custom', path: ['variants', ...path], message });
   // A plain loop and no Set for a single variant: this runs for every product of every batch.
   const seen = variants.length > 1 ? new Set<string>() : undefined;
@@ -59,25 +66,25 @@ function variantIssues(variants: readonly Variant[], ctx: z.RefinementCtx): void
   }
 }
 
-export const ProductInputSchema = z
-  .strictObject({
-    external_product_id: ExternalId,
-    title: z.string().min(1).max(500),
-    category: z
-      .string()
-      .regex(/^[^/\s][^/]*(\/[^/]+)*$/, 'must be a slash-separated path such as "beverages/coffee"')
-      .max(500)
-      .optional(),
-    status: z.enum(PARTNER_PRODUCT_STATUSES).default('active').meta({ description: '`archived` is set only by DELETE.' }),
-    availability: z.enum(AVAILABILITIES).default('in_stock'),
-    source_version: SourceVersion,
-    variants: z.array(VariantSchema).min(1).max(MAX_VARIANTS_PER_PRODUCT),
-  })
-  .superRefine((p, ctx) => variantIssues(p.variants, ctx))
-  .meta({ id: 'ProductInput' });
+export const ProductInputSchema = meta(
+  z
+    .strictObject({
+      external_product_id: ExternalId,
+      title: text(1, 500),
+      category: z.optional(z.string().check(z.regex(/^[^/\s][^/]*(\/[^/]+)*$/, 'must be a slash-separated path such as "beverages/coffee"'), z.maxLength(500))),
+      status: meta(z._default(z.enum(PARTNER_PRODUCT_STATUSES), 'active'), { description: '`archived` is set only by DELETE.' }),
+      availability: z._default(z.enum(AVAILABILITIES), 'in_stock'),
+      source_version: SourceVersion,
+      variants: z.array(VariantSchema).check(z.minLength(1), z.maxLength(MAX_VARIANTS_PER_PRODUCT)),
+    })
+    .check(z.superRefine((p, ctx) => variantIssues(p.variants, ctx))),
+  { id: 'ProductInput' },
+);
 export type ProductInput = z.output<typeof ProductInputSchema>;
 
-export const ProductBatchSchema = z.strictObject({ products: z.array(ProductInputSchema).max(MAX_PRODUCTS_PER_BATCH) }).meta({ id: 'ProductBatch' });
+export const ProductBatchSchema = meta(z.strictObject({ products: z.array(ProductInputSchema).check(z.maxLength(MAX_PRODUCTS_PER_BATCH)) }), {
+  id: 'ProductBatch',
+});
 
 /**
  * What the pipeline checks before the batch is split: each product is validated on its own,
@@ -99,35 +106,37 @@ export function parseProductInput(raw: unknown) {
 }
 
 export const ItemErrorSchema = answerSchema(() =>
-  z
-    .object({ code: z.string(), pointer: z.string(), message: z.string() })
-    .meta({ id: 'ItemError', description: 'Why one item of a batch was rejected; pointer is into the request body.' }),
+  meta(z.object({ code: z.string(), pointer: z.string(), message: z.string() }), {
+    id: 'ItemError',
+    description: 'Why one item of a batch was rejected; pointer is into the request body.',
+  }),
 );
 
 export const BatchResultSchema = answerSchema(() =>
-  z
-    .object({
-      accepted: z.number().int(),
-      rejected: z.number().int(),
+  meta(
+    z.object({
+      accepted: integer(),
+      rejected: integer(),
       results: z.array(
         z.object({
-          index: z.number().int().meta({ description: 'Position in `products[]`' }),
-          external_product_id: z.string().nullable(),
+          index: meta(integer(), { description: 'Position in `products[]`' }),
+          external_product_id: z.nullable(z.string()),
           outcome: z.enum(['upserted', 'unchanged', 'rejected']),
-          source_version: z.string().optional(),
-          errors: z.array(ItemErrorSchema).optional().meta({ description: 'The first 10 reasons' }),
-          errors_total: z.number().int().optional().meta({ description: 'How many reasons there were, when more than `errors` lists' }),
+          source_version: z.optional(z.string()),
+          errors: meta(z.optional(z.array(ItemErrorSchema)), { description: 'The first 10 reasons' }),
+          errors_total: meta(z.optional(integer()), { description: 'How many reasons there were, when more than `errors` lists' }),
         }),
       ),
-    })
-    .meta({ id: 'ProductBatchResult' }),
+    }),
+    { id: 'ProductBatchResult' },
+  ),
 );
 
 /** What a product and its summary both begin with (built inside each answer's builder, on first use). */
 const productHeadline = () => ({
   external_product_id: z.string(),
   title: z.string(),
-  category: z.string().nullable(),
+  category: z.nullable(z.string()),
   status: z.enum(PRODUCT_STATUSES),
   availability: z.enum(AVAILABILITIES),
 });
@@ -138,35 +147,35 @@ const timestamps = {
 };
 
 export const ProductSchema = answerSchema(() =>
-  z
-    .object({
+  meta(
+    z.object({
       ...productHeadline(),
       source_version: z.string(),
       variants: z.array(VariantSchema),
-      archived_at: UtcTime.nullable(),
+      archived_at: z.nullable(UtcTime),
       ...timestamps,
-    })
-    .meta({ id: 'Product' }),
+    }),
+    { id: 'Product' },
+  ),
 );
 export type Product = z.output<typeof ProductSchema>;
 
 export const ProductSummarySchema = answerSchema(() =>
-  z
-    .object({
+  meta(
+    z.object({
       ...productHeadline(),
-      variant_count: z.number().int(),
+      variant_count: integer(),
       source_version: z.string(),
       updated_at: UtcTime,
-    })
-    .meta({ id: 'ProductSummary' }),
+    }),
+    { id: 'ProductSummary' },
+  ),
 );
 
-const booleanQuery = z.enum(['true', 'false']).transform((v) => v === 'true');
-
 export const ProductListQuery = z.strictObject({
-  q: z.string().min(1).max(200).optional().meta({ description: 'Case-insensitive substring of the title or the external id' }),
-  category: z.string().min(1).max(500).optional().meta({ description: 'Category path prefix, whole segments: `food` matches `food/fruit`, not `foodstuff`' }),
-  status: z.enum(PRODUCT_STATUSES).optional(),
-  availability: z.enum(AVAILABILITIES).optional(),
-  include_archived: booleanQuery.default(false).meta({ description: 'Archived products are left out unless true (or status=archived)' }),
+  q: meta(z.optional(text(1, 200)), { description: 'Case-insensitive substring of the title or the external id' }),
+  category: meta(z.optional(text(1, 500)), { description: 'Category path prefix, whole segments: `food` matches `food/fruit`, not `foodstuff`' }),
+  status: z.optional(z.enum(PRODUCT_STATUSES)),
+  availability: z.optional(z.enum(AVAILABILITIES)),
+  include_archived: meta(z._default(BooleanQuery, false), { description: 'Archived products are left out unless true (or status=archived)' }),
 });

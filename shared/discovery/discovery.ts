@@ -1,5 +1,5 @@
 /** Discovery (spec 2.8, 2.9): pure functions of the tenant's stored configuration. */
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { BASE_PATH } from '../api/routes.ts';
 import { CONTRACT_VERSION } from '../api/contract-version.ts';
 import { MAX_BODY_BYTES } from '../http/limits.ts';

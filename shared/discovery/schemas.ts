@@ -1,52 +1,54 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { integer, meta } from '../api/zod.ts';
 import { answerSchema } from '../api/answer-schema.ts';
 import { EVENT_TYPES } from '../events/event-types.ts';
 import { ORDER_KINDS } from '../api/limits.ts';
 import { MarketSchema, QuietHoursSchema } from '../tenants/config.ts';
 
 export const CapabilitiesSchema = answerSchema(() =>
-  z
-    .object({
-      contract_version: z.string().regex(/^\d{4}\.\d{2}\.\d{2}-draft\.\d+$/),
+  meta(
+    z.object({
+      contract_version: z.string().check(z.regex(/^\d{4}\.\d{2}\.\d{2}-draft\.\d+$/)),
       base_path: z.literal('/api/v1/commerce'),
       order_kinds: z.array(z.enum(ORDER_KINDS)),
       events: z.array(z.enum(EVENT_TYPES)),
       limits: z.object({
-        products_batch_max: z.number().int(),
-        variants_per_product_max: z.number().int(),
-        order_items_max: z.number().int(),
-        rule_conditions_max: z.number().int(),
-        request_body_max_bytes: z.number().int(),
-        webhook_payload_max_bytes: z.number().int(),
-        page_limit_default: z.number().int(),
-        page_limit_max: z.number().int(),
+        products_batch_max: integer(),
+        variants_per_product_max: integer(),
+        order_items_max: integer(),
+        rule_conditions_max: integer(),
+        request_body_max_bytes: integer(),
+        webhook_payload_max_bytes: integer(),
+        page_limit_default: integer(),
+        page_limit_max: integer(),
       }),
       features: z.object({
         webhooks: z.boolean(),
         repurchase_intents: z.boolean(),
         writeback: z.enum(['partner_dependent', 'enabled', 'disabled']),
       }),
-    })
-    .meta({ id: 'Capabilities' }),
+    }),
+    { id: 'Capabilities' },
+  ),
 );
 
 export const BlockerSchema = answerSchema(() =>
-  z.object({ code: z.enum(['no_market_configured']), message: z.string() }).meta({
+  meta(z.object({ code: z.enum(['no_market_configured']), message: z.string() }), {
     id: 'ReadinessBlocker',
     description: 'What keeps orders from being called.',
   }),
 );
 
 export const NoticeSchema = answerSchema(() =>
-  z.object({ code: z.enum(['no_webhook_subscription', 'webhook_subscription_disabled']), message: z.string() }).meta({
+  meta(z.object({ code: z.enum(['no_webhook_subscription', 'webhook_subscription_disabled']), message: z.string() }), {
     id: 'ReadinessNotice',
     description: 'What is missing without blocking calls: a tenant may poll GET /orders and the results instead of receiving webhooks.',
   }),
 );
 
 export const EffectiveConfigurationSchema = answerSchema(() =>
-  z
-    .object({
+  meta(
+    z.object({
       readiness: z.enum(['ready', 'not_ready']),
       blockers: z.array(BlockerSchema),
       notices: z.array(NoticeSchema),
@@ -54,8 +56,9 @@ export const EffectiveConfigurationSchema = answerSchema(() =>
       quiet_hours: QuietHoursSchema,
       features_enabled: z.object({ upsell: z.boolean(), repurchase_intent: z.boolean() }),
       writeback: z.object({ enabled: z.boolean() }),
-      max_call_attempts: z.number().int(),
-      rate_limit: z.object({ requests_per_second: z.number().int(), burst: z.number().int() }),
-    })
-    .meta({ id: 'EffectiveConfiguration' }),
+      max_call_attempts: integer(),
+      rate_limit: z.object({ requests_per_second: integer(), burst: integer() }),
+    }),
+    { id: 'EffectiveConfiguration' },
+  ),
 );

@@ -2,20 +2,16 @@
  * An operation's contract: the zod schemas its handler validates with and the OpenAPI
  * generator documents. One source of truth for types, validation and the contract.
  */
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
+import type { Schema } from '../api/zod.ts';
 import type { Principal } from '../auth/authenticate.ts';
 
 export interface ResponseContract {
   description: string;
-  schema?: z.ZodType;
+  schema?: Schema;
 }
 
-export interface OperationContract<
-  P extends z.ZodType = z.ZodType,
-  Q extends z.ZodType = z.ZodType,
-  B extends z.ZodType = z.ZodType,
-  E extends z.ZodType = z.ZodType,
-> {
+export interface OperationContract<P extends Schema = Schema, Q extends Schema = Schema, B extends Schema = Schema, E extends Schema = Schema> {
   operationId: string;
   description?: string;
   params?: P;
@@ -33,9 +29,8 @@ export interface OperationContract<
   problems?: readonly string[];
 }
 
-export const defineOperation = <P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, E extends z.ZodType = never>(
-  contract: OperationContract<P, Q, B, E>,
-) => contract;
+export const defineOperation = <P extends Schema, Q extends Schema, B extends Schema, E extends Schema = never>(contract: OperationContract<P, Q, B, E>) =>
+  contract;
 
 type Out<T> = [Exclude<T, undefined>] extends [never] ? undefined : z.output<Exclude<T, undefined>>;
 

@@ -1,5 +1,6 @@
 /** Turns zod issues into the problem document's `errors[]` with precise pointers. */
-import type { z } from 'zod';
+import * as z from 'zod/mini';
+import type { Schema } from '../api/zod.ts';
 import { type FieldError, ValidationError } from '../errors.ts';
 
 const escapePointer = (segment: PropertyKey) => String(segment).replace(/~/g, '~0').replace(/\//g, '~1');
@@ -25,8 +26,8 @@ export function fieldErrors(issues: readonly z.core.$ZodIssue[], location: Input
 }
 
 /** Parses `input` with `schema`, throwing a 422 ValidationError whose pointers name the fields. */
-export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, location: InputLocation): z.output<S> {
-  const result = schema.safeParse(input);
+export function parseOrThrow<S extends Schema>(schema: S, input: unknown, location: InputLocation): z.output<S> {
+  const result = z.safeParse(schema, input);
   if (!result.success) {
     const issues = result.error.issues;
     throw new ValidationError(fieldErrors(issues, location), undefined, issues.length);

@@ -2,9 +2,10 @@
  * Tenant configuration (contract-decisions section 9): the schema the admin CLI accepts,
  * with the defaults a missing field keeps.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { integer, text } from '../api/zod.ts';
 
-const hour = z.number().int().min(0).max(23);
+const hour = integer(0, 23);
 
 export const isValidTimeZone = (tz: string): boolean => {
   try {
@@ -16,13 +17,13 @@ export const isValidTimeZone = (tz: string): boolean => {
 };
 
 export const MarketSchema = z.strictObject({
-  country: z.string().regex(/^[A-Z]{2}$/, 'ISO 3166-1 alpha-2 country code'),
-  locale_default: z.string().min(2).max(35),
-  calling_days: z.array(z.number().int().min(1).max(7)).min(1).max(7),
+  country: z.string().check(z.regex(/^[A-Z]{2}$/, 'ISO 3166-1 alpha-2 country code')),
+  locale_default: text(2, 35),
+  calling_days: z.array(integer(1, 7)).check(z.minLength(1), z.maxLength(7)),
 });
 
 export const QuietHoursSchema = z.strictObject({
-  timezone: z.string().refine(isValidTimeZone, 'an IANA time zone name'),
+  timezone: z.string().check(z.refine(isValidTimeZone, 'an IANA time zone name')),
   dont_call_hour_start: hour,
   dont_call_hour_end: hour,
 });
@@ -38,20 +39,22 @@ export const TENANT_DEFAULTS = {
 };
 
 export const TenantConfigSchema = z.strictObject({
-  status: z.enum(['active', 'suspended']).default(TENANT_DEFAULTS.status),
-  markets: z.array(MarketSchema).max(50).default(TENANT_DEFAULTS.markets),
-  quiet_hours: QuietHoursSchema.default(TENANT_DEFAULTS.quiet_hours),
-  features_enabled: z
-    .strictObject({ upsell: z.boolean().default(true), repurchase_intent: z.boolean().default(true) })
-    .default(TENANT_DEFAULTS.features_enabled),
-  writeback: z.strictObject({ enabled: z.boolean().default(false) }).default(TENANT_DEFAULTS.writeback),
-  max_call_attempts: z.number().int().min(1).max(10).default(TENANT_DEFAULTS.max_call_attempts),
-  rate_limit: z
-    .strictObject({
-      requests_per_second: z.number().int().min(1).max(10_000).default(50),
-      burst: z.number().int().min(1).max(20_000).default(100),
-    })
-    .default(TENANT_DEFAULTS.rate_limit),
+  status: z._default(z.enum(['active', 'suspended']), TENANT_DEFAULTS.status),
+  markets: z._default(z.array(MarketSchema).check(z.maxLength(50)), TENANT_DEFAULTS.markets),
+  quiet_hours: z._default(QuietHoursSchema, TENANT_DEFAULTS.quiet_hours),
+  features_enabled: z._default(
+    z.strictObject({ upsell: z._default(z.boolean(), true), repurchase_intent: z._default(z.boolean(), true) }),
+    TENANT_DEFAULTS.features_enabled,
+  ),
+  writeback: z._default(z.strictObject({ enabled: z._default(z.boolean(), false) }), TENANT_DEFAULTS.writeback),
+  max_call_attempts: z._default(integer(1, 10), TENANT_DEFAULTS.max_call_attempts),
+  rate_limit: z._default(
+    z.strictObject({
+      requests_per_second: z._default(integer(1, 10_000), 50),
+      burst: z._default(integer(1, 20_000), 100),
+    }),
+    TENANT_DEFAULTS.rate_limit,
+  ),
 });
 export type TenantConfig = z.infer<typeof TenantConfigSchema>;
 

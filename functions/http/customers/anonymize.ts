@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { AnonymizeResultSchema } from '#shared/customers/customer-schemas.ts';
 import { anonymizeCustomer } from '#shared/customers/customer-store.ts';
 import { ExternalId } from '#shared/api/fields.ts';

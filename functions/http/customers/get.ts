@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { CustomerSchema } from '#shared/customers/customer-schemas.ts';
 import { readCustomer } from '#shared/customers/customer-store.ts';
 import { customerView } from '#shared/customers/customers.ts';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { CustomerInputSchema, CustomerUpsertResultSchema } from '#shared/customers/customer-schemas.ts';
 import { upsertCustomer } from '#shared/customers/customer-store.ts';
 import { ExternalId } from '#shared/api/fields.ts';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { ExternalId } from '#shared/api/fields.ts';
 import { defineOperation } from '#shared/http/operation.ts';
 import { mutationHandler } from '../mutation-handler.ts';
@@ -11,7 +11,7 @@ export const contract = defineOperation({
     'Cancels an order in any state that is not final, with compare-and-set: a concurrent state change is re-read, never overwritten. ' +
     'Cancelling a cancelled order answers it again (200); a completed or rejected order is 409 `invalid_state_transition`. Body optional.',
   params: z.object({ externalOrderId: ExternalId }),
-  body: CancelSchema.optional(),
+  body: z.optional(CancelSchema),
   responses: { 200: { description: 'Cancelled', schema: OrderWriteResultSchema } },
   problems: ['invalid_state_transition', 'stale_source_version'],
 });

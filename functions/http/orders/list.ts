@@ -1,3 +1,4 @@
+import * as z from 'zod/mini';
 import { defineOperation } from '#shared/http/operation.ts';
 import { readHandler } from '../handler.ts';
 import { OrderListQuery, OrderSummarySchema } from '#shared/orders/order-schemas.ts';
@@ -8,7 +9,7 @@ export const contract = defineOperation({
   operationId: 'listOrders',
   description:
     'Orders in order of `external_order_id`. Filtered by `processing_state` and/or `updated_since`, in order of last change instead (`updated_at`, oldest first, then `external_order_id`): such a page reads only the orders it returns, whatever the size of your order book, and a sync by `updated_since` reads only what changed. An order that changes while you page moves to the end of a filtered list, so it is seen again, never missed.',
-  query: OrderListQuery.extend(PageQuery.shape),
+  query: z.extend(OrderListQuery, PageQuery.shape),
   responses: { 200: { description: 'A page of orders', schema: pageOf(OrderSummarySchema) } },
 });
 

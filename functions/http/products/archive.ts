@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { ProductSchema } from '#shared/catalog/product-schemas.ts';
 import { archiveProduct } from '#shared/catalog/product-store.ts';
 import { ExternalId } from '#shared/api/fields.ts';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { ExternalId } from '#shared/api/fields.ts';
 import { defineOperation } from '#shared/http/operation.ts';
 import { readHandler } from '../handler.ts';
@@ -12,7 +12,7 @@ export const contract = defineOperation({
     "The order's call attempts in order, with the reports policy: whether recordings or transcripts exist, how long they are kept, and how to request them.",
   params: z.object({ externalOrderId: ExternalId }),
   query: PageQuery,
-  responses: { 200: { description: 'A page of attempts', schema: pageOf(CallAttemptSchema).extend({ reports_policy: ReportsPolicySchema }) } },
+  responses: { 200: { description: 'A page of attempts', schema: z.extend(pageOf(CallAttemptSchema), { reports_policy: ReportsPolicySchema }) } },
 });
 
 export const handler = readHandler(contract, async ({ principal, params, query }) => ({

@@ -1,3 +1,4 @@
+import * as z from 'zod/mini';
 import { defineOperation } from '#shared/http/operation.ts';
 import { readHandler } from '../handler.ts';
 import { RuleListQuery, SalesRuleSummarySchema } from '#shared/rules/rule-schemas.ts';
@@ -7,7 +8,7 @@ import { PageQuery, pageOf } from '#shared/http/page-query.ts';
 export const contract = defineOperation({
   operationId: 'listSalesRules',
   description: 'Unarchived sales rules in order of `external_rule_id`, optionally filtered by `enabled`.',
-  query: RuleListQuery.extend(PageQuery.shape),
+  query: z.extend(RuleListQuery, PageQuery.shape),
   responses: { 200: { description: 'A page of rules', schema: pageOf(SalesRuleSummarySchema) } },
 });
 

@@ -1,3 +1,4 @@
+import * as z from 'zod/mini';
 import { defineOperation } from '#shared/http/operation.ts';
 import { mutationHandler } from '../mutation-handler.ts';
 import { rotateSecret } from '#shared/webhooks/subscription-store.ts';
@@ -8,7 +9,7 @@ export const contract = defineOperation({
   description:
     'A new signing secret, shown this once. The previous one stays valid for `previous_secret_expires_in` seconds (default 86400, 0 ends it at once); ' +
     'during the overlap every delivery carries both signatures. Rotating again during an overlap ends the older secret at once. Body optional.',
-  body: RotateSchema.optional(),
+  body: z.optional(RotateSchema),
   responses: { 200: { description: 'The new secret', schema: RotateResultSchema } },
 });
 

@@ -1,0 +1,32 @@
+/**
+ * The one zod every function bundles: `zod/mini`, with the English messages partners read in
+ * `errors[].message`. Mini builds the same core schemas as classic zod (same checks, issues,
+ * JSON Schema and `z.compile`), but its schemas carry no chainable methods: a function that
+ * imports classic zod spent about 10 ms of its cold start loading it and building its schemas,
+ * mini about a third of that (README, performance: cold start).
+ */
+import * as z from 'zod/mini';
+import en from 'zod/v4/locales/en.js';
+
+z.config(en());
+
+/** Schema types every module names: the core ones, which classic and mini schemas both are. */
+export type Schema = z.core.$ZodType;
+export type RefinementContext<T = unknown> = z.core.$RefinementCtx<T>;
+
+/**
+ * `schema` annotated for the contract, as classic zod's `.meta()`: a copy carrying exactly
+ * `data` (not merged with what `schema` carries), so a shared field keeps its own annotation.
+ */
+export function meta<T extends z.ZodMiniType>(schema: T, data: z.core.GlobalMeta): T {
+  const annotated = schema.clone();
+  z.globalRegistry.add(annotated, data);
+  return annotated;
+}
+
+/** An integer, as classic zod's `z.number().int()` followed by its bounds: the same checks in the same order. */
+export const integer = (min?: number, max?: number, message?: string) =>
+  z.number().check(z.int(message), ...(min === undefined ? [] : [z.gte(min, message)]), ...(max === undefined ? [] : [z.lte(max, message)]));
+
+/** A string of `min` to `max` characters, as classic zod's `z.string().min(min).max(max)`. */
+export const text = (min: number | undefined, max: number) => z.string().check(...(min === undefined ? [] : [z.minLength(min)]), z.maxLength(max));
