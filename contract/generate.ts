@@ -4,7 +4,7 @@
  * committed file is out of date.
  */
 import { FUNCTION_SETTINGS, WAF_RATE_LIMITS_PER_5_MINUTES } from '#shared/storage/definition.ts';
-import { MAX_SALES_RULES } from '#shared/rules/rule-schemas.ts';
+import { MAX_SALES_RULES } from '#shared/api/limits.ts';
 import { WEBHOOK_SEND_LIMIT } from '#shared/webhooks/send-limit.ts';
 import { CONTACT_HORIZON_DAYS } from '#shared/orders/order-schemas.ts';
 import { ENDPOINT_SLOTS } from '#shared/webhooks/endpoint-guard.ts';

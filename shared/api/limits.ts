@@ -9,3 +9,8 @@ export const MAX_VARIANTS_PER_PRODUCT = 100;
 export const MAX_RULE_CONDITIONS = 100;
 export const MAX_PAGE_SIZE = 200;
 export const DEFAULT_PAGE_SIZE = 50;
+/**
+ * How many rules a tenant may have that are not archived. Every qualification weighs a
+ * tenant's enabled rules, so their number bounds the work one tenant's orders cost.
+ */
+export const MAX_SALES_RULES = 500;

@@ -5,11 +5,6 @@ import { answerSchema } from '../api/answer-schema.ts';
 import { MAX_RULE_CONDITIONS } from '../api/limits.ts';
 import { BooleanQuery, checkMoney, CurrencyCode, ExternalId, MoneyAmount, SourceVersion, UtcTime } from '../api/fields.ts';
 
-/**
- * How many rules a tenant may have that are not archived. Every qualification weighs a
- * tenant's enabled rules, so their number bounds the work one tenant's orders cost.
- */
-export const MAX_SALES_RULES = 500;
 export const RULE_TYPES = ['replacement', 'upsell', 'cross_sell', 'quantity_constraint', 'price_constraint'] as const;
 export type RuleType = (typeof RULE_TYPES)[number];
 
@@ -117,6 +112,8 @@ export const SalesRuleSummarySchema = answerSchema(() =>
     id: 'SalesRuleSummary',
   }),
 );
+
+export type SalesRuleSummary = z.output<typeof SalesRuleSummarySchema>;
 
 export const RuleUpsertResultSchema = answerSchema(() =>
   meta(z.object({ external_rule_id: z.string(), outcome: z.enum(['upserted', 'unchanged']), enabled: z.boolean() }), { id: 'SalesRuleUpsertResult' }),

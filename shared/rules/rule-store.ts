@@ -7,7 +7,8 @@ import { paginate, sourcesOf } from '../storage/pagination.ts';
 import { archiveItem, archivedIndexes } from '../storage/tombstone.ts';
 import { versionedWrite } from '../storage/versioned-write.ts';
 import { versionAttributes } from '../versioning/version-attributes.ts';
-import { MAX_SALES_RULES, SalesRuleSummarySchema, type RuleInput, type SalesRule } from './rule-schemas.ts';
+import { MAX_SALES_RULES } from '../api/limits.ts';
+import type { RuleInput, SalesRule, SalesRuleSummary } from './rule-schemas.ts';
 
 type StoredRule = SalesRule & { archived_at?: string };
 
@@ -129,9 +130,15 @@ function rulePage(tenant: string, enabled: boolean | undefined, page: { limit: n
   });
 }
 
+/** A list entry's summary: the fields `SalesRuleSummary` documents, nothing else of the stored view. */
+function ruleSummary(view: Record<string, unknown>): SalesRuleSummary {
+  const { external_rule_id, rule_type, enabled, priority, updated_at } = view as SalesRule;
+  return { external_rule_id, rule_type, enabled, priority, updated_at };
+}
+
 export async function listRules(tenant: string, enabled: boolean | undefined, page: { limit: number; cursor?: string | undefined }) {
   const result = await rulePage(tenant, enabled, page);
-  return { ...result, data: result.data.map((r) => SalesRuleSummarySchema.parse(r)) };
+  return { ...result, data: result.data.map(ruleSummary) };
 }
 
 /** Every enabled, unarchived rule of the tenant, for qualification and call processing. */
