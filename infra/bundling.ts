@@ -14,12 +14,20 @@ export const BUNDLE_OPTIONS = {
   /**
    * Module replacements (esbuild's alias): the SDK's credential chain, cut to what Lambda uses;
    * node:http and node:https taken as CommonJS, without the ESM facade whose reading of their
-   * lazy getters loads undici at every cold start (node-builtins/https.ts).
+   * lazy getters loads undici at every cold start (node-builtins/https.ts); so are the builtins
+   * only the functions' own code and Powertools import (async_hooks, console, timers, and net and
+   * dns for the webhook URL checks), each facade a millisecond or so of every cold start. A
+   * shim exports the names in use: esbuild fails the build on an import of any other.
    */
   alias: {
     '@aws-sdk/credential-provider-node': fileURLToPath(new URL('./lambda-credentials.ts', import.meta.url)),
     'node:http': fileURLToPath(new URL('./node-builtins/http.ts', import.meta.url)),
     'node:https': fileURLToPath(new URL('./node-builtins/https.ts', import.meta.url)),
+    'node:async_hooks': fileURLToPath(new URL('./node-builtins/async-hooks.ts', import.meta.url)),
+    'node:console': fileURLToPath(new URL('./node-builtins/console.ts', import.meta.url)),
+    'node:timers': fileURLToPath(new URL('./node-builtins/timers.ts', import.meta.url)),
+    'node:net': fileURLToPath(new URL('./node-builtins/net.ts', import.meta.url)),
+    'node:dns/promises': fileURLToPath(new URL('./node-builtins/dns-promises.ts', import.meta.url)),
   },
 } as const;
 
