@@ -42,6 +42,99 @@ function floorItems(tenant: string, batch: ReturnType<typeof productBatch>['prod
   });
 }
 
+type Phase = <T>(work: () => Promise<T>) => Promise<{ result: T; capacity: { writeUnits: number }; elapsed: number }>;
+type PhaseName = 'upsert' | 'floor' | 'updateFloor';
+
+/** One round's three phases on the same fresh batch: the upsert, the PutItem floor and the UpdateItem one (items built before the clock starts). */
+function roundPhases(round: number, phase: Phase): Record<PhaseName, () => ReturnType<Phase>> {
+  const batch = productBatch(500, 100).products.map((p) => ({ ...p, external_product_id: `r${round}-${p.external_product_id}` }));
+  const now = new Date();
+  const createdAt = now.toISOString();
+  const items = floorItems('bench-floor', batch, now);
+  const updateItems = floorItems('bench-update-floor', batch, now);
+  return {
+    upsert: () => phase(() => upsertProductBatch('bench-catalog', batch, now)),
+    floor: () =>
+      phase(() =>
+        mapWithConcurrency(items, BATCH_WRITE_CONCURRENCY, ({ key, attributes, version }) =>
+          tableClient().send(
+            new PutCommand({
+              TableName: tableName(),
+              Item: { ...key, ...attributes, ...version, created_at: createdAt },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            }),
+          ),
+        ),
+      ),
+    updateFloor: () =>
+      phase(() =>
+        mapWithConcurrency(updateItems, BATCH_WRITE_CONCURRENCY, ({ key, attributes, version }) =>
+          versionedWrite(key, attributes, version, { createdAt, remove: ['archived_at'] }),
+        ),
+      ),
+  };
+}
+
+/**
+ * One round, its phases taking turns at going first: DynamoDB Local's table grows by each
+ * phase's 50,000 variant index entries, and its JVM warms up, so whichever ran first in every
+ * round would pay more.
+ */
+async function measureRound(round: number, phase: Phase) {
+  const phases = roundPhases(round, phase);
+  const order = (['upsert', 'floor', 'updateFloor'] as const).map((_, i, all) => all[(i + round) % all.length]!);
+  const elapsed = {} as Record<PhaseName, number>;
+  const units = {} as Record<PhaseName, number>;
+  for (const name of order) {
+    const measured = await phases[name]();
+    elapsed[name] = measured.elapsed;
+    units[name] = measured.capacity.writeUnits;
+    if (name === 'upsert' && (measured.result as Awaited<ReturnType<typeof upsertProductBatch>>).some((r) => r.outcome !== 'upserted')) {
+      throw new Error('the benchmark batch was not fully upserted');
+    }
+  }
+  progress(
+    `  upsert ${elapsed.upsert.toFixed(0)} ms, floor ${elapsed.floor.toFixed(0)} ms, UpdateItem floor ${elapsed.updateFloor.toFixed(0)} ms (${order.join(', ')})`,
+  );
+  return { elapsed, units };
+}
+
+function catalogFigures(times: Record<PhaseName, number[]>, units: Record<PhaseName, number>): Figure[] {
+  return [
+    figure({
+      suite: 'catalog',
+      name: 'POST /products/batch 500 × 100, server-side time',
+      value: median(times.upsert),
+      unit: 'ms',
+      floor: {
+        value: median(times.floor),
+        label: `500 raw conditional PutItem of the same items (list and stream-work index entries included), ${BATCH_WRITE_CONCURRENCY} in flight`,
+      },
+      target: { ratio: 1.3, direction: 'at_most' },
+      note: `median of ${ROUNDS} rounds after ${WARM_UP_ROUNDS} warm-up rounds, DynamoDB Local in memory, each phase with the local pipeline held`,
+    }),
+    figure({
+      suite: 'catalog',
+      name: 'POST /products/batch 500 × 100, server-side time against raw versioned UpdateItem',
+      value: median(times.upsert),
+      unit: 'ms',
+      floor: {
+        value: median(times.updateFloor),
+        label: `500 raw versioned UpdateItem of the same attributes (created_at kept, as the upsert writes), ${BATCH_WRITE_CONCURRENCY} in flight`,
+      },
+      note: 'no target: beside the PutItem floor it shows how much of the gap is DynamoDB Local running UpdateItem slower than PutItem',
+    }),
+    figure({
+      suite: 'catalog',
+      name: 'POST /products/batch 500 × 100, write units',
+      value: units.upsert,
+      unit: 'WCU',
+      floor: { value: units.floor, label: '500 raw conditional PutItem of the same items (list and stream-work index entries included)' },
+      note: 'ReturnConsumedCapacity TOTAL; includes the list index entry and the stream-work due entry of each product',
+    }),
+  ];
+}
+
 /**
  * `settled` waits until the pipeline is idle between phases: the catalog indexer writes the
  * previous batch's variant index in the background (100 entries per product), and would
@@ -52,7 +145,7 @@ function floorItems(tenant: string, batch: ReturnType<typeof productBatch>['prod
  */
 export async function run(_baseUrl: string, settled: () => Promise<number>, held: typeof withPipelineHeld): Promise<Figure[]> {
   /** One measured phase: once the pipeline has settled, `work` timed and metered with it held. */
-  const phase = async <T>(work: () => Promise<T>) => {
+  const phase: Phase = async (work) => {
     await settled();
     return held(async () => {
       const start = performance.now();
@@ -60,94 +153,15 @@ export async function run(_baseUrl: string, settled: () => Promise<number>, held
       return { result, capacity, elapsed: performance.now() - start };
     });
   };
-  const times: number[] = [];
-  const floors: number[] = [];
-  const updateFloors: number[] = [];
-  let units = 0;
-  let floorUnits = 0;
+  const times: Record<PhaseName, number[]> = { upsert: [], floor: [], updateFloor: [] };
+  let units = { upsert: 0, floor: 0, updateFloor: 0 };
   for (let round = 0; round < WARM_UP_ROUNDS + ROUNDS; round++) {
     const warmUp = round < WARM_UP_ROUNDS;
     progress(`catalog round ${round + 1}/${WARM_UP_ROUNDS + ROUNDS}${warmUp ? ' (warm-up)' : ''}`);
-    const batch = productBatch(500, 100).products.map((p) => ({ ...p, external_product_id: `r${round}-${p.external_product_id}` }));
-    const now = new Date();
-    const items = floorItems('bench-floor', batch, now);
-    const updateItems = floorItems('bench-update-floor', batch, now);
-    const createdAt = now.toISOString();
-    const phases = {
-      upsert: () => phase(() => upsertProductBatch('bench-catalog', batch, now)),
-      floor: () =>
-        phase(() =>
-          mapWithConcurrency(items, BATCH_WRITE_CONCURRENCY, ({ key, attributes, version }) =>
-            tableClient().send(
-              new PutCommand({
-                TableName: tableName(),
-                Item: { ...key, ...attributes, ...version, created_at: createdAt },
-                ConditionExpression: 'attribute_not_exists(pk)',
-              }),
-            ),
-          ),
-        ),
-      updateFloor: () =>
-        phase(() =>
-          mapWithConcurrency(updateItems, BATCH_WRITE_CONCURRENCY, ({ key, attributes, version }) =>
-            versionedWrite(key, attributes, version, { createdAt, remove: ['archived_at'] }),
-          ),
-        ),
-    };
-    // Taking turns at going first: DynamoDB Local's table grows by each phase's 50,000 variant
-    // index entries, and its JVM warms up, so whichever ran first in every round would pay more.
-    const order = (['upsert', 'floor', 'updateFloor'] as const).map((_, i, all) => all[(i + round) % all.length]!);
-    const elapsed: Partial<Record<keyof typeof phases, number>> = {};
-    let upserted: Awaited<ReturnType<typeof upsertProductBatch>> = [];
-    for (const name of order) {
-      const measured = await phases[name]();
-      elapsed[name] = measured.elapsed;
-      if (name === 'upsert') {
-        upserted = measured.result as typeof upserted;
-        units = measured.capacity.writeUnits;
-      }
-      if (name === 'floor') floorUnits = measured.capacity.writeUnits;
-    }
-    if (upserted.some((r) => r.outcome !== 'upserted')) throw new Error('the benchmark batch was not fully upserted');
-    progress(
-      `  upsert ${elapsed.upsert!.toFixed(0)} ms, floor ${elapsed.floor!.toFixed(0)} ms, UpdateItem floor ${elapsed.updateFloor!.toFixed(0)} ms (${order.join(', ')})`,
-    );
+    const measured = await measureRound(round, phase);
     if (warmUp) continue;
-    times.push(elapsed.upsert!);
-    floors.push(elapsed.floor!);
-    updateFloors.push(elapsed.updateFloor!);
+    for (const name of Object.keys(times) as PhaseName[]) times[name].push(measured.elapsed[name]);
+    units = measured.units;
   }
-  return [
-    figure({
-      suite: 'catalog',
-      name: 'POST /products/batch 500 × 100, server-side time',
-      value: median(times),
-      unit: 'ms',
-      floor: {
-        value: median(floors),
-        label: `500 raw conditional PutItem of the same items (list and stream-work index entries included), ${BATCH_WRITE_CONCURRENCY} in flight`,
-      },
-      target: { ratio: 1.3, direction: 'at_most' },
-      note: `median of ${ROUNDS} rounds after ${WARM_UP_ROUNDS} warm-up rounds, DynamoDB Local in memory, each phase with the local pipeline held`,
-    }),
-    figure({
-      suite: 'catalog',
-      name: 'POST /products/batch 500 × 100, server-side time against raw versioned UpdateItem',
-      value: median(times),
-      unit: 'ms',
-      floor: {
-        value: median(updateFloors),
-        label: `500 raw versioned UpdateItem of the same attributes (created_at kept, as the upsert writes), ${BATCH_WRITE_CONCURRENCY} in flight`,
-      },
-      note: 'no target: beside the PutItem floor it shows how much of the gap is DynamoDB Local running UpdateItem slower than PutItem',
-    }),
-    figure({
-      suite: 'catalog',
-      name: 'POST /products/batch 500 × 100, write units',
-      value: units,
-      unit: 'WCU',
-      floor: { value: floorUnits, label: '500 raw conditional PutItem of the same items (list and stream-work index entries included)' },
-      note: 'ReturnConsumedCapacity TOTAL; includes the list index entry and the stream-work due entry of each product',
-    }),
-  ];
+  return catalogFigures(times, units);
 }
