@@ -1,2 +1,2 @@
 /** `node:timers` for the bundles, taken from the runtime as CommonJS (see https.ts). */
-export const { setTimeout, clearTimeout, setInterval, clearInterval, setImmediate, clearImmediate } = process.getBuiltinModule('node:timers');
+export const { setTimeout } = process.getBuiltinModule('node:timers');

@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 import { meta, type Schema } from '../api/zod.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../api/limits.ts';
 
-const PAGE_SIZE_MESSAGE = 'must be an integer from 1 to 200';
+const PAGE_SIZE_MESSAGE = `must be an integer from 1 to ${MAX_PAGE_SIZE}`;
 
 /** `limit` and `cursor`, the query parameters every list takes. */
 export const PageQuery = z.object({

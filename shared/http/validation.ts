@@ -1,5 +1,7 @@
 /** Turns zod issues into the problem document's `errors[]` with precise pointers. */
 import * as z from 'zod/mini';
+// For its side effect too: it sets the English messages every issue below is written with.
+import '../api/zod.ts';
 import type { Schema } from '../api/zod.ts';
 import { type FieldError, ValidationError } from '../errors.ts';
 
