@@ -173,7 +173,8 @@ function readTenantConfigFile(file: string): TenantConfig {
 }
 const tenantConfigFile = positionals[0] === 'tenants' && values.config ? readTenantConfigFile(values.config) : undefined;
 const target = await selectTarget();
-const { createApiKey, putTenantConfig, revokeApiKey } = await import('#shared/tenants/store.ts');
+const { createApiKey, revokeApiKey } = await import('#shared/tenants/store.ts');
+const { putTenantConfig } = await import('#shared/tenants/config-writer.ts');
 const { isScope } = await import('#shared/api/scopes.ts');
 const { TENANT_ID_PATTERN } = await import('#shared/tenants/config.ts');
 const { queueClient } = await import('#shared/storage/clients.ts');

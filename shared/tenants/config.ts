@@ -1,9 +1,13 @@
 /**
- * Tenant configuration (contract-decisions section 9): the schema the admin CLI accepts,
- * with the defaults a missing field keeps.
+ * Tenant configuration (contract-decisions section 9): the schema the admin CLI accepts, with
+ * the defaults a missing field keeps. Only writers and the contract build it; the functions
+ * read the stored configuration through `tenant-config.ts`.
  */
 import * as z from 'zod/mini';
 import { integer, text } from '../api/zod.ts';
+import { type TenantConfig, TENANT_DEFAULTS } from './tenant-config.ts';
+
+export { type TenantConfig, TENANT_DEFAULTS, TENANT_ID_PATTERN } from './tenant-config.ts';
 
 const hour = integer(0, 23);
 
@@ -28,16 +32,6 @@ export const QuietHoursSchema = z.strictObject({
   dont_call_hour_end: hour,
 });
 
-export const TENANT_DEFAULTS = {
-  status: 'active' as const,
-  markets: [] as z.infer<typeof MarketSchema>[],
-  quiet_hours: { timezone: 'Europe/Berlin', dont_call_hour_start: 21, dont_call_hour_end: 8 },
-  features_enabled: { upsell: true, repurchase_intent: true },
-  writeback: { enabled: false },
-  max_call_attempts: 3,
-  rate_limit: { requests_per_second: 50, burst: 100 },
-};
-
 export const TenantConfigSchema = z.strictObject({
   status: z._default(z.enum(['active', 'suspended']), TENANT_DEFAULTS.status),
   markets: z._default(z.array(MarketSchema).check(z.maxLength(50)), TENANT_DEFAULTS.markets),
@@ -56,6 +50,8 @@ export const TenantConfigSchema = z.strictObject({
     TENANT_DEFAULTS.rate_limit,
   ),
 });
-export type TenantConfig = z.infer<typeof TenantConfigSchema>;
 
-export const TENANT_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+/** The schema's output is the functions' `TenantConfig`: the build fails if the two drift apart. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const sameShape: Same<z.output<typeof TenantConfigSchema>, TenantConfig> = true;
+void sameShape;

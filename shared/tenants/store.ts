@@ -4,11 +4,11 @@
  * revoked key stops working within AUTH_CACHE_SECONDS (at most 60 s).
  */
 import { randomBytes } from 'node:crypto';
-import { GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keySecrets, tableClient, tableName } from '../storage/clients.ts';
 import { keys } from '../storage/keys.ts';
 import type { Scope } from '../api/scopes.ts';
-import { type TenantConfig, TenantConfigSchema } from './config.ts';
+import { type StoredTenantConfig, type TenantConfig, withTenantDefaults } from './tenant-config.ts';
 import { landed } from '../storage/conditional.ts';
 
 export interface ApiKeyRecord {
@@ -27,20 +27,9 @@ export interface CreatedApiKey {
   scopes: Scope[];
 }
 
-export async function putTenantConfig(tenant: string, input: unknown, now = new Date()): Promise<TenantConfig> {
-  const config = TenantConfigSchema.parse(input);
-  await tableClient().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: { ...keys.tenantConfig(tenant), entity: 'tenant', tenant, config, updated_at: now.toISOString() },
-    }),
-  );
-  return config;
-}
-
 export async function readTenantConfig(tenant: string): Promise<TenantConfig | undefined> {
   const { Item } = await tableClient().send(new GetCommand({ TableName: tableName(), Key: keys.tenantConfig(tenant) }));
-  return Item ? TenantConfigSchema.parse(Item.config) : undefined;
+  return Item ? withTenantDefaults(Item.config as StoredTenantConfig) : undefined;
 }
 
 /** Creates a key; its secret is derived (never stored) and returned this once. */

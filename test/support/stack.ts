@@ -13,7 +13,8 @@ const stack = inject('stack');
 Object.assign(process.env, stack.env);
 export const baseUrl = stack.baseUrl;
 
-const { createApiKey, putTenantConfig } = await import('#shared/tenants/store.ts');
+const { createApiKey } = await import('#shared/tenants/store.ts');
+const { putTenantConfig } = await import('#shared/tenants/config-writer.ts');
 
 /** Ready to call (a market) and a rate limit no functional test reaches. */
 export const DEFAULT_TEST_CONFIG = {

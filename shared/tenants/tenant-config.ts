@@ -1,0 +1,59 @@
+/**
+ * A tenant's configuration as the functions read it (contract-decisions section 9), with the
+ * defaults a missing field keeps. No schema library here: the configuration is validated
+ * where it is written (the admin CLI, through `config.ts`), and every function reads it; a
+ * function that built the schema only to re-check what its writer checked paid for it in
+ * every cold start (README, performance: cold start).
+ */
+export interface Market {
+  country: string;
+  locale_default: string;
+  calling_days: number[];
+}
+
+export interface TenantConfig {
+  status: 'active' | 'suspended';
+  markets: Market[];
+  quiet_hours: { timezone: string; dont_call_hour_start: number; dont_call_hour_end: number };
+  features_enabled: { upsell: boolean; repurchase_intent: boolean };
+  writeback: { enabled: boolean };
+  max_call_attempts: number;
+  rate_limit: { requests_per_second: number; burst: number };
+}
+
+/** A configuration as stored: written whole, but by an older version, so a field added since is missing. */
+export type StoredTenantConfig = {
+  [K in keyof TenantConfig]?: TenantConfig[K] extends unknown[] ? TenantConfig[K] : K extends 'quiet_hours' ? TenantConfig[K] : Partial<TenantConfig[K]>;
+};
+
+export const TENANT_DEFAULTS: Readonly<TenantConfig> = {
+  status: 'active',
+  markets: [],
+  quiet_hours: { timezone: 'Europe/Berlin', dont_call_hour_start: 21, dont_call_hour_end: 8 },
+  features_enabled: { upsell: true, repurchase_intent: true },
+  writeback: { enabled: false },
+  max_call_attempts: 3,
+  rate_limit: { requests_per_second: 50, burst: 100 },
+};
+
+export const TENANT_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+
+/** `stored` with every missing field at its default, exactly as the schema's defaults fill it (a property test holds the two together). */
+export function withTenantDefaults(stored: StoredTenantConfig = {}): TenantConfig {
+  const d = TENANT_DEFAULTS;
+  return {
+    status: stored.status ?? d.status,
+    markets: stored.markets ?? [],
+    quiet_hours: stored.quiet_hours ?? { ...d.quiet_hours },
+    features_enabled: {
+      upsell: stored.features_enabled?.upsell ?? d.features_enabled.upsell,
+      repurchase_intent: stored.features_enabled?.repurchase_intent ?? d.features_enabled.repurchase_intent,
+    },
+    writeback: { enabled: stored.writeback?.enabled ?? d.writeback.enabled },
+    max_call_attempts: stored.max_call_attempts ?? d.max_call_attempts,
+    rate_limit: {
+      requests_per_second: stored.rate_limit?.requests_per_second ?? d.rate_limit.requests_per_second,
+      burst: stored.rate_limit?.burst ?? d.rate_limit.burst,
+    },
+  };
+}
