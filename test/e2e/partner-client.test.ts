@@ -60,9 +60,17 @@ beforeAll(async () => {
   key = await newTenant({ config: CALL_NOW_CONFIG });
 });
 
+/**
+ * The example's own deadline for its orders and for its webhooks (it waits for each in turn),
+ * and a test timeout beyond both: a pipeline that stalls fails with the example's own message
+ * (which orders never became final, which webhooks never came), not with the runner's timeout.
+ */
+const INTEGRATION_DEADLINE_MS = 60_000;
+const INTEGRATION_TEST = { timeout: 3 * INTEGRATION_DEADLINE_MS };
+
 describe('the partner client on the local stack', () => {
-  it('runs the partner example: each sandbox scenario gives its outcome, and every webhook verifies and matches the contract', async () => {
-    const report = await runIntegration({ ...recordingOptions(key, called), prefix: 'ex-' });
+  it('runs the partner example: each sandbox scenario gives its outcome, and every webhook verifies and matches the contract', INTEGRATION_TEST, async () => {
+    const report = await runIntegration({ ...recordingOptions(key, called), prefix: 'ex-', timeoutMs: INTEGRATION_DEADLINE_MS });
     expect(report.outcomes).toEqual({
       'ex-order-confirmed': 'confirmed',
       'ex-order-unreachable': 'unreachable',
@@ -85,14 +93,14 @@ describe('the partner client on the local stack', () => {
     expect((await createCommerceClient(recordingOptions(key, called)).webhooks.getSubscription()).enabled).toBe(false);
   });
 
-  it('leaves a subscription it finds as it found it, and says it received no webhooks', async () => {
+  it('leaves a subscription it finds as it found it, and says it received no webhooks', INTEGRATION_TEST, async () => {
     const other = await newTenant({ config: CALL_NOW_CONFIG });
     const client = createCommerceClient(recordingOptions(other, called));
     const sink = await startReceiver(() => 'ok');
     try {
       await client.webhooks.putSubscription({ url: sink.url, event_types: ['commerce.order.result_ready.v1'], enabled: true });
       const before = await client.webhooks.getSubscription();
-      const report = await runIntegration({ ...recordingOptions(other, called), prefix: 'kept-', timeoutMs: 60_000 });
+      const report = await runIntegration({ ...recordingOptions(other, called), prefix: 'kept-', timeoutMs: INTEGRATION_DEADLINE_MS });
       expect(report.webhooksSkipped).toMatch(/subscription exists/);
       expect(report.events).toEqual([]);
       const after = await client.webhooks.getSubscription();
