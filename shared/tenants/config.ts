@@ -37,15 +37,18 @@ export const TenantConfigSchema = z.strictObject({
   markets: z._default(z.array(MarketSchema).check(z.maxLength(50)), TENANT_DEFAULTS.markets),
   quiet_hours: z._default(QuietHoursSchema, TENANT_DEFAULTS.quiet_hours),
   features_enabled: z._default(
-    z.strictObject({ upsell: z._default(z.boolean(), true), repurchase_intent: z._default(z.boolean(), true) }),
+    z.strictObject({
+      upsell: z._default(z.boolean(), TENANT_DEFAULTS.features_enabled.upsell),
+      repurchase_intent: z._default(z.boolean(), TENANT_DEFAULTS.features_enabled.repurchase_intent),
+    }),
     TENANT_DEFAULTS.features_enabled,
   ),
-  writeback: z._default(z.strictObject({ enabled: z._default(z.boolean(), false) }), TENANT_DEFAULTS.writeback),
+  writeback: z._default(z.strictObject({ enabled: z._default(z.boolean(), TENANT_DEFAULTS.writeback.enabled) }), TENANT_DEFAULTS.writeback),
   max_call_attempts: z._default(integer(1, 10), TENANT_DEFAULTS.max_call_attempts),
   rate_limit: z._default(
     z.strictObject({
-      requests_per_second: z._default(integer(1, 10_000), 50),
-      burst: z._default(integer(1, 20_000), 100),
+      requests_per_second: z._default(integer(1, 10_000), TENANT_DEFAULTS.rate_limit.requests_per_second),
+      burst: z._default(integer(1, 20_000), TENANT_DEFAULTS.rate_limit.burst),
     }),
     TENANT_DEFAULTS.rate_limit,
   ),
