@@ -33,6 +33,7 @@ import { startStreamPoller } from './stream-poller.ts';
 import { writeFileAtomic } from './durable-file.ts';
 import { type FaultSpec, injectClientFaults, injectedFaults, injectInvocationFaults, injectLostAnswers, parseFaults } from './faults.ts';
 import { decorateClients, withoutSdkLogging } from '#shared/storage/clients.ts';
+import { scopeLogKeysPerAsyncContext } from '#shared/logging/logger.ts';
 import { pipelineHeld, pipelineReleasedAt, withPipelineHeld } from './pipeline-hold.ts';
 
 export const LOCAL_REGION = 'us-east-1';
@@ -413,6 +414,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const resources = await startResources(running, options, dynamoPort, template);
     // The handlers run in this process, as one warm Lambda instance each.
     Object.assign(process.env, resources.env);
+    // ...and side by side, so each request keeps its log keys in its own async context.
+    scopeLogKeysPerAsyncContext();
     // Faults first: the permission check then runs before them, as AWS refuses a call before anything can fail in flight.
     switchFaultsOn(running, options.dataDir);
     decorateClients((service, client) => enforcePermissions(service, client as never, resources.check));
