@@ -27,7 +27,8 @@ import { createServer, type Server } from 'node:http';
 import { promisify } from 'node:util';
 import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { marshall } from '@aws-sdk/util-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { ROUTES } from '#functions/routes.ts';
@@ -80,35 +81,85 @@ interface RecordedCall {
   json: Record<string, unknown>;
 }
 
-const SDK_PACKAGES: Record<RecordedCall['service'], string> = {
-  DynamoDB_20120810: '@aws-sdk/client-dynamodb',
-  TrentService: '@aws-sdk/client-kms',
-  AmazonSQS: '@aws-sdk/client-sqs',
+/** The document client's command for each DynamoDB operation the functions make (they make every call through it). */
+const DOCUMENT_COMMANDS: Record<string, string> = {
+  GetItem: 'GetCommand',
+  PutItem: 'PutCommand',
+  UpdateItem: 'UpdateCommand',
+  DeleteItem: 'DeleteCommand',
+  Query: 'QueryCommand',
+  Scan: 'ScanCommand',
+  TransactWriteItems: 'TransactWriteCommand',
+  TransactGetItems: 'TransactGetCommand',
+  BatchWriteItem: 'BatchWriteCommand',
+  BatchGetItem: 'BatchGetCommand',
 };
+
+/** Request members that hold DynamoDB attribute values: the document client takes them as plain values. */
+const ATTRIBUTE_VALUE_MEMBERS = new Set(['Key', 'Item', 'ExpressionAttributeValues', 'ExclusiveStartKey']);
+
+/** A DynamoDB request as the document client takes it: every item, key and value unmarshalled, wherever it sits. */
+function documentInput(value: unknown, member = ''): unknown {
+  if (ATTRIBUTE_VALUE_MEMBERS.has(member)) return unmarshall(value as Record<string, AttributeValue>);
+  if (member === 'Keys') return (value as Record<string, AttributeValue>[]).map((key) => unmarshall(key));
+  if (Array.isArray(value)) return value.map((v) => documentInput(v));
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([name, v]) => [name, documentInput(v, name)]));
+}
+
+/** What the floor sends for a recorded call: the client, the command and its input, as a trivial handler would write them. */
+interface FloorCall {
+  client: 'documents' | 'kms' | 'sqs';
+  command: string;
+  input: unknown;
+}
+
+function floorCall(call: RecordedCall): FloorCall {
+  if (call.service === 'TrentService') {
+    // On the wire KMS's message is base64; the SDK takes its bytes.
+    const input = call.operation === 'GenerateMac' ? { ...call.json, Message: Buffer.from(String(call.json.Message), 'base64') } : call.json;
+    return { client: 'kms', command: `${call.operation}Command`, input };
+  }
+  if (call.service === 'AmazonSQS') return { client: 'sqs', command: `${call.operation}Command`, input: call.json };
+  const command = DOCUMENT_COMMANDS[call.operation];
+  if (!command) throw new Error(`the replay floor has no document command for DynamoDB ${call.operation}`);
+  return { client: 'documents', command, input: documentInput(call.json) };
+}
+
+/** `value` as a JavaScript expression: sets and bytes (a string set, a binary attribute, KMS's message) included, which JSON would lose. */
+function literal(value: unknown): string {
+  if (value instanceof Set) return `new Set(${literal([...value])})`;
+  if (value instanceof Uint8Array) return `Buffer.from(${JSON.stringify(Buffer.from(value).toString('base64'))}, 'base64')`;
+  if (Array.isArray(value)) return `[${value.map(literal).join(', ')}]`;
+  if (value !== null && typeof value === 'object')
+    return `{ ${Object.entries(value)
+      .map(([k, v]) => `${JSON.stringify(k)}: ${literal(v)}`)
+      .join(', ')} }`;
+  return JSON.stringify(value);
+}
 
 /**
  * The floor beside an authenticated first request: a trivial handler with the same SDK clients
- * (DynamoDB with its document client, KMS, SQS) sending, in order, the very calls the function's
- * first request sent, as the stand-in received them. It imports only those calls' commands.
+ * (DynamoDB through its document client, KMS, SQS) sending, in order, the very calls the
+ * function's first request sent, their inputs written in its source as the stand-in received
+ * them. It imports only their commands.
  */
-function replayFloorSource(calls: readonly RecordedCall[]) {
-  const commands = (service: RecordedCall['service']) => [...new Set(calls.filter((c) => c.service === service).map((c) => `${c.operation}Command`))];
-  const imports = (Object.keys(SDK_PACKAGES) as RecordedCall['service'][]).map((service) => [service, commands(service)] as const);
+function replayFloorSource(calls: readonly FloorCall[]) {
+  const commands = (client: FloorCall['client']) => [...new Set(calls.filter((c) => c.client === client).map((c) => c.command))].map((c) => `, ${c}`).join('');
   return `
-import { DynamoDBClient${imports[0]![1].map((c) => `, ${c}`).join('')} } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { KMSClient${imports[1]![1].map((c) => `, ${c}`).join('')} } from '@aws-sdk/client-kms';
-import { SQSClient${imports[2]![1].map((c) => `, ${c}`).join('')} } from '@aws-sdk/client-sqs';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient${commands('documents')} } from '@aws-sdk/lib-dynamodb';
+import { KMSClient${commands('kms')} } from '@aws-sdk/client-kms';
+import { SQSClient${commands('sqs')} } from '@aws-sdk/client-sqs';
 const region = process.env.AWS_REGION;
-const dynamodb = new DynamoDBClient({ region, endpoint: process.env.DYNAMODB_ENDPOINT });
-const documents = DynamoDBDocumentClient.from(dynamodb);
-const clients = { DynamoDB_20120810: dynamodb, TrentService: new KMSClient({ region }), AmazonSQS: new SQSClient({ region, endpoint: process.env.SQS_ENDPOINT }) };
-const commands = { ${imports.flatMap(([, names]) => names).join(', ')} };
-// The recorded JSON is the wire form, where KMS's message travels as base64.
-const input = ({ operation, json }) => (operation === 'GenerateMac' ? { ...json, Message: Buffer.from(json.Message, 'base64') } : json);
-export const handler = async (event) => {
-  for (const call of event.calls) await clients[call.service].send(new commands[call.operation + 'Command'](input(call)));
-  return { statusCode: 200, body: String(Boolean(documents)) };
+const clients = {
+  documents: DynamoDBDocumentClient.from(new DynamoDBClient({ region, endpoint: process.env.DYNAMODB_ENDPOINT })),
+  kms: new KMSClient({ region }),
+  sqs: new SQSClient({ region, endpoint: process.env.SQS_ENDPOINT }),
+};
+export const handler = async () => {
+${calls.map((c) => `  await clients.${c.client}.send(new ${c.command}(${literal(c.input)}));`).join('\n')}
+  return { statusCode: 200, body: '${calls.length}' };
 };
 `;
 }
@@ -411,15 +462,16 @@ async function authenticatedPair(route: Route, handler: string, stand: Awaited<R
   const { status } = await coldStartOnce(file, event, stand.endpoint);
   if (!AUTHENTICATED_ANSWER.test(status)) throw new Error(`${route.operationId} answered its authenticated first request with ${status}`);
   const calls = [...stand.calls];
+  const floorCalls = calls.map(floorCall);
   const floorEntry = join(dir, `floor-${route.operationId}.ts`);
-  writeFileSync(floorEntry, replayFloorSource(calls));
+  writeFileSync(floorEntry, replayFloorSource(floorCalls));
   const floorFile = join(dir, `floor-${route.operationId}.mjs`);
   return {
     name: route.operationId,
     status,
     calls,
     fn: { file, event, size },
-    floor: { file: floorFile, event: { calls }, size: await bundle(floorEntry, floorFile, 'bundled') },
+    floor: { file: floorFile, event: {}, size: await bundle(floorEntry, floorFile, 'bundled') },
   };
 }
 
