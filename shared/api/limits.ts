@@ -14,3 +14,13 @@ export const DEFAULT_PAGE_SIZE = 50;
  * tenant's enabled rules, so their number bounds the work one tenant's orders cost.
  */
 export const MAX_SALES_RULES = 500;
+/** A webhook endpoint gets at most this many attempts at once (the endpoint guard's slots). */
+export const ENDPOINT_SLOTS = 20;
+/**
+ * The sender's instances at most (its reserved concurrency and its queue source's maximum):
+ * twice an endpoint's slots, so the attempts of one endpoint that answers nothing, each holding
+ * its instance for the whole attempt timeout, can hold at most half of them. With as many
+ * instances as slots, one such endpoint held every instance for 15 s, and no other tenant's
+ * delivery was attempted meanwhile (engineering notes, "Fairness", session 24).
+ */
+export const SENDER_INSTANCES = 2 * ENDPOINT_SLOTS;

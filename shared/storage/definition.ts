@@ -3,6 +3,8 @@
  * from these values and the local runtime creates DynamoDB Local's table and the SQS
  * emulator's queues from them, so the two can never drift apart.
  */
+import { SENDER_INSTANCES } from '../api/limits.ts';
+
 export const TABLE_DEFINITION = {
   partitionKey: 'pk',
   sortKey: 'sk',
@@ -63,8 +65,11 @@ export const EVENT_SOURCES = {
    * same shard (every shard locally: DynamoDB Local's stream has one).
    */
   tableStream: { batchSize: 100, maxBatchingWindowSeconds: 1, retryAttempts: 10, parallelizationFactor: 4 },
-  /** maxConcurrency: at most this many sender instances at once, so a backlog never takes the account's concurrency. */
-  webhookQueue: { batchSize: 10, maxBatchingWindowSeconds: 0, maxConcurrency: 20 },
+  /**
+   * maxConcurrency: at most this many sender instances at once, so a backlog never takes the
+   * account's concurrency; twice an endpoint's slots, so one endpoint never holds them all.
+   */
+  webhookQueue: { batchSize: 10, maxBatchingWindowSeconds: 0, maxConcurrency: SENDER_INSTANCES },
 } as const;
 
 /**
@@ -106,7 +111,7 @@ export const FUNCTION_SETTINGS = {
    * Concurrency reserved for (and capped at) each worker: a backlog of stream records or
    * deliveries can never starve the API functions of the account's concurrency, nor each other.
    */
-  workerReservedConcurrency: { 'stream-processor': 10, 'catalog-indexer': 4, 'webhook-sender': 20, reconciler: 1, 'call-scheduler': 2 },
+  workerReservedConcurrency: { 'stream-processor': 10, 'catalog-indexer': 4, 'webhook-sender': SENDER_INSTANCES, reconciler: 1, 'call-scheduler': 2 },
 } as const;
 
 /**

@@ -17,8 +17,9 @@ import { randomBytes } from 'node:crypto';
 import { tableName } from '../storage/clients.ts';
 import { landed, writeConditionally } from '../storage/conditional.ts';
 import { keys } from '../storage/keys.ts';
+import { ENDPOINT_SLOTS } from '../api/limits.ts';
 
-export const ENDPOINT_SLOTS = 20;
+export { ENDPOINT_SLOTS };
 export const BREAKER_THRESHOLD = 5;
 export const FIRST_PAUSE_SECONDS = 30;
 export const LONGEST_PAUSE_SECONDS = 600;

@@ -11,6 +11,7 @@ import { ROUTES } from '#functions/routes.ts';
 import { WORKERS } from '#functions/workers.ts';
 import { CommerceInterfaceStack } from '#infra/stack.ts';
 import { GATEWAY_PROBLEMS } from '#shared/http/gateway-responses.ts';
+import { ENDPOINT_SLOTS } from '#shared/api/limits.ts';
 
 let template: Template;
 beforeAll(() => {
@@ -309,6 +310,13 @@ describe('the CDK app', () => {
     const apiFunctions = template.findResources('AWS::Lambda::Function', { Properties: { Timeout: 10 } });
     for (const fn of Object.values(apiFunctions)) expect(fn.Properties.ReservedConcurrentExecutions).toBeUndefined();
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { ScalingConfig: { MaximumConcurrency: Match.anyValue() } });
+  });
+
+  it('gives the webhook sender twice the instances one endpoint may hold attempts in, so an endpoint that answers nothing never holds them all', () => {
+    const [mapping] = Object.values(template.findResources('AWS::Lambda::EventSourceMapping', { Properties: { ScalingConfig: Match.anyValue() } }));
+    const sender = template.findResources('AWS::Lambda::Function')[mapping!.Properties.FunctionName.Ref as string]!;
+    expect(mapping!.Properties.ScalingConfig.MaximumConcurrency).toBeGreaterThanOrEqual(2 * ENDPOINT_SLOTS);
+    expect(sender.Properties.ReservedConcurrentExecutions).toBeGreaterThanOrEqual(2 * ENDPOINT_SLOTS);
   });
 
   describe('API key secrets', () => {
