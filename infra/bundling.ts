@@ -17,7 +17,9 @@ export const BUNDLE_OPTIONS = {
    * lazy getters loads undici at every cold start (node-builtins/https.ts); so are the builtins
    * only the functions' own code and Powertools import (async_hooks, console, timers, and net and
    * dns for the webhook URL checks), each facade a millisecond or so of every cold start. A
-   * shim exports the names in use: esbuild fails the build on an import of any other.
+   * shim exports the names in use: esbuild fails the build on an import of any other. And
+   * Powertools' JMESPath, cut to the one form the idempotency configuration uses
+   * (powertools-jmespath.ts).
    */
   alias: {
     '@aws-sdk/credential-provider-node': fileURLToPath(new URL('./lambda-credentials.ts', import.meta.url)),
@@ -28,6 +30,8 @@ export const BUNDLE_OPTIONS = {
     'node:timers': fileURLToPath(new URL('./node-builtins/timers.ts', import.meta.url)),
     'node:net': fileURLToPath(new URL('./node-builtins/net.ts', import.meta.url)),
     'node:dns/promises': fileURLToPath(new URL('./node-builtins/dns-promises.ts', import.meta.url)),
+    '@aws-lambda-powertools/jmespath': fileURLToPath(new URL('./powertools-jmespath.ts', import.meta.url)),
+    '@aws-lambda-powertools/jmespath/functions': fileURLToPath(new URL('./powertools-jmespath.ts', import.meta.url)),
   },
 } as const;
 

@@ -106,6 +106,13 @@ export function tableIdempotencyStore(tableName: string, client: DynamoDBClient)
 }
 
 /**
+ * What Powertools selects from the payload below: the record's key, and what a reuse of the key
+ * must match. Multi-select lists of field names only: the bundles evaluate no other JMESPath
+ * (infra/powertools-jmespath.ts).
+ */
+export const IDEMPOTENCY_JMESPATH = { key: '[tenant, idempotency_key]', payload: '[method, path, body_sha256]' } as const;
+
+/**
  * One configuration per request: Powertools keeps the Lambda context it computes the
  * in-progress expiry from on the configuration, and requests handled side by side (the local
  * runtime's single process) must not see each other's.
@@ -113,8 +120,8 @@ export function tableIdempotencyStore(tableName: string, client: DynamoDBClient)
 const requestConfig = () =>
   new IdempotencyConfig({
     // Option names are case-sensitive; a misspelt one would silently hash the whole payload.
-    eventKeyJmesPath: '[tenant, idempotency_key]',
-    payloadValidationJmesPath: '[method, path, body_sha256]',
+    eventKeyJmesPath: IDEMPOTENCY_JMESPATH.key,
+    payloadValidationJmesPath: IDEMPOTENCY_JMESPATH.payload,
     expiresAfterSeconds: IDEMPOTENCY_RETENTION_SECONDS,
     throwOnNoIdempotencyKey: true,
     responseHook: (response) => {

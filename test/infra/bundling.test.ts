@@ -1,0 +1,41 @@
+/**
+ * What the deployed bundles hold, built with the settings CDK bundles every function with
+ * (infra/bundling.ts): the module replacements must be in effect, or a function would deploy
+ * with code its tests never ran beside the shim's (test/unit/http/idempotency-jmespath.test.ts).
+ */
+import { build } from 'esbuild';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROUTES } from '#functions/routes.ts';
+import { BUNDLE_OPTIONS, TRACING_MODULES } from '#infra/bundling.ts';
+import { repoRoot } from '../support/paths.ts';
+
+async function bundledInputs(operationId: string): Promise<string[]> {
+  const route = ROUTES.find((r) => r.operationId === operationId)!;
+  const result = await build({
+    entryPoints: [join(repoRoot, route.handler)],
+    absWorkingDir: repoRoot,
+    bundle: true,
+    write: false,
+    metafile: true,
+    platform: 'node',
+    minify: BUNDLE_OPTIONS.minify,
+    format: BUNDLE_OPTIONS.format,
+    target: BUNDLE_OPTIONS.target,
+    mainFields: [...BUNDLE_OPTIONS.mainFields],
+    banner: { js: BUNDLE_OPTIONS.banner },
+    alias: { ...BUNDLE_OPTIONS.alias },
+    external: [...TRACING_MODULES],
+    logLevel: 'silent',
+  });
+  return Object.keys(result.metafile.inputs);
+}
+
+describe('a mutation function bundle', () => {
+  it("evaluates Powertools idempotency's JMESPath with the shim, and holds none of Powertools' interpreter", async () => {
+    const inputs = await bundledInputs('createOrder');
+    expect(inputs.some((path) => path.includes('@aws-lambda-powertools/idempotency/'))).toBe(true);
+    expect(inputs).toContain('infra/powertools-jmespath.ts');
+    expect(inputs.filter((path) => path.includes('@aws-lambda-powertools/jmespath/'))).toEqual([]);
+  });
+});
