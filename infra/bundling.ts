@@ -3,6 +3,7 @@
  * the cold-start benchmark builds the same bundles with esbuild to measure them.
  */
 import { fileURLToPath } from 'node:url';
+import type { BuildOptions } from 'esbuild';
 
 export const BUNDLE_OPTIONS = {
   minify: true,
@@ -46,6 +47,24 @@ export const SDK_EXTERNAL_MODULES: string[] = [];
  * root imports it dynamically, only then, so a bundle without it never reaches the import.
  */
 export const TRACING_MODULES = ['@aws-lambda-powertools/tracer'];
+
+/**
+ * esbuild's options for one function's bundle, the settings CDK bundles it with
+ * (parts/commerce-function.ts), for the benchmarks and tests that build bundles themselves.
+ * The tracer is left out, as deployed by default.
+ */
+export const functionBuildOptions = (external: readonly string[] = []): BuildOptions => ({
+  bundle: true,
+  platform: 'node',
+  minify: BUNDLE_OPTIONS.minify,
+  format: BUNDLE_OPTIONS.format,
+  target: BUNDLE_OPTIONS.target,
+  mainFields: [...BUNDLE_OPTIONS.mainFields],
+  banner: { js: BUNDLE_OPTIONS.banner },
+  alias: { ...BUNDLE_OPTIONS.alias },
+  external: [...external, ...TRACING_MODULES],
+  logLevel: 'silent',
+});
 
 /**
  * The NODE_OPTIONS a function is deployed with: `--enable-source-maps` only when the stack maps

@@ -34,7 +34,7 @@ import { build } from 'esbuild';
 import { ROUTES } from '#functions/routes.ts';
 import { BASE_PATH, fillPath, type Route } from '#shared/api/routes.ts';
 import { WORKERS } from '#functions/workers.ts';
-import { BUNDLE_OPTIONS, functionNodeOptions, TRACING_MODULES } from '#infra/bundling.ts';
+import { functionBuildOptions, functionNodeOptions } from '#infra/bundling.ts';
 import { signRequest } from '#shared/auth/signing.ts';
 import { SCOPES } from '#shared/api/scopes.ts';
 import { SHARDS_READ_AT_ONCE } from '#shared/storage/due-index.ts';
@@ -276,21 +276,7 @@ async function standIn(): Promise<{ endpoint: string; server: Server; queries: (
 }
 
 async function bundle(entry: string, outfile: string, sdk: 'bundled' | 'runtime') {
-  await build({
-    entryPoints: [entry],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    minify: BUNDLE_OPTIONS.minify,
-    format: BUNDLE_OPTIONS.format,
-    target: BUNDLE_OPTIONS.target,
-    mainFields: [...BUNDLE_OPTIONS.mainFields],
-    banner: { js: BUNDLE_OPTIONS.banner },
-    alias: { ...BUNDLE_OPTIONS.alias },
-    // As deployed by default: the tracer only when the stack traces AWS calls.
-    external: [...(sdk === 'runtime' ? ['@aws-sdk/*', '@smithy/*'] : []), ...TRACING_MODULES],
-    logLevel: 'silent',
-  });
+  await build({ ...functionBuildOptions(sdk === 'runtime' ? ['@aws-sdk/*', '@smithy/*'] : []), entryPoints: [entry], outfile });
   return statSync(outfile).size / 1024;
 }
 

@@ -7,26 +7,17 @@ import { build } from 'esbuild';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROUTES } from '#functions/routes.ts';
-import { BUNDLE_OPTIONS, TRACING_MODULES } from '#infra/bundling.ts';
+import { functionBuildOptions } from '#infra/bundling.ts';
 import { repoRoot } from '../support/paths.ts';
 
 async function bundledInputs(operationId: string): Promise<string[]> {
   const route = ROUTES.find((r) => r.operationId === operationId)!;
   const result = await build({
+    ...functionBuildOptions(),
     entryPoints: [join(repoRoot, route.handler)],
     absWorkingDir: repoRoot,
-    bundle: true,
     write: false,
     metafile: true,
-    platform: 'node',
-    minify: BUNDLE_OPTIONS.minify,
-    format: BUNDLE_OPTIONS.format,
-    target: BUNDLE_OPTIONS.target,
-    mainFields: [...BUNDLE_OPTIONS.mainFields],
-    banner: { js: BUNDLE_OPTIONS.banner },
-    alias: { ...BUNDLE_OPTIONS.alias },
-    external: [...TRACING_MODULES],
-    logLevel: 'silent',
   });
   return Object.keys(result.metafile.inputs);
 }
