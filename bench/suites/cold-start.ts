@@ -142,15 +142,16 @@ function literal(value: unknown): string {
  * The floor beside an authenticated first request: a trivial handler with the same SDK clients
  * (DynamoDB through its document client, KMS, SQS) sending, in order, the very calls the
  * function's first request sent, their inputs written in its source as the stand-in received
- * them. It imports only their commands.
+ * them, after resolving the host names it resolved. It imports only their commands.
  */
-function replayFloorSource(calls: readonly FloorCall[]) {
+function replayFloorSource(calls: readonly FloorCall[], lookups: readonly HostLookup[]) {
   const commands = (client: FloorCall['client']) => [...new Set(calls.filter((c) => c.client === client).map((c) => c.command))].map((c) => `, ${c}`).join('');
   return `
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient${commands('documents')} } from '@aws-sdk/lib-dynamodb';
 import { KMSClient${commands('kms')} } from '@aws-sdk/client-kms';
 import { SQSClient${commands('sqs')} } from '@aws-sdk/client-sqs';
+${lookups.length ? "import { lookup } from 'node:dns/promises';" : ''}
 const region = process.env.AWS_REGION;
 const clients = {
   documents: DynamoDBDocumentClient.from(new DynamoDBClient({ region, endpoint: process.env.DYNAMODB_ENDPOINT })),
@@ -158,6 +159,7 @@ const clients = {
   sqs: new SQSClient({ region, endpoint: process.env.SQS_ENDPOINT }),
 };
 export const handler = async () => {
+${lookups.map(([host, options]) => `  await lookup(${literal(host)}, ${literal(options)}).catch(() => undefined);`).join('\n')}
 ${calls.map((c) => `  await clients.${c.client}.send(new ${c.command}(${literal(c.input)}));`).join('\n')}
   return { statusCode: 200, body: '${calls.length}' };
 };
@@ -280,8 +282,32 @@ async function bundle(entry: string, outfile: string, sdk: 'bundled' | 'runtime'
   return statSync(outfile).size / 1024;
 }
 
-/** One fresh process, as Lambda starts one: import the bundle, answer the first invocation, report the time and the answer's status. */
-async function coldStartOnce(file: string, event: unknown, endpoint: string): Promise<{ ms: number; status: string }> {
+/**
+ * Preloaded into a recording start only, never a measured one: it notes each host name the
+ * function resolves (`putWebhookSubscription` checks its URL's host is public), for the floor
+ * to resolve too. The bundles take `lookup` from the module this patches (node-builtins).
+ */
+const HOST_LOOKUP_RECORDER = `
+const dns = process.getBuiltinModule('node:dns/promises');
+const lookup = dns.lookup;
+dns.lookup = (host, options) => {
+  process.stderr.write('host-lookup ' + JSON.stringify([host, options]) + '\\n');
+  return lookup(host, options);
+};`;
+
+/** A host name resolved, with the options it was resolved with. */
+type HostLookup = [host: string, options: unknown];
+
+/**
+ * One fresh process, as Lambda starts one: import the bundle, answer the first invocation, report
+ * the time and the answer's status, and, when recording, the host names it resolved.
+ */
+async function coldStartOnce(
+  file: string,
+  event: unknown,
+  endpoint: string,
+  recordLookups = false,
+): Promise<{ ms: number; status: string; lookups: HostLookup[] }> {
   const env = {
     ...process.env,
     NODE_OPTIONS: DEPLOYED_NODE_OPTIONS,
@@ -299,9 +325,11 @@ async function coldStartOnce(file: string, event: unknown, endpoint: string): Pr
     POWERTOOLS_METRICS_DISABLED: 'true',
     COLD_START_EVENT: JSON.stringify(event),
   };
-  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', HARNESS, file], { env, encoding: 'utf8' });
+  const recorder = recordLookups ? ['--import', `data:text/javascript,${encodeURIComponent(HOST_LOOKUP_RECORDER)}`] : [];
+  const { stdout, stderr } = await promisify(execFile)(process.execPath, [...recorder, '--input-type=module', '-e', HARNESS, file], { env, encoding: 'utf8' });
   const [ms, status] = stdout.trim().split('\n').at(-1)!.split(' ');
-  return { ms: Number(ms), status: status! };
+  const lookups = [...stderr.matchAll(/^host-lookup (.*)$/gm)].map((m) => JSON.parse(m[1]!) as HostLookup);
+  return { ms: Number(ms), status: status!, lookups };
 }
 
 interface Entry {
@@ -434,6 +462,8 @@ interface AuthenticatedPair {
   name: string;
   status: string;
   calls: readonly RecordedCall[];
+  /** Host names it resolved, before or between its calls; the floor resolves them first. */
+  lookups: readonly HostLookup[];
   fn: { file: string; event: unknown };
   /** Its trivial handler takes no event: the calls are written in its source. */
   floor: { file: string; size: number };
@@ -446,23 +476,25 @@ async function authenticatedPair(route: Route, stand: Awaited<ReturnType<typeof 
   const file = join(dir, `${route.operationId}.mjs`);
   await bundle(join(root, route.handler), file, 'bundled');
   stand.calls.length = 0;
-  const { status } = await coldStartOnce(file, event, stand.endpoint);
+  const { status, lookups } = await coldStartOnce(file, event, stand.endpoint, true);
   if (!AUTHENTICATED_ANSWER.test(status)) throw new Error(`${route.operationId} answered its authenticated first request with ${status}`);
   const calls = [...stand.calls];
   const floorCalls = calls.map(floorCall);
   const floorEntry = join(dir, `floor-${route.operationId}.ts`);
-  writeFileSync(floorEntry, replayFloorSource(floorCalls));
+  writeFileSync(floorEntry, replayFloorSource(floorCalls, lookups));
   const floorFile = join(dir, `floor-${route.operationId}.mjs`);
   return {
     name: route.operationId,
     status,
     calls,
+    lookups,
     fn: { file, event },
     floor: { file: floorFile, size: await bundle(floorEntry, floorFile, 'bundled') },
   };
 }
 
-const callSummary = (calls: readonly RecordedCall[]) => calls.map((c) => c.operation).join(', ');
+const callSummary = ({ calls, lookups }: AuthenticatedPair) =>
+  [...lookups.map(([host]) => `host lookup of ${host}`), ...calls.map((c) => c.operation)].join(', ');
 
 /**
  * Each API function's authenticated first request (SDK bundled, as deployed), beside a floor
@@ -488,8 +520,7 @@ async function measureAuthenticated(routes: readonly Route[]): Promise<Figure[]>
     stand.server.close();
   }
   const measured = pairs.map((pair, i) => ({ pair, init: median(times[i]!.fn), floor: median(times[i]!.floor) }));
-  for (const m of measured)
-    progress(`  ${m.pair.name}: ${m.init.toFixed(1)} ms against ${m.floor.toFixed(1)} ms (${m.pair.status}; ${callSummary(m.pair.calls)})`);
+  for (const m of measured) progress(`  ${m.pair.name}: ${m.init.toFixed(1)} ms against ${m.floor.toFixed(1)} ms (${m.pair.status}; ${callSummary(m.pair)})`);
   return [
     ...measured.map(({ pair, init, floor }) =>
       figure({
@@ -499,10 +530,10 @@ async function measureAuthenticated(routes: readonly Route[]): Promise<Figure[]>
         unit: 'ms',
         floor: {
           value: floor,
-          label: `trivial handler + the same SDK clients making the same ${pair.calls.length} calls in order (${pair.floor.size.toFixed(0)} KiB)`,
+          label: `trivial handler + the same SDK clients making the same ${pair.calls.length} calls in order${pair.lookups.length ? `, after the same ${pair.lookups.length} host lookup(s)` : ''} (${pair.floor.size.toFixed(0)} KiB)`,
         },
         target: { ratio: 1.25, direction: 'at_most' },
-        note: `answered ${pair.status} after ${callSummary(pair.calls)}`,
+        note: `answered ${pair.status} after ${callSummary(pair)}`,
       }),
     ),
     figure({
