@@ -1,5 +1,4 @@
-import * as z from 'zod/mini';
-import type { Schema } from './zod.ts';
+import { builtOnFirstUse } from './zod.ts';
 
 /**
  * A schema of what the service answers or sends (a response body, a webhook payload): built
@@ -8,4 +7,4 @@ import type { Schema } from './zod.ts';
  * load only lengthened every cold start: a domain's schema module held hundreds of zod
  * instances its functions never use (README, performance: cold start).
  */
-export const answerSchema = <T extends Schema>(build: () => T): z.ZodMiniLazy<T> => z.lazy(build);
+export const answerSchema = builtOnFirstUse;

@@ -24,6 +24,15 @@ export function meta<T extends z.ZodMiniType>(schema: T, data: z.core.GlobalMeta
   return annotated;
 }
 
+/**
+ * `build`'s schema, built the first time a parse (or the contract generator) reaches it, not when
+ * its module loads. A function's bundle holds every schema of the modules it imports, and built
+ * at load they cost every cold start: `archiveSalesRule`, whose request has no body, built all 93
+ * sales-rule schemas (README, performance: cold start). Parses, issues and the contract are the
+ * same: the lazy wrapper hands each parse to the schema it built.
+ */
+export const builtOnFirstUse = <T extends Schema>(build: () => T): z.ZodMiniLazy<T> => z.lazy(build);
+
 /** An integer, as classic zod's `z.number().int()` followed by its bounds: the same checks in the same order. */
 export const integer = (min?: number, max?: number, message?: string) =>
   z.number().check(z.int(message), ...(min === undefined ? [] : [z.gte(min, message)]), ...(max === undefined ? [] : [z.lte(max, message)]));

@@ -1,11 +1,8 @@
 /** Customers (spec 2.2, 4.3): the upsert body and the sanitized view, in one place. */
 import * as z from 'zod/mini';
-import { meta, text } from '../api/zod.ts';
+import { builtOnFirstUse, meta, text } from '../api/zod.ts';
 import { answerSchema } from '../api/answer-schema.ts';
 import { Rfc3339, SourceVersion, UtcTime } from '../api/fields.ts';
-
-/** Accepted clock skew for `collected_at`, the same as the signing window. */
-export const COLLECTED_AT_SKEW_SECONDS = 300;
 
 const isLanguageTag = (tag: string) => {
   try {
@@ -15,31 +12,35 @@ const isLanguageTag = (tag: string) => {
   }
 };
 
-export const ConsentProofSchema = z.strictObject({
-  source: meta(text(1, 200), { description: 'Where consent was collected, e.g. checkout' }),
-  reference: meta(text(1, 500), { description: 'Your reference to the stored proof; erased by anonymize' }),
-  collected_at: meta(Rfc3339, { description: 'RFC 3339; not in the future' }),
-});
+export const ConsentProofSchema = builtOnFirstUse(() =>
+  z.strictObject({
+    source: meta(text(1, 200), { description: 'Where consent was collected, e.g. checkout' }),
+    reference: meta(text(1, 500), { description: 'Your reference to the stored proof; erased by anonymize' }),
+    collected_at: meta(Rfc3339, { description: 'RFC 3339; not in the future' }),
+  }),
+);
 
-export const CustomerInputSchema = meta(
-  z
-    .strictObject({
-      phone: z.string().check(z.regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 number such as +4915112345678')),
-      locale: z.string().check(z.maxLength(35), z.refine(isLanguageTag, 'must be a BCP 47 language tag such as de-DE')),
-      consent: z.strictObject({
-        status: meta(z.enum(['granted', 'withdrawn']), { description: 'Calls need `granted`; `withdrawn` stops them (proof optional).' }),
-        proof: meta(z.optional(ConsentProofSchema), { description: 'Required when status is granted' }),
-      }),
-      source_version: SourceVersion,
-    })
-    .check(
-      z.superRefine((c, ctx) => {
-        if (c.consent.status === 'granted' && !c.consent.proof) {
-          ctx.addIssue({ code: 'custom', path: ['consent', 'proof'], message: 'is required when consent.status is granted' });
-        }
-      }),
-    ),
-  { id: 'CustomerInput' },
+export const CustomerInputSchema = builtOnFirstUse(() =>
+  meta(
+    z
+      .strictObject({
+        phone: z.string().check(z.regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 number such as +4915112345678')),
+        locale: z.string().check(z.maxLength(35), z.refine(isLanguageTag, 'must be a BCP 47 language tag such as de-DE')),
+        consent: z.strictObject({
+          status: meta(z.enum(['granted', 'withdrawn']), { description: 'Calls need `granted`; `withdrawn` stops them (proof optional).' }),
+          proof: meta(z.optional(ConsentProofSchema), { description: 'Required when status is granted' }),
+        }),
+        source_version: SourceVersion,
+      })
+      .check(
+        z.superRefine((c, ctx) => {
+          if (c.consent.status === 'granted' && !c.consent.proof) {
+            ctx.addIssue({ code: 'custom', path: ['consent', 'proof'], message: 'is required when consent.status is granted' });
+          }
+        }),
+      ),
+    { id: 'CustomerInput' },
+  ),
 );
 export type CustomerInput = z.output<typeof CustomerInputSchema>;
 

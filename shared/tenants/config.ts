@@ -4,12 +4,12 @@
  * read the stored configuration through `tenant-config.ts`.
  */
 import * as z from 'zod/mini';
-import { integer, text } from '../api/zod.ts';
+import { builtOnFirstUse, integer, text } from '../api/zod.ts';
 import { type TenantConfig, TENANT_DEFAULTS } from './tenant-config.ts';
 
 export { type TenantConfig, TENANT_DEFAULTS, TENANT_ID_PATTERN } from './tenant-config.ts';
 
-const hour = integer(0, 23);
+const hour = builtOnFirstUse(() => integer(0, 23));
 
 export const isValidTimeZone = (tz: string): boolean => {
   try {
@@ -20,39 +20,45 @@ export const isValidTimeZone = (tz: string): boolean => {
   }
 };
 
-export const MarketSchema = z.strictObject({
-  country: z.string().check(z.regex(/^[A-Z]{2}$/, 'ISO 3166-1 alpha-2 country code')),
-  locale_default: text(2, 35),
-  calling_days: z.array(integer(1, 7)).check(z.minLength(1), z.maxLength(7)),
-});
+export const MarketSchema = builtOnFirstUse(() =>
+  z.strictObject({
+    country: z.string().check(z.regex(/^[A-Z]{2}$/, 'ISO 3166-1 alpha-2 country code')),
+    locale_default: text(2, 35),
+    calling_days: z.array(integer(1, 7)).check(z.minLength(1), z.maxLength(7)),
+  }),
+);
 
-export const QuietHoursSchema = z.strictObject({
-  timezone: z.string().check(z.refine(isValidTimeZone, 'an IANA time zone name')),
-  dont_call_hour_start: hour,
-  dont_call_hour_end: hour,
-});
+export const QuietHoursSchema = builtOnFirstUse(() =>
+  z.strictObject({
+    timezone: z.string().check(z.refine(isValidTimeZone, 'an IANA time zone name')),
+    dont_call_hour_start: hour,
+    dont_call_hour_end: hour,
+  }),
+);
 
-export const TenantConfigSchema = z.strictObject({
-  status: z._default(z.enum(['active', 'suspended']), TENANT_DEFAULTS.status),
-  markets: z._default(z.array(MarketSchema).check(z.maxLength(50)), TENANT_DEFAULTS.markets),
-  quiet_hours: z._default(QuietHoursSchema, TENANT_DEFAULTS.quiet_hours),
-  features_enabled: z._default(
-    z.strictObject({
-      upsell: z._default(z.boolean(), TENANT_DEFAULTS.features_enabled.upsell),
-      repurchase_intent: z._default(z.boolean(), TENANT_DEFAULTS.features_enabled.repurchase_intent),
-    }),
-    TENANT_DEFAULTS.features_enabled,
-  ),
-  writeback: z._default(z.strictObject({ enabled: z._default(z.boolean(), TENANT_DEFAULTS.writeback.enabled) }), TENANT_DEFAULTS.writeback),
-  max_call_attempts: z._default(integer(1, 10), TENANT_DEFAULTS.max_call_attempts),
-  rate_limit: z._default(
-    z.strictObject({
-      requests_per_second: z._default(integer(1, 10_000), TENANT_DEFAULTS.rate_limit.requests_per_second),
-      burst: z._default(integer(1, 20_000), TENANT_DEFAULTS.rate_limit.burst),
-    }),
-    TENANT_DEFAULTS.rate_limit,
-  ),
-});
+export const TenantConfigSchema = builtOnFirstUse(() =>
+  z.strictObject({
+    status: z._default(z.enum(['active', 'suspended']), TENANT_DEFAULTS.status),
+    markets: z._default(z.array(MarketSchema).check(z.maxLength(50)), TENANT_DEFAULTS.markets),
+    quiet_hours: z._default(QuietHoursSchema, TENANT_DEFAULTS.quiet_hours),
+    features_enabled: z._default(
+      z.strictObject({
+        upsell: z._default(z.boolean(), TENANT_DEFAULTS.features_enabled.upsell),
+        repurchase_intent: z._default(z.boolean(), TENANT_DEFAULTS.features_enabled.repurchase_intent),
+      }),
+      TENANT_DEFAULTS.features_enabled,
+    ),
+    writeback: z._default(z.strictObject({ enabled: z._default(z.boolean(), TENANT_DEFAULTS.writeback.enabled) }), TENANT_DEFAULTS.writeback),
+    max_call_attempts: z._default(integer(1, 10), TENANT_DEFAULTS.max_call_attempts),
+    rate_limit: z._default(
+      z.strictObject({
+        requests_per_second: z._default(integer(1, 10_000), TENANT_DEFAULTS.rate_limit.requests_per_second),
+        burst: z._default(integer(1, 20_000), TENANT_DEFAULTS.rate_limit.burst),
+      }),
+      TENANT_DEFAULTS.rate_limit,
+    ),
+  }),
+);
 
 /** The schema's output is the functions' `TenantConfig`: the build fails if the two drift apart. */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

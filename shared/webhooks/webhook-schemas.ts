@@ -1,6 +1,6 @@
 /** Webhook subscription and delivery log (spec 2.7, 4.7; contract-decisions section 8). */
 import * as z from 'zod/mini';
-import { integer, meta } from '../api/zod.ts';
+import { builtOnFirstUse, integer, meta } from '../api/zod.ts';
 import { answerSchema } from '../api/answer-schema.ts';
 import { Rfc3339, UtcTime } from '../api/fields.ts';
 import { DNS_TIMEOUT_MS, URL_REFUSALS } from './url-refusals.ts';
@@ -17,19 +17,23 @@ export const DELIVERY_STATUSES = ['queued', 'delivering', 'retrying', 'delivered
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /** A list of event types, each at most once. */
-const EventTypeList = z.array(z.enum(EVENT_TYPES)).check(
-  z.minLength(1),
-  z.maxLength(EVENT_TYPES.length),
-  z.refine((types) => new Set(types).size === types.length, 'must not repeat an event type'),
+const EventTypeList = builtOnFirstUse(() =>
+  z.array(z.enum(EVENT_TYPES)).check(
+    z.minLength(1),
+    z.maxLength(EVENT_TYPES.length),
+    z.refine((types) => new Set(types).size === types.length, 'must not repeat an event type'),
+  ),
 );
 
-export const PutSubscriptionSchema = meta(
-  z.strictObject({
-    url: meta(z.string().check(z.maxLength(2048)), { description: WEBHOOK_URL_RULES }),
-    event_types: EventTypeList,
-    enabled: z._default(z.boolean(), true),
-  }),
-  { id: 'WebhookSubscriptionInput' },
+export const PutSubscriptionSchema = builtOnFirstUse(() =>
+  meta(
+    z.strictObject({
+      url: meta(z.string().check(z.maxLength(2048)), { description: WEBHOOK_URL_RULES }),
+      event_types: EventTypeList,
+      enabled: z._default(z.boolean(), true),
+    }),
+    { id: 'WebhookSubscriptionInput' },
+  ),
 );
 
 export const HealthSchema = answerSchema(() =>
@@ -78,13 +82,15 @@ export const SubscriptionSchema = answerSchema(() =>
   ),
 );
 
-export const RotateSchema = meta(
-  z.strictObject({
-    previous_secret_expires_in: meta(z._default(integer(0, 604_800), 86_400), {
-      description: 'Seconds the old secret stays valid; 0 ends it at once (a leaked secret)',
+export const RotateSchema = builtOnFirstUse(() =>
+  meta(
+    z.strictObject({
+      previous_secret_expires_in: meta(z._default(integer(0, 604_800), 86_400), {
+        description: 'Seconds the old secret stays valid; 0 ends it at once (a leaked secret)',
+      }),
     }),
-  }),
-  { id: 'RotateSecretRequest' },
+    { id: 'RotateSecretRequest' },
+  ),
 );
 
 export const RotateResultSchema = answerSchema(() =>
@@ -168,9 +174,11 @@ export const TestResultSchema = answerSchema(() =>
 /** Deliveries one POST /webhook-deliveries/recover re-sends at most. */
 export const RECOVER_PAGE = 50;
 
-export const RecoverRequestSchema = meta(z.strictObject({ since: meta(Rfc3339, { description: 'Deliveries created at or after this time (RFC 3339)' }) }), {
-  id: 'WebhookRecoverRequest',
-});
+export const RecoverRequestSchema = builtOnFirstUse(() =>
+  meta(z.strictObject({ since: meta(Rfc3339, { description: 'Deliveries created at or after this time (RFC 3339)' }) }), {
+    id: 'WebhookRecoverRequest',
+  }),
+);
 
 export const RecoverResultSchema = answerSchema(() =>
   meta(
@@ -182,11 +190,13 @@ export const RecoverResultSchema = answerSchema(() =>
   ),
 );
 
-export const ListenSessionRequestSchema = meta(
-  z.strictObject({
-    event_types: meta(z.optional(EventTypeList), { description: 'The event types to feed (default: all); test events always come' }),
-  }),
-  { id: 'ListenSessionInput' },
+export const ListenSessionRequestSchema = builtOnFirstUse(() =>
+  meta(
+    z.strictObject({
+      event_types: meta(z.optional(EventTypeList), { description: 'The event types to feed (default: all); test events always come' }),
+    }),
+    { id: 'ListenSessionInput' },
+  ),
 );
 
 export const ListenSessionSchema = answerSchema(() =>
