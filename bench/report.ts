@@ -8,7 +8,7 @@ import type { Figure } from './lib/figures.ts';
 const WHY: Record<string, string> = {
   auth: 'The cost is per product (zod object with its string checks, then the one-pass variant check: about 2.6 µs a product against 1.4 µs of parsing), so batches of products with few variants are furthest from JSON.parse.',
   'cold-start':
-    "A function compiles and runs more code than the floor: zod (its schemas built at load, then the request's first parse: about 9 ms of an order mutation's first authenticated request, measured with a pass-through stand-in), Powertools idempotency with its JMESPath (mutations), logger, metrics and Middy. The runtime SDK gives a better ratio but twice the absolute time, so the bundled SDK is kept.",
+    "A function compiles and runs more code than the floor: zod (its shared fields built at load, its request's schema and first parse on the first request: most of an order mutation's gap), Powertools idempotency (mutations; its JMESPath is a shim in the bundles since session 25), logger, metrics and Middy; `putWebhookSubscription` also classifies addresses with ipaddr.js. The runtime SDK gives a better ratio but twice the absolute time, so the bundled SDK is kept.",
   catalog:
     'The version-checked write is an UpdateItem (it keeps created_at), which DynamoDB Local runs slower than a PutItem, and the catalog indexer writes the variant index on the same DynamoDB Local during both phases; runs vary from 0.96 to 2.08. The write units are equal.',
   webhooks: 'DynamoDB Local is shared with the rest of the pipeline; the runner waits for the previous suite to settle first.',
