@@ -17,6 +17,7 @@ import { MethodNotAllowedError } from '#shared/errors.ts';
 import { renderProblem } from '#shared/http/problem.ts';
 import { parseQueryString } from '#shared/auth/signing.ts';
 import { OPENAPI_FILE, renderCommittedReference } from '#contract/docs.ts';
+import { withCapacityScope } from '#shared/storage/capacity-meter.ts';
 
 /** API Gateway REST's own payload limit; larger requests never reach a function. */
 export const GATEWAY_MAX_BYTES = 10 * 1024 * 1024;
@@ -202,7 +203,13 @@ function sendDocument(res: ServerResponse, method: string, document: { type: str
   res.end(method === 'HEAD' ? undefined : document.body);
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, deployment: Deployment): Promise<void> {
+/** Bench runs only (COST_METERING): the invocation's own DynamoDB units, in the header the cost suite reads. */
+async function metered(run: () => Promise<APIGatewayProxyResult>): Promise<APIGatewayProxyResult> {
+  const { result, capacity } = await withCapacityScope(run);
+  return { ...result, headers: { ...result.headers, 'X-Bench-Capacity': JSON.stringify(capacity) } };
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse, deployment: Deployment, costMetering: boolean): Promise<void> {
   const requestId = randomUUID();
   const url = req.url ?? '/';
   const q = url.indexOf('?');
@@ -238,7 +245,8 @@ async function handle(req: IncomingMessage, res: ServerResponse, deployment: Dep
     timer = setTimeout(() => resolve('timeout'), integrationTimeoutSeconds * 1000);
   });
   try {
-    const invocation = invoke(route.operationId, fn.timeoutSeconds, () => handler(event, lambdaContext(route.operationId, fn.timeoutSeconds, fn.memoryMb)));
+    const run = () => handler(event, lambdaContext(route.operationId, fn.timeoutSeconds, fn.memoryMb));
+    const invocation = invoke(route.operationId, fn.timeoutSeconds, costMetering ? () => metered(run) : run);
     invocation.catch(() => undefined);
     const result = await Promise.race([invocation, timeout]);
     if (result === 'timeout') return send(res, gatewayResponse('INTEGRATION_TIMEOUT', requestId, path));
@@ -252,9 +260,10 @@ async function handle(req: IncomingMessage, res: ServerResponse, deployment: Dep
   }
 }
 
-export function startGateway(port: number, deployment: Deployment, host = '127.0.0.1'): Promise<Server> {
+export function startGateway(port: number, deployment: Deployment, options: { host?: string; costMetering?: boolean } = {}): Promise<Server> {
+  const { host = '127.0.0.1', costMetering = false } = options;
   const server = createServer((req, res) => {
-    handle(req, res, deployment).catch(() => {
+    handle(req, res, deployment, costMetering).catch(() => {
       if (!res.headersSent) send(res, gatewayResponse('DEFAULT_5XX', randomUUID(), req.url ?? '/'));
     });
   });

@@ -34,6 +34,7 @@ import { writeFileAtomic } from './durable-file.ts';
 import { type FaultSpec, injectClientFaults, injectedFaults, injectInvocationFaults, injectLostAnswers, parseFaults } from './faults.ts';
 import { decorateClients, withoutSdkLogging } from '#shared/storage/clients.ts';
 import { scopeLogKeysPerAsyncContext } from '#shared/logging/logger.ts';
+import { meterEveryTableClient } from '#shared/storage/capacity-meter.ts';
 import { pipelineHeld, pipelineReleasedAt, withPipelineHeld } from './pipeline-hold.ts';
 
 export const LOCAL_REGION = 'us-east-1';
@@ -416,6 +417,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     Object.assign(process.env, resources.env);
     // ...and side by side, so each request keeps its log keys in its own async context.
     scopeLogKeysPerAsyncContext();
+    // Bench runs only: every DynamoDB call's units, billed as DynamoDB would (the functions carry no meter).
+    const costMetering = resources.env.COST_METERING === 'true';
+    if (costMetering) meterEveryTableClient();
     // Faults first: the permission check then runs before them, as AWS refuses a call before anything can fail in flight.
     switchFaultsOn(running, options.dataDir);
     decorateClients((service, client) => enforcePermissions(service, client as never, resources.check));
@@ -423,7 +427,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // Every call a function's policy refused, as `function action resource`: a suite running `npm start` expects none.
     if (options.dataDir) keepWritten(running, join(options.dataDir, `refused-${process.pid}.json`), () => resources.check.refused);
     running.log('starting the gateway, the pollers and the schedules…');
-    const server: Server = await startGateway(gatewayPort, resources.deployment).catch((error: NodeJS.ErrnoException) => {
+    const server: Server = await startGateway(gatewayPort, resources.deployment, { costMetering }).catch((error: NodeJS.ErrnoException) => {
       throw portProblem(gatewayPort, error);
     });
     running.stopAll.unshift(() => new Promise<void>((resolve) => server.close(() => resolve())));

@@ -35,10 +35,10 @@ try {
     AWS_REGION: LOCAL_REGION,
     TABLE_NAME: LOCAL_TABLE,
     DYNAMODB_ENDPOINT: endpoint,
-    COST_METERING: 'true',
     POWERTOOLS_LOG_LEVEL: 'ERROR',
   });
-  // Loaded only now: the service's clients read the configuration above when first built.
+  // Loaded only now: the service's clients read the configuration above when first built, and are metered.
+  (await import('#shared/storage/capacity-meter.ts')).meterEveryTableClient();
   const { measureSizes } = await import('./measure.ts');
   const results: Measured[] = await measureSizes(SIZES, SAMPLES, PAGE);
   process.stdout.write(`${JSON.stringify(results)}\n`);

@@ -15,7 +15,6 @@ export const readPorts: PipelinePorts = {
   // The deriver is built on first use: importing a handler (the contract generator, a cold start) needs no key material.
   auth: dynamoAuthPorts({ cacheSeconds: config.authCacheSeconds, secrets: { secretFor: (keyId) => keySecrets().secretFor(keyId) } }),
   tenants: { tenantConfigOf, takeRateToken, now: () => new Date() },
-  costMetering: config.costMetering,
 };
 
 export type OperationImpl<C extends OperationContract> = (input: OperationInput<C>) => Promise<OperationResult>;

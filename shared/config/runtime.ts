@@ -57,7 +57,6 @@ export type RuntimeConfig = {
   queueRedeliveryGraceSeconds: number;
   webhookDisableAfterSeconds: number;
   traceAwsCalls: boolean;
-  costMetering: boolean;
   keySecretsKmsKeyId: string | undefined;
   keySecretsRootFile: string | undefined;
 };
@@ -98,7 +97,6 @@ export function parseRuntimeConfig(env: Env): RuntimeConfig {
     /** Deployed with `-c traceAwsCalls=true`: X-Ray subsegments for DynamoDB and SQS calls. */
     traceAwsCalls: flag(env, 'TRACE_AWS_CALLS'),
     /** Bench runs only: count DynamoDB calls and consumed capacity per request. */
-    costMetering: flag(env, 'COST_METERING'),
     /** The KMS HMAC key API key secrets are derived with (API functions and the admin CLI on AWS). */
     keySecretsKmsKeyId: optionalText(env, 'KEY_SECRETS_KMS_KEY_ID'),
     /** Locally: the file holding the root key API key secrets are derived with. */

@@ -11,7 +11,6 @@ import type { HttpMethod, Route } from '../api/routes.ts';
 import type { AuthPorts } from '../auth/authenticate.ts';
 import { DomainError } from '../errors.ts';
 import { withLogScope } from '../logging/logger.ts';
-import { withCapacityScope } from '../storage/capacity-meter.ts';
 import { hmacAuthorizer } from './middleware/hmac-authorizer.ts';
 import { problemJson, problemResponse } from './middleware/problem-json.ts';
 import { requestLimits } from './middleware/request-limits.ts';
@@ -40,8 +39,6 @@ export interface PipelinePorts {
    * a read's bundle never holds (nor evaluates at every cold start) Powertools' idempotency.
    */
   idempotency?: (method: HttpMethod) => HttpMiddleware;
-  /** Bench runs only: report what each request consumed, for the cost model. */
-  costMetering: boolean;
 }
 
 const jsonResponse = (result: OperationResult, body: unknown = result.body): APIGatewayProxyResult => ({
@@ -101,11 +98,5 @@ export function httpHandler<C extends OperationContract>(
     .use(tenantGate(ports.tenants));
   if (ports.idempotency) chain.use(ports.idempotency(route.method));
   chain.use(validation(contract)).handler(operationHandler(impl));
-  const run = (event: APIGatewayProxyEvent, context: Context) => withLogScope(() => chain(event, context as HttpContext));
-  if (!ports.costMetering) return run;
-  return async (event: APIGatewayProxyEvent, context: Context) => {
-    const { result, capacity } = await withCapacityScope(() => run(event, context));
-    result.headers = { ...result.headers, 'X-Bench-Capacity': JSON.stringify(capacity) };
-    return result;
-  };
+  return (event: APIGatewayProxyEvent, context: Context) => withLogScope(() => chain(event, context as HttpContext));
 }

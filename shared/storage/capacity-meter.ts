@@ -1,14 +1,16 @@
 /**
- * Consumed-capacity metering for benchmarks and cost figures: when COST_METERING is on,
- * every DynamoDB call asks for ReturnConsumedCapacity (per index) and the units are added up
- * here twice: as DynamoDB Local reports them, and as DynamoDB bills them. The two differ:
- * Local doubles a transaction's index writes where DynamoDB doubles only the table's, and
- * reports nothing for a write whose condition failed, which DynamoDB bills (at least 1 WCU).
- * Off by default: asking costs nothing on AWS, but the bookkeeping is for measurements only.
+ * Consumed-capacity metering for benchmarks and cost figures: when the local runtime runs with
+ * COST_METERING (the benchmarks do), every DynamoDB call asks for ReturnConsumedCapacity (per
+ * index) and the units are added up here twice: as DynamoDB Local reports them, and as DynamoDB
+ * bills them. The two differ: Local doubles a transaction's index writes where DynamoDB doubles
+ * only the table's, and reports nothing for a write whose condition failed, which DynamoDB
+ * bills (at least 1 WCU). The bookkeeping is for measurements only: no function imports it, so
+ * no deployed bundle holds it.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { billedItemWrite, type Image, itemSize, totalOf } from './billing.ts';
+import { decorateClients } from './clients.ts';
 
 export interface CapacityTotals {
   calls: number;
@@ -245,4 +247,14 @@ export function meterCapacity(client: DynamoDBClient): void {
     },
     { step: 'initialize', name: 'capacityMeter' },
   );
+}
+
+/**
+ * Meters every DynamoDB client the functions build from now on: the local runtime and the
+ * benchmarks call it (COST_METERING); the functions themselves carry no meter.
+ */
+export function meterEveryTableClient(): void {
+  decorateClients((service, client) => {
+    if (service === 'dynamodb') meterCapacity(client as DynamoDBClient);
+  });
 }

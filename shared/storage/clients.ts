@@ -11,7 +11,6 @@ import { readFileSync } from 'node:fs';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { answerMacsWithRootKey, type KeySecrets, kmsKeySecrets, rootKeySecrets } from '../auth/key-secrets.ts';
 import { runtimeConfig } from '../config/runtime.ts';
-import { meterCapacity } from './capacity-meter.ts';
 import { retryDelayMs } from './transient.ts';
 import { ConfiguredRetryStrategy } from '@smithy/core/retry';
 
@@ -47,7 +46,6 @@ export function dynamoClient(): DynamoDBClient {
       retryStrategy: new ConfiguredRetryStrategy(6, retryDelayMs),
     }),
   );
-  if (config.costMetering) meterCapacity(rawClient);
   for (const decorate of decorators) decorate('dynamodb', rawClient);
   return rawClient;
 }

@@ -22,7 +22,6 @@ describe('the runtime configuration read from the environment', () => {
       queueRedeliveryGraceSeconds: 420,
       webhookDisableAfterSeconds: 432_000,
       traceAwsCalls: false,
-      costMetering: false,
       keySecretsKmsKeyId: undefined,
       keySecretsRootFile: undefined,
     });

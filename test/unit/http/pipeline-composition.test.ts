@@ -12,7 +12,7 @@ const route = (method: Route['method']): Route => ({
   summary: 'probe',
   tag: 'Discovery',
 });
-const readPorts = { auth: {}, tenants: {}, costMetering: false } as unknown as PipelinePorts;
+const readPorts = { auth: {}, tenants: {} } as unknown as PipelinePorts;
 const mutationPorts: PipelinePorts = { ...readPorts, idempotency: () => ({ before: async () => undefined }) };
 const contract = defineOperation({ operationId: 'probe', responses: {} });
 const impl = async () => ({ status: 200, body: {} });
