@@ -17,8 +17,12 @@ export const BUNDLE_OPTIONS = {
    * node:http and node:https taken as CommonJS, without the ESM facade whose reading of their
    * lazy getters loads undici at every cold start (node-builtins/https.ts); so are the builtins
    * only the functions' own code and Powertools import (async_hooks, console, timers, and net and
-   * dns for the webhook URL checks), each facade a millisecond or so of every cold start. A
-   * shim exports the names in use: esbuild fails the build on an import of any other. And
+   * dns for the webhook URL checks), each facade a millisecond or so of every cold start, and
+   * since session 25 those the SDK imports by name (fs, fs/promises, crypto, stream, os, path,
+   * process: about 2 ms of every cold start, the benchmark's floor's too). Not zlib: the SDK
+   * reads it through a namespace, feature-testing `crc32`, which a shim lacking it would turn
+   * into a silent fallback. A shim exports the names in use: esbuild fails the build on an
+   * import of any other, and the bundling test builds every function. And
    * Powertools' JMESPath, cut to the one form the idempotency configuration uses
    * (powertools-jmespath.ts).
    */
@@ -31,6 +35,13 @@ export const BUNDLE_OPTIONS = {
     'node:timers': fileURLToPath(new URL('./node-builtins/timers.ts', import.meta.url)),
     'node:net': fileURLToPath(new URL('./node-builtins/net.ts', import.meta.url)),
     'node:dns/promises': fileURLToPath(new URL('./node-builtins/dns-promises.ts', import.meta.url)),
+    'node:fs': fileURLToPath(new URL('./node-builtins/fs.ts', import.meta.url)),
+    'node:fs/promises': fileURLToPath(new URL('./node-builtins/fs-promises.ts', import.meta.url)),
+    'node:crypto': fileURLToPath(new URL('./node-builtins/crypto.ts', import.meta.url)),
+    'node:stream': fileURLToPath(new URL('./node-builtins/stream.ts', import.meta.url)),
+    'node:os': fileURLToPath(new URL('./node-builtins/os.ts', import.meta.url)),
+    'node:path': fileURLToPath(new URL('./node-builtins/path.ts', import.meta.url)),
+    'node:process': fileURLToPath(new URL('./node-builtins/process.ts', import.meta.url)),
     '@aws-lambda-powertools/jmespath': fileURLToPath(new URL('./powertools-jmespath.ts', import.meta.url)),
     '@aws-lambda-powertools/jmespath/functions': fileURLToPath(new URL('./powertools-jmespath.ts', import.meta.url)),
   },

@@ -1,0 +1,2 @@
+/** `node:process` for the bundles: the global `process` (see https.ts). */
+export const { env, versions } = process;
