@@ -8,6 +8,12 @@ export const MAX_PRODUCTS_PER_BATCH = 500;
 export const MAX_VARIANTS_PER_PRODUCT = 100;
 export const MAX_RULE_CONDITIONS = 100;
 export const MAX_PAGE_SIZE = 200;
+/**
+ * The signing window: how far a request's X-SVC-Timestamp may be from the server's clock, and
+ * how long its nonce is remembered. It is also the clock skew a partner's `collected_at` (a
+ * consent's proof) may have into the future.
+ */
+export const REPLAY_WINDOW_SECONDS = 300;
 export const DEFAULT_PAGE_SIZE = 50;
 /**
  * How many rules a tenant may have that are not archived. Every qualification weighs a

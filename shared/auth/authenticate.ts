@@ -3,11 +3,12 @@
  * run in the contract's order: headers, key, body hash and signature (all one code, so the
  * response never reveals which key ids exist), then the timestamp window, then the nonce.
  */
+import { REPLAY_WINDOW_SECONDS } from '../api/limits.ts';
 import type { Scope } from '../api/scopes.ts';
 import { ExpiredTimestampError, InvalidSignatureError, ReplayedNonceError } from '../errors.ts';
 import { hexEquals, hmacHex, type QueryParameters, SIGNATURE_PREFIX, sha256Hex, stringToSign } from './signing.ts';
 
-export const REPLAY_WINDOW_SECONDS = 300;
+export { REPLAY_WINDOW_SECONDS };
 
 export interface Principal {
   tenant: string;

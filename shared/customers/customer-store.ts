@@ -1,5 +1,6 @@
 /** Customer reads and writes on the single table, including the GDPR erasure. */
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { REPLAY_WINDOW_SECONDS } from '../api/limits.ts';
 import type { Principal } from '../auth/authenticate.ts';
 import { InvalidTransitionError, NotFoundError, RevisionConflict, ValidationError } from '../errors.ts';
 import { tableClient, tableName } from '../storage/clients.ts';
@@ -12,17 +13,12 @@ import { retryOnRevisionConflict } from '../storage/revision-retry.ts';
 import type { CustomerInput } from './customer-schemas.ts';
 import { customerAttributes, customerFromItem, type StoredCustomer } from './customers.ts';
 
-/**
- * Accepted clock skew for `collected_at`, the same as the signing window. Kept here, not beside
- * the schemas: importing a value from them built every customer schema in each order function.
- */
-const COLLECTED_AT_SKEW_SECONDS = 300;
-
 const anonymizedError = (id: string) => new InvalidTransitionError(`Customer ${id} was anonymized; personal data is not stored for this id again.`);
 
 export async function upsertCustomer(tenant: string, id: string, input: CustomerInput, now: Date) {
   const collectedAt = input.consent.proof?.collected_at;
-  if (collectedAt && Date.parse(collectedAt) > now.getTime() + COLLECTED_AT_SKEW_SECONDS * 1000) {
+  // A proof collected "now" by a partner whose clock runs ahead is accepted as far as a signed request would be.
+  if (collectedAt && Date.parse(collectedAt) > now.getTime() + REPLAY_WINDOW_SECONDS * 1000) {
     throw new ValidationError([{ pointer: '/consent/proof/collected_at', message: 'must not be in the future' }]);
   }
   const written = await versionedWrite<StoredCustomer>(

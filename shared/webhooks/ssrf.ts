@@ -19,18 +19,31 @@ import { DNS_TIMEOUT_MS, URL_REFUSALS } from './url-refusals.ts';
 export type AddressClass = 'public' | 'local' | 'forbidden';
 
 const LOCAL_RANGES = new Set(['loopback', 'private', 'uniqueLocal']);
-/** Instance metadata services: AWS's IPv6 endpoint sits inside the unique-local range. */
-const METADATA = [ipaddr.parse('fd00:ec2::254'), ipaddr.parse('169.254.169.254')];
-/** IPv4-compatible IPv6 (::/96, deprecated by RFC 4291), which ipaddr.js leaves unclassified. */
-const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
+/**
+ * Parsed on the first check, not at load: the parses are most of what ipaddr.js costs a cold
+ * start, and an instance's first request often checks no address (a refused key, an id that
+ * names nothing, a host that does not resolve).
+ */
+const parseSpecialAddresses = () => ({
+  /** Instance metadata services: AWS's IPv6 endpoint sits inside the unique-local range. */
+  metadata: [ipaddr.parse('fd00:ec2::254'), ipaddr.parse('169.254.169.254')],
+  /** IPv4-compatible IPv6 (::/96, deprecated by RFC 4291), which ipaddr.js leaves unclassified. */
+  ipv4Compatible: ipaddr.parseCIDR('::/96'),
+});
+let special: ReturnType<typeof parseSpecialAddresses> | undefined;
+const specialAddresses = () => {
+  special ??= parseSpecialAddresses();
+  return special;
+};
 
 export function addressClass(address: string): AddressClass {
   if (!ipaddr.isValid(address) || !isIP(address)) return 'forbidden';
   let parsed = ipaddr.parse(address);
   if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  if (METADATA.some((m) => m.kind() === parsed.kind() && m.toNormalizedString() === parsed.toNormalizedString())) return 'forbidden';
+  const { metadata, ipv4Compatible } = specialAddresses();
+  if (metadata.some((m) => m.kind() === parsed.kind() && m.toNormalizedString() === parsed.toNormalizedString())) return 'forbidden';
   const range = parsed.range();
-  if (range === 'unicast') return parsed.kind() === 'ipv6' && parsed.match(IPV4_COMPATIBLE) ? 'forbidden' : 'public';
+  if (range === 'unicast') return parsed.kind() === 'ipv6' && parsed.match(ipv4Compatible) ? 'forbidden' : 'public';
   return LOCAL_RANGES.has(range) ? 'local' : 'forbidden';
 }
 

@@ -212,7 +212,13 @@ describe('order processing on in-memory ports', () => {
     };
     const dialled: number[] = [];
     const dial = p.callPlatform.startAttempt;
-    p.callPlatform = { ...p.callPlatform, startAttempt: async (request, now) => (dialled.push(request.attempt), dial(request, now)) };
+    p.callPlatform = {
+      ...p.callPlatform,
+      startAttempt: async (request, now) => {
+        dialled.push(request.attempt);
+        return dial(request, now);
+      },
+    };
     await orderProcessing(p).advanceOrder('acme', 'o-8', () => NOON);
     expect(dialled).toEqual([]);
     expect(p.orders.orders.get('acme/o-8')!.processing_state).toBe('cancelled');
