@@ -390,11 +390,32 @@ const oneReadFigure = (entry: Built, sdk: 'bundled' | 'runtime', init: number, f
     note: 'its first invocation sweeps every due shard; the target figure compares it with a trivial handler making those queries',
   });
 
+/** Functions started between two starts of the floors in a round. */
+const FLOOR_EVERY = 5;
+
 /**
- * Every bundle built first, then cold-started in rounds: each round starts the floors and then
- * every function once, so the floors' runs span the same minutes as the functions' and a
- * machine that slows down mid-suite slows both (measured once up front, the floor of one run
- * was 45 ms and of the next 58 ms, and every ratio moved with it).
+ * One round's order of starts, by index (the floors first among the bundles): the floors, then
+ * the functions FLOOR_EVERY at a time with the floors again after each group.
+ */
+function roundOrder(floors: number, bundles: number): number[] {
+  const floorStarts = Array.from({ length: floors }, (_, i) => i);
+  const order = [...floorStarts];
+  for (let first = floors; first < bundles; first += FLOOR_EVERY) {
+    for (let i = first; i < Math.min(first + FLOOR_EVERY, bundles); i++) order.push(i);
+    order.push(...floorStarts);
+  }
+  return order;
+}
+
+/**
+ * Every bundle built first, then cold-started in rounds: each round starts every function once
+ * and the floors between them (roundOrder), so the floors' runs span the same minutes as the
+ * functions' and a machine that slows down mid-suite slows both (measured once up front, the
+ * floor of one run was 45 ms and of the next 58 ms, and every ratio moved with it). A floor
+ * started once a round moved between runs more than the functions did (41.3, 42.2 and 45.0 ms
+ * in three runs of session 25, every ratio by up to 0.08): one floor is every ratio's
+ * denominator, so it is now started before a round's functions and again after every
+ * FLOOR_EVERY of them, and its figure is the median of all those starts.
  */
 async function measureSdkMode(sdk: 'bundled' | 'runtime', entries: readonly Entry[]): Promise<Figure[]> {
   const sweeps = [...new Set(Object.values(SWEEP_QUERIES))];
@@ -416,7 +437,8 @@ async function measureSdkMode(sdk: 'bundled' | 'runtime', entries: readonly Entr
   try {
     for (let round = 0; round < RUNS; round++) {
       progress(`  round ${round + 1}/${RUNS}`);
-      for (const [i, entry] of built.entries()) {
+      for (const i of roundOrder(floors.length, built.length)) {
+        const entry = built[i]!;
         const before = queries();
         times[i]!.push((await coldStartOnce(entry.file, entry.event, endpoint)).ms);
         const expected = SWEEP_QUERIES[entry.name];
