@@ -33,6 +33,13 @@ export function meta<T extends z.ZodMiniType>(schema: T, data: z.core.GlobalMeta
  */
 export const builtOnFirstUse = <T extends Schema>(build: () => T): z.ZodMiniLazy<T> => z.lazy(build);
 
+/**
+ * The schema a `builtOnFirstUse` wraps, built now if no parse has built it yet. For a schema
+ * nested in another that `z.compile` compiles: it compiles a lazy as a call into the runtime
+ * parser, and refuses a lazy inside a lazy, so a compiled tree holds the built schemas.
+ */
+export const builtSchema = <T extends Schema>(lazy: z.ZodMiniLazy<T>): T => lazy._zod.innerType;
+
 /** An integer, as classic zod's `z.number().int()` followed by its bounds: the same checks in the same order. */
 export const integer = (min?: number, max?: number, message?: string) =>
   z.number().check(z.int(message), ...(min === undefined ? [] : [z.gte(min, message)]), ...(max === undefined ? [] : [z.lte(max, message)]));

@@ -1,6 +1,6 @@
 /** Products and variants (spec 2.1, 4.2): the request and response shapes, in one place. */
 import * as z from 'zod/mini';
-import { integer, meta, type RefinementContext, text } from '../api/zod.ts';
+import { builtOnFirstUse, builtSchema, integer, meta, type RefinementContext, text } from '../api/zod.ts';
 import { answerSchema } from '../api/answer-schema.ts';
 import {
   EXTERNAL_ID_JSON_PATTERN,
@@ -23,27 +23,31 @@ export const AVAILABILITIES = ['in_stock', 'out_of_stock', 'preorder', 'backorde
 /**
  * A variant's fields are checked by its product in one pass (see `variantIssues`): a batch
  * holds up to 50,000 variants, and one pass per product is several times faster than a
- * refinement per field. The documented patterns are the ones that pass checks.
+ * refinement per field. The documented patterns are the ones that pass checks. Like every
+ * schema of this module, built the first time a parse reaches it: the catalog's readers never
+ * parse a product (README, performance: cold start).
  */
-export const VariantSchema = meta(
-  z.strictObject({
-    external_variant_id: meta(z.string(), {
-      minLength: 1,
-      maxLength: EXTERNAL_ID_MAX_CHARACTERS,
-      pattern: EXTERNAL_ID_JSON_PATTERN,
-      description: `Unique within the product; ${EXTERNAL_ID_MESSAGE}`,
+export const VariantSchema = builtOnFirstUse(() =>
+  meta(
+    z.strictObject({
+      external_variant_id: meta(z.string(), {
+        minLength: 1,
+        maxLength: EXTERNAL_ID_MAX_CHARACTERS,
+        pattern: EXTERNAL_ID_JSON_PATTERN,
+        description: `Unique within the product; ${EXTERNAL_ID_MESSAGE}`,
+      }),
+      price: meta(z.string(), {
+        pattern: MONEY_PATTERN.source,
+        description: "Decimal string with at most the currency's ISO 4217 minor units",
+        example: '19.99',
+      }),
+      currency: meta(z.string(), { description: 'ISO 4217 code', example: 'EUR' }),
+      inventory: z.optional(integer(0)),
+      min_quantity: z.optional(integer(1)),
+      max_quantity: meta(z.optional(integer(1)), { description: 'Not less than min_quantity' }),
     }),
-    price: meta(z.string(), {
-      pattern: MONEY_PATTERN.source,
-      description: "Decimal string with at most the currency's ISO 4217 minor units",
-      example: '19.99',
-    }),
-    currency: meta(z.string(), { description: 'ISO 4217 code', example: 'EUR' }),
-    inventory: z.optional(integer(0)),
-    min_quantity: z.optional(integer(1)),
-    max_quantity: meta(z.optional(integer(1)), { description: 'Not less than min_quantity' }),
-  }),
-  { id: 'Variant' },
+    { id: 'Variant' },
+  ),
 );
 type Variant = z.output<typeof VariantSchema>;
 
@@ -66,31 +70,37 @@ function variantIssues(variants: readonly Variant[], ctx: RefinementContext): vo
   }
 }
 
-export const ProductInputSchema = meta(
-  z
-    .strictObject({
-      external_product_id: ExternalId,
-      title: text(1, 500),
-      category: z.optional(z.string().check(z.regex(/^[^/\s][^/]*(\/[^/]+)*$/, 'must be a slash-separated path such as "beverages/coffee"'), z.maxLength(500))),
-      status: meta(z._default(z.enum(PARTNER_PRODUCT_STATUSES), 'active'), { description: '`archived` is set only by DELETE.' }),
-      availability: z._default(z.enum(AVAILABILITIES), 'in_stock'),
-      source_version: SourceVersion,
-      variants: z.array(VariantSchema).check(z.minLength(1), z.maxLength(MAX_VARIANTS_PER_PRODUCT)),
-    })
-    .check(z.superRefine((p, ctx) => variantIssues(p.variants, ctx))),
-  { id: 'ProductInput' },
+export const ProductInputSchema = builtOnFirstUse(() =>
+  meta(
+    z
+      .strictObject({
+        external_product_id: ExternalId,
+        title: text(1, 500),
+        category: z.optional(
+          z.string().check(z.regex(/^[^/\s][^/]*(\/[^/]+)*$/, 'must be a slash-separated path such as "beverages/coffee"'), z.maxLength(500)),
+        ),
+        status: meta(z._default(z.enum(PARTNER_PRODUCT_STATUSES), 'active'), { description: '`archived` is set only by DELETE.' }),
+        availability: z._default(z.enum(AVAILABILITIES), 'in_stock'),
+        source_version: SourceVersion,
+        variants: z.array(builtSchema(VariantSchema)).check(z.minLength(1), z.maxLength(MAX_VARIANTS_PER_PRODUCT)),
+      })
+      .check(z.superRefine((p, ctx) => variantIssues(p.variants, ctx))),
+    { id: 'ProductInput' },
+  ),
 );
 export type ProductInput = z.output<typeof ProductInputSchema>;
 
-export const ProductBatchSchema = meta(z.strictObject({ products: z.array(ProductInputSchema).check(z.maxLength(MAX_PRODUCTS_PER_BATCH)) }), {
-  id: 'ProductBatch',
-});
+export const ProductBatchSchema = builtOnFirstUse(() =>
+  meta(z.strictObject({ products: z.array(builtSchema(ProductInputSchema)).check(z.maxLength(MAX_PRODUCTS_PER_BATCH)) }), {
+    id: 'ProductBatch',
+  }),
+);
 
 /**
  * What the pipeline checks before the batch is split: each product is validated on its own,
  * so one bad product never fails the batch.
  */
-export const ProductBatchEnvelope = z.strictObject({ products: z.array(z.unknown()) });
+export const ProductBatchEnvelope = builtOnFirstUse(() => z.strictObject({ products: z.array(z.unknown()) }));
 
 /**
  * Products an instance checks with zod's runtime parser before it builds the generated one.
@@ -100,7 +110,7 @@ export const ProductBatchEnvelope = z.strictObject({ products: z.array(z.unknown
  */
 export const PRODUCTS_BEFORE_COMPILING = 1_000;
 
-let compiledProductInput: typeof ProductInputSchema | undefined;
+let compiledProductInput: (typeof ProductInputSchema)['_zod']['innerType'] | undefined;
 let checkedAtRuntime = 0;
 
 /**
@@ -112,7 +122,7 @@ let checkedAtRuntime = 0;
  */
 export function parseProductInput(raw: unknown) {
   if (!compiledProductInput && checkedAtRuntime++ < PRODUCTS_BEFORE_COMPILING) return ProductInputSchema.safeParse(raw);
-  compiledProductInput ??= z.compile(ProductInputSchema);
+  compiledProductInput ??= z.compile(builtSchema(ProductInputSchema));
   return compiledProductInput.safeParse(raw);
 }
 
@@ -162,7 +172,7 @@ export const ProductSchema = answerSchema(() =>
     z.object({
       ...productHeadline(),
       source_version: z.string(),
-      variants: z.array(VariantSchema),
+      variants: z.array(builtSchema(VariantSchema)),
       archived_at: z.nullable(UtcTime),
       ...timestamps,
     }),
@@ -183,10 +193,12 @@ export const ProductSummarySchema = answerSchema(() =>
   ),
 );
 
-export const ProductListQuery = z.strictObject({
-  q: meta(z.optional(text(1, 200)), { description: 'Case-insensitive substring of the title or the external id' }),
-  category: meta(z.optional(text(1, 500)), { description: 'Category path prefix, whole segments: `food` matches `food/fruit`, not `foodstuff`' }),
-  status: z.optional(z.enum(PRODUCT_STATUSES)),
-  availability: z.optional(z.enum(AVAILABILITIES)),
-  include_archived: meta(z._default(BooleanQuery, false), { description: 'Archived products are left out unless true (or status=archived)' }),
-});
+/** The product list's own filters (with `limit` and `cursor`: `listQuery`). */
+export const productListFilters = () =>
+  z.strictObject({
+    q: meta(z.optional(text(1, 200)), { description: 'Case-insensitive substring of the title or the external id' }),
+    category: meta(z.optional(text(1, 500)), { description: 'Category path prefix, whole segments: `food` matches `food/fruit`, not `foodstuff`' }),
+    status: z.optional(z.enum(PRODUCT_STATUSES)),
+    availability: z.optional(z.enum(AVAILABILITIES)),
+    include_archived: meta(z._default(BooleanQuery, false), { description: 'Archived products are left out unless true (or status=archived)' }),
+  });

@@ -225,7 +225,9 @@ export const ReportsPolicySchema = answerSchema(() =>
   ),
 );
 
-export const OrderListQuery = z.strictObject({
-  processing_state: z.optional(ORDER_STATE),
-  updated_since: meta(z.optional(Rfc3339), { description: 'Only orders updated at or after this instant' }),
-});
+/** The order list's own filters (with `limit` and `cursor`: `listQuery`). */
+export const orderListFilters = () =>
+  z.strictObject({
+    processing_state: z.optional(ORDER_STATE),
+    updated_since: meta(z.optional(Rfc3339), { description: 'Only orders updated at or after this instant' }),
+  });

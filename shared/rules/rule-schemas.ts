@@ -130,4 +130,5 @@ export const RuleUpsertResultSchema = answerSchema(() =>
   meta(z.object({ external_rule_id: z.string(), outcome: z.enum(['upserted', 'unchanged']), enabled: z.boolean() }), { id: 'SalesRuleUpsertResult' }),
 );
 
-export const RuleListQuery = z.strictObject({ enabled: z.optional(BooleanQuery) });
+/** The rule list's own filters (with `limit` and `cursor`: `listQuery`). */
+export const ruleListFilters = () => z.strictObject({ enabled: z.optional(BooleanQuery) });

@@ -161,7 +161,8 @@ export const DeliveryWithAttemptsSchema = answerSchema(() =>
   ),
 );
 
-export const DeliveryListQuery = z.strictObject({ status: z.optional(z.enum(DELIVERY_STATUSES)) });
+/** The delivery list's own filters (with `limit` and `cursor`: `listQuery`). */
+export const deliveryListFilters = () => z.strictObject({ status: z.optional(z.enum(DELIVERY_STATUSES)) });
 
 export const ReplayResultSchema = answerSchema(() =>
   meta(z.object({ delivery_id: z.string(), replay_of: z.string(), event_id: z.string(), status: z.literal('queued') }), { id: 'WebhookReplayResult' }),

@@ -12,7 +12,7 @@ export const contract = defineOperation({
     "The order's call attempts in order, with the reports policy: whether recordings or transcripts exist, how long they are kept, and how to request them.",
   params: z.object({ externalOrderId: ExternalId }),
   query: PageQuery,
-  responses: { 200: { description: 'A page of attempts', schema: z.extend(pageOf(CallAttemptSchema), { reports_policy: ReportsPolicySchema }) } },
+  responses: { 200: { description: 'A page of attempts', schema: pageOf(CallAttemptSchema, { reports_policy: ReportsPolicySchema }) } },
 });
 
 export const handler = readHandler(contract, async ({ principal, params, query }) => ({

@@ -1,14 +1,13 @@
-import * as z from 'zod/mini';
 import { defineOperation } from '#shared/http/operation.ts';
 import { readHandler } from '../handler.ts';
-import { RuleListQuery, SalesRuleSummarySchema } from '#shared/rules/rule-schemas.ts';
+import { ruleListFilters, SalesRuleSummarySchema } from '#shared/rules/rule-schemas.ts';
 import { listRules } from '#shared/rules/rule-store.ts';
-import { PageQuery, pageOf } from '#shared/http/page-query.ts';
+import { listQuery, pageOf } from '#shared/http/page-query.ts';
 
 export const contract = defineOperation({
   operationId: 'listSalesRules',
   description: 'Unarchived sales rules in order of `external_rule_id`, optionally filtered by `enabled`.',
-  query: z.extend(RuleListQuery, PageQuery.shape),
+  query: listQuery(ruleListFilters),
   responses: { 200: { description: 'A page of rules', schema: pageOf(SalesRuleSummarySchema) } },
 });
 

@@ -1,9 +1,8 @@
-import * as z from 'zod/mini';
 import { defineOperation } from '#shared/http/operation.ts';
 import { readHandler } from '../handler.ts';
-import { PageQuery, pageOf } from '#shared/http/page-query.ts';
+import { listQuery, pageOf } from '#shared/http/page-query.ts';
 import { listDeliveries } from '#shared/webhooks/delivery-list.ts';
-import { DeliveryListQuery, DeliverySchema } from '#shared/webhooks/webhook-schemas.ts';
+import { deliveryListFilters, DeliverySchema } from '#shared/webhooks/webhook-schemas.ts';
 
 export const contract = defineOperation({
   operationId: 'listWebhookDeliveries',
@@ -11,7 +10,7 @@ export const contract = defineOperation({
     'Deliveries newest first, optionally by `status` (queued, delivering, retrying, delivered, dead_lettered), with the last attempt of each. ' +
     'A queued or retrying delivery shows `delivering` while an attempt is under way. A page filtered by status may hold fewer than `limit` entries ' +
     'while `next_cursor` is not null: follow the cursor until it is null.',
-  query: z.extend(DeliveryListQuery, PageQuery.shape),
+  query: listQuery(deliveryListFilters),
   responses: { 200: { description: 'A page of deliveries', schema: pageOf(DeliverySchema) } },
 });
 

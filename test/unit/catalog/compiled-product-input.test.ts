@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { PRODUCTS_BEFORE_COMPILING, parseProductInput, ProductInputSchema } from '#shared/catalog/product-schemas.ts';
+import { builtSchema } from '#shared/api/zod.ts';
 
 const fieldValue = fc.oneof(
   fc.string({ maxLength: 8 }),
@@ -85,7 +86,21 @@ const answerOf = (result: ReturnType<typeof ProductInputSchema.safeParse>) =>
 
 describe('the compiled check of a batch product', () => {
   it('has a generated fast path: zod compiles the schema without refusing any part of it', () => {
-    expect(() => z.compile(ProductInputSchema, { strict: true })).not.toThrow();
+    expect(() => z.compile(builtSchema(ProductInputSchema), { strict: true })).not.toThrow();
+  });
+
+  it('holds no lazy schema, which zod would compile as a call into its runtime parser', () => {
+    // Schemas are built on first use (builtOnFirstUse); one nested here as the lazy itself
+    // would cost every product of a batch a runtime parse of its variants.
+    const lazyNodes = (schema: z.core.$ZodType, seen = new Set<unknown>()): string[] => {
+      if (seen.has(schema)) return [];
+      seen.add(schema);
+      const def = schema._zod.def as unknown as Record<string, unknown>;
+      if (def.type === 'lazy') return ['lazy'];
+      const values = Object.values(def).flatMap((v) => (Array.isArray(v) ? v : v && typeof v === 'object' && !('_zod' in v) ? Object.values(v) : [v]));
+      return values.flatMap((v) => (v && typeof v === 'object' && '_zod' in v ? lazyNodes(v as z.core.$ZodType, seen) : []));
+    };
+    expect(lazyNodes(builtSchema(ProductInputSchema))).toEqual([]);
   });
 
   it('property: gives the schema’s own answer for valid, mutated and arbitrary inputs, before and after the instance compiles it', () => {
