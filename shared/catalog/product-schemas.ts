@@ -74,14 +74,14 @@ export const ProductInputSchema = builtOnFirstUse(() =>
   meta(
     z
       .strictObject({
-        external_product_id: ExternalId,
+        external_product_id: builtSchema(ExternalId),
         title: text(1, 500),
         category: z.optional(
           z.string().check(z.regex(/^[^/\s][^/]*(\/[^/]+)*$/, 'must be a slash-separated path such as "beverages/coffee"'), z.maxLength(500)),
         ),
         status: meta(z._default(z.enum(PARTNER_PRODUCT_STATUSES), 'active'), { description: '`archived` is set only by DELETE.' }),
         availability: z._default(z.enum(AVAILABILITIES), 'in_stock'),
-        source_version: SourceVersion,
+        source_version: builtSchema(SourceVersion),
         variants: z.array(builtSchema(VariantSchema)).check(z.minLength(1), z.maxLength(MAX_VARIANTS_PER_PRODUCT)),
       })
       .check(z.superRefine((p, ctx) => variantIssues(p.variants, ctx))),

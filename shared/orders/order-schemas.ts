@@ -1,6 +1,6 @@
 /** Orders, results and call attempts (spec 2.3 to 2.5, 4.4, 4.5): request and response shapes. */
 import * as z from 'zod/mini';
-import { builtOnFirstUse, integer, meta, text } from '../api/zod.ts';
+import { builtOnFirstUse, builtSchema, integer, meta, text } from '../api/zod.ts';
 import { checkMoney, CurrencyCode, ExternalId, MoneyAmount, Rfc3339, SourceVersion, UtcTime } from '../api/fields.ts';
 import { ORDER_STATES } from './state-machine.ts';
 import { answerSchema } from '../api/answer-schema.ts';
@@ -68,7 +68,9 @@ export const CONTACT_HORIZON_DAYS = 366;
 const CONTACT_HORIZON_MS = CONTACT_HORIZON_DAYS * 86_400_000;
 const ContactNotBefore = builtOnFirstUse(() =>
   meta(
-    Rfc3339.check(z.refine((value) => Date.parse(value) <= Date.now() + CONTACT_HORIZON_MS, `must be at most ${CONTACT_HORIZON_DAYS} days after the request`)),
+    builtSchema(Rfc3339).check(
+      z.refine((value) => Date.parse(value) <= Date.now() + CONTACT_HORIZON_MS, `must be at most ${CONTACT_HORIZON_DAYS} days after the request`),
+    ),
     { description: `Earliest contact time, at most ${CONTACT_HORIZON_DAYS} days after the request (later is 422); stored and answered in UTC` },
   ),
 );
