@@ -18,13 +18,17 @@ export type RefinementContext<T = unknown> = z.core.$RefinementCtx<T>;
  * `schema` annotated for the contract, as classic zod's `.meta()`: a copy carrying exactly
  * `data` (not merged with what `schema` carries), so a shared field keeps its own annotation.
  * A schema built on first use is annotated as the schema it builds (built then): the contract
- * describes the field, not the deferral.
+ * describes the field, not the deferral. One carrying checks of its own is refused, as that
+ * would drop them.
  */
 export function meta<T extends Schema>(schema: z.ZodMiniLazy<T>, data: z.core.GlobalMeta): T;
 export function meta<T extends z.ZodMiniType>(schema: T, data: z.core.GlobalMeta): T;
 export function meta(schema: z.ZodMiniType, data: z.core.GlobalMeta): z.core.$ZodType {
-  // A lazy with checks of its own keeps them: only a bare deferral is seen through.
-  const built = schema instanceof z.ZodMiniLazy && !schema._zod.def.checks?.length ? (schema._zod.innerType as z.ZodMiniType) : schema;
+  if (schema instanceof z.ZodMiniLazy && schema._zod.def.checks?.length) {
+    // Annotating the built schema would drop them: check the built one instead (builtSchema(X).check(…)).
+    throw new Error('meta() of a deferred schema with checks of its own: add the checks to builtSchema(…) instead');
+  }
+  const built = schema instanceof z.ZodMiniLazy ? (schema._zod.innerType as z.ZodMiniType) : schema;
   const annotated = built.clone();
   z.globalRegistry.add(annotated, data);
   return annotated;

@@ -1,7 +1,7 @@
 /**
  * The schema helpers every module builds with (shared/api/zod.ts): a schema built on first use
  * parses as the schema it builds, and annotating one neither loses a check nor changes what
- * the contract says of it.
+ * the contract says of it (one that would lose a check is refused).
  */
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
@@ -29,9 +29,11 @@ describe('schemas built on first use', () => {
     expect(JSON.stringify(z.toJSONSchema(annotated))).toBe(JSON.stringify(z.toJSONSchema(meta(shortText(), { description: 'three at most' }))));
   });
 
-  it('keep a check added to the deferral itself when annotated', () => {
+  it('refuse an annotation that would drop a check added to the deferral itself', () => {
     const checked = builtOnFirstUse(shortText).check(z.refine((value) => value !== 'no', 'must not be "no"'));
-    const annotated = meta(checked, { description: 'not "no"' });
+    expect(() => meta(checked, { description: 'not "no"' })).toThrow(/checks of its own/);
+    // The way to write it: the check on the built schema, which the annotation keeps.
+    const annotated = meta(builtSchema(builtOnFirstUse(shortText)).check(z.refine((value) => value !== 'no', 'must not be "no"')), { description: 'not "no"' });
     expect(z.safeParse(annotated, 'no').success).toBe(false);
     expect(z.safeParse(annotated, 'abcd').success).toBe(false);
     expect(z.safeParse(annotated, 'yes').success).toBe(true);
