@@ -130,7 +130,7 @@ export const CancelSchema = builtOnFirstUse(() =>
   ),
 );
 
-export const ORDER_STATE = z.enum(ORDER_STATES);
+export const ORDER_STATE = builtOnFirstUse(() => z.enum(ORDER_STATES));
 
 export const OrderSchema = answerSchema(() =>
   meta(

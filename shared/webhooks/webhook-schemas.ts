@@ -137,7 +137,9 @@ const deliveryFields = () => ({
 export const DeliverySchema = answerSchema(() => meta(z.object(deliveryFields()), { id: 'WebhookDelivery' }));
 export type Delivery = z.output<typeof DeliverySchema>;
 
-export const DeliveryIdParams = z.object({ deliveryId: z.string().check(z.regex(/^dlv_[A-Za-z0-9_-]{1,64}$/, 'must be a delivery id such as dlv_…')) });
+export const DeliveryIdParams = builtOnFirstUse(() =>
+  z.object({ deliveryId: z.string().check(z.regex(/^dlv_[A-Za-z0-9_-]{1,64}$/, 'must be a delivery id such as dlv_…')) }),
+);
 
 export const DeliveryWithAttemptsSchema = answerSchema(() =>
   meta(
@@ -211,16 +213,20 @@ export const ListenSessionSchema = answerSchema(() =>
   ),
 );
 
-export const ListenSessionParams = z.object({
-  listenSessionId: z.string().check(z.regex(/^lsn_[a-f0-9]{32}$/, 'must be a listen session id such as lsn_…')),
-});
+export const ListenSessionParams = builtOnFirstUse(() =>
+  z.object({
+    listenSessionId: z.string().check(z.regex(/^lsn_[a-f0-9]{32}$/, 'must be a listen session id such as lsn_…')),
+  }),
+);
 
-export const ListenFeedQuery = z.strictObject({
-  after: meta(
-    z.optional(z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}T[\d:.]+Z#evt_[A-Za-z0-9_-]{1,64}$/, 'must be a `cursor` or `next_after` of an earlier read'))),
-    { description: 'The `next_after` of the previous read: entries after it' },
-  ),
-});
+export const ListenFeedQuery = builtOnFirstUse(() =>
+  z.strictObject({
+    after: meta(
+      z.optional(z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}T[\d:.]+Z#evt_[A-Za-z0-9_-]{1,64}$/, 'must be a `cursor` or `next_after` of an earlier read'))),
+      { description: 'The `next_after` of the previous read: entries after it' },
+    ),
+  }),
+);
 
 export const ListenFeedSchema = answerSchema(() =>
   meta(
