@@ -8,8 +8,6 @@ import type { Scope } from '../api/scopes.ts';
 import { ExpiredTimestampError, InvalidSignatureError, ReplayedNonceError } from '../errors.ts';
 import { hexEquals, hmacHex, type QueryParameters, SIGNATURE_PREFIX, sha256Hex, stringToSign } from './signing.ts';
 
-export { REPLAY_WINDOW_SECONDS };
-
 export interface Principal {
   tenant: string;
   keyId: string;

@@ -1,38 +1,32 @@
 /** The query parameters every list takes, and the shape of every page (spec 4.8). */
 import * as z from 'zod/mini';
-import { builtOnFirstUse, meta, type Schema } from '../api/zod.ts';
+import { builtOnFirstUse, builtSchema, meta, type Schema } from '../api/zod.ts';
 import { answerSchema } from '../api/answer-schema.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../api/limits.ts';
 
 const PAGE_SIZE_MESSAGE = `must be an integer from 1 to ${MAX_PAGE_SIZE}`;
 
-/** `limit` and `cursor`, the query parameters every list takes. */
-const buildPageQueryShape = () => ({
-  limit: meta(
-    z._default(
-      z.coerce.number({ error: PAGE_SIZE_MESSAGE }).check(z.int(PAGE_SIZE_MESSAGE), z.gte(1, PAGE_SIZE_MESSAGE), z.lte(MAX_PAGE_SIZE, PAGE_SIZE_MESSAGE)),
-      DEFAULT_PAGE_SIZE,
+/** `limit` and `cursor`, the query parameters every list takes, alone: the query of a list without filters of its own. */
+export const PageQuery = builtOnFirstUse(() =>
+  z.object({
+    limit: meta(
+      z._default(
+        z.coerce.number({ error: PAGE_SIZE_MESSAGE }).check(z.int(PAGE_SIZE_MESSAGE), z.gte(1, PAGE_SIZE_MESSAGE), z.lte(MAX_PAGE_SIZE, PAGE_SIZE_MESSAGE)),
+        DEFAULT_PAGE_SIZE,
+      ),
+      { description: `Page size, 1 to ${MAX_PAGE_SIZE}; default ${DEFAULT_PAGE_SIZE}.` },
     ),
-    { description: `Page size, 1 to ${MAX_PAGE_SIZE}; default ${DEFAULT_PAGE_SIZE}.` },
-  ),
-  cursor: meta(z.optional(z.string().check(z.maxLength(2048))), { description: 'Opaque; the `next_cursor` of the previous page, with the same filters.' }),
-});
-let pageQueryShape: ReturnType<typeof buildPageQueryShape> | undefined;
-/** Built once: every list's query holds the same two schemas. */
-const pageQuery = () => {
-  pageQueryShape ??= buildPageQueryShape();
-  return pageQueryShape;
-};
+    cursor: meta(z.optional(z.string().check(z.maxLength(2048))), { description: 'Opaque; the `next_cursor` of the previous page, with the same filters.' }),
+  }),
+);
 
 /**
  * A list operation's query: the list's own filters (a strict object, so an unknown parameter is
- * refused) and `limit` and `cursor`. Built the first time a request's query is parsed, not at
- * load: a request refused at authentication never needs it (README, performance: cold start).
+ * refused) and PageQuery's `limit` and `cursor`. Built the first time a request's query is
+ * parsed, not at load: a request refused at authentication never needs it (README,
+ * performance: cold start).
  */
-export const listQuery = <F extends z.ZodMiniObject>(filters: () => F) => builtOnFirstUse(() => z.extend(filters(), pageQuery()));
-
-/** `limit` and `cursor` alone, for a list without filters of its own. */
-export const PageQuery = builtOnFirstUse(() => z.object(pageQuery()));
+export const listQuery = <F extends z.ZodMiniObject>(filters: () => F) => builtOnFirstUse(() => z.extend(filters(), builtSchema(PageQuery).shape));
 
 /** A page of `item`s (and `more`, the fields a list answers beside its page), as answered: built on first use. */
 export const pageOf = <T extends Schema, M extends z.core.$ZodLooseShape = Record<never, never>>(item: T, more?: M) =>

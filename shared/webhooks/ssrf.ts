@@ -31,16 +31,13 @@ const parseSpecialAddresses = () => ({
   ipv4Compatible: ipaddr.parseCIDR('::/96'),
 });
 let special: ReturnType<typeof parseSpecialAddresses> | undefined;
-const specialAddresses = () => {
-  special ??= parseSpecialAddresses();
-  return special;
-};
 
 export function addressClass(address: string): AddressClass {
   if (!ipaddr.isValid(address) || !isIP(address)) return 'forbidden';
   let parsed = ipaddr.parse(address);
   if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  const { metadata, ipv4Compatible } = specialAddresses();
+  special ??= parseSpecialAddresses();
+  const { metadata, ipv4Compatible } = special;
   if (metadata.some((m) => m.kind() === parsed.kind() && m.toNormalizedString() === parsed.toNormalizedString())) return 'forbidden';
   const range = parsed.range();
   if (range === 'unicast') return parsed.kind() === 'ipv6' && parsed.match(ipv4Compatible) ? 'forbidden' : 'public';
