@@ -141,6 +141,12 @@ export interface OrderRecords {
   result: OrderResult | undefined;
 }
 
+/** The revisions a publication covers: its events come after `after`, up to its record's own revision `through`. */
+export interface PublicationSpan {
+  after: number;
+  through: number;
+}
+
 export interface OrderIdentity {
   pk: string;
   tenant: string;

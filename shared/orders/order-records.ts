@@ -5,7 +5,7 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { tableClient, tableName } from '../storage/clients.ts';
 import { keys } from '../storage/keys.ts';
-import { type HistoryEntry, historyOf, mergedLog, type OrderRecords } from './order-log.ts';
+import { entryRevision, type HistoryEntry, historyOf, mergedLog, type OrderRecords, type PublicationSpan } from './order-log.ts';
 import type { CallAttempt, OrderResult } from './order-schemas.ts';
 
 /** Items of the order's own collection (attempts, history) by sort-key prefix. */
@@ -28,18 +28,55 @@ export async function orderCollection<T>(
   return { items, ...(out.LastEvaluatedKey ? { last: String(out.LastEvaluatedKey.sk) } : {}) };
 }
 
-/** What an order's events are made of besides its own log: its attempts and result and, asked for, the stretches of its log moved out of it. */
-export async function readOrderRecords(orderPk: string, options: { history: boolean }): Promise<OrderRecords & { history: string[] }> {
+/**
+ * What an order's events are made of besides its own log: its attempts and result and, asked
+ * for a span, the stretches of its log moved out of it that the span needs.
+ */
+export async function readOrderRecords(orderPk: string, options: { history: PublicationSpan | null }): Promise<OrderRecords & { history: string[] }> {
   const [attempts, result, history] = await Promise.all([
     allOf<CallAttempt>(orderPk, 'ATTEMPT#'),
     tableClient().send(new GetCommand({ TableName: tableName(), Key: keys.orderResult(orderPk), ConsistentRead: true })),
-    options.history ? allOf<{ log: string[] }>(orderPk, 'HISTORY#') : [],
+    options.history ? movedStretches(orderPk, options.history) : [],
   ]);
   return {
     attempts: new Map(attempts.map((a) => [Number(a.attempt), a])),
     result: result.Item as OrderResult | undefined,
-    history: history.flatMap((h) => h.log),
+    history,
   };
+}
+
+/** Stretches read per page, newest first: a record that lags its order by a few changes needs one or two. */
+const STRETCHES_PER_PAGE = 25;
+
+/**
+ * The stretches moved out of the order that a span needs: those that begin by `through`, newest
+ * first, back to the one beginning at or before `after`. A stretch begins with a state change,
+ * so that one holds the previous state of the span's first event. A record that lags its order
+ * reads what lies between its revision and its last publication, not every stretch the order
+ * has moved out since it was created (thousands, after thousands of changes).
+ */
+async function movedStretches(orderPk: string, span: PublicationSpan): Promise<string[]> {
+  const stretches: string[][] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await tableClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
+        ExpressionAttributeValues: { ':pk': orderPk, ':first': keys.orderHistory(orderPk, 0).sk, ':last': keys.orderHistory(orderPk, span.through).sk },
+        ScanIndexForward: false,
+        Limit: STRETCHES_PER_PAGE,
+        ConsistentRead: true,
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    for (const { log } of (page.Items ?? []) as { log: string[] }[]) {
+      stretches.push(log);
+      if (entryRevision(log[0]!) <= span.after) return stretches.flat();
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return stretches.flat();
 }
 
 /** Every item of the order's collection under a prefix, page after page. */

@@ -13,7 +13,7 @@
 import { ttlCache } from '../caching/ttl-cache.ts';
 import { isPublicEvent } from '../events/event-types.ts';
 import type { EventRecord } from '../events/outbox.ts';
-import { entryRevision, eventsOf, mergedLog, needsRecords, type OrderRecords } from '../orders/order-log.ts';
+import { entryRevision, eventsOf, mergedLog, needsRecords, type OrderRecords, type PublicationSpan } from '../orders/order-log.ts';
 import type { Reaction } from '../stream/stream-dispatch.ts';
 import { hasStreamDue } from '../storage/keys.ts';
 import type { StreamChange } from '../stream/stream-dispatch.ts';
@@ -42,8 +42,8 @@ function decide(s: StoredSubscription | undefined, event: EventRecord): 'deliver
 
 /** What a publication reads of an order besides its stream record (order-records.ts). */
 export interface OrderReads {
-  /** Its attempts and result and, with `history`, the stretches of its log moved out of it. */
-  records(orderPk: string, options: { history: boolean }): Promise<OrderRecords & { history: string[] }>;
+  /** Its attempts and result and, given a span, the stretches of its log moved out of it that the span needs. */
+  records(orderPk: string, options: { history: PublicationSpan | null }): Promise<OrderRecords & { history: string[] }>;
   /** The revision its events are published through, as the order says now (a writer's image may carry an older one). */
   publishedThrough(orderPk: string): Promise<number>;
 }
@@ -68,14 +68,18 @@ export async function orderPublication(change: StreamChange, reads: OrderReads):
   if (!log.some((entry) => entryRevision(entry) > after)) return { fresh: [], earlier: [] };
   // The order's own log starts with a state change: from there on it needs nothing moved out.
   const history = log.length === 0 || after < entryRevision(log[0]!);
-  const loaded = history || needsRecords(log, after) ? await reads.records(String(image.pk), { history }) : NO_RECORDS;
+  // A record publishes what its own write reached: the stretches moved out since (a record
+  // handled after later changes of its order reads them now) are later records' to publish.
+  const through = Number(image.revision);
+  const loaded = history || needsRecords(log, after) ? await reads.records(String(image.pk), { history: history ? { after, through } : null }) : NO_RECORDS;
   const identity = {
     pk: String(image.pk),
     tenant: String(image.tenant),
     external_order_id: String(image.external_order_id),
     correlation_id: String(image.correlation_id),
   };
-  const events = eventsOf(identity, history ? mergedLog(loaded.history, log) : log, loaded, after);
+  const entries = history ? mergedLog(loaded.history, log).filter((entry) => entryRevision(entry) <= through) : log;
+  const events = eventsOf(identity, entries, loaded, after);
   const isFresh = (e: { sk: string }) => Number(e.sk.slice('EVENT#'.length, 'EVENT#'.length + 6)) > before;
   return { fresh: events.filter(isFresh), earlier: events.filter((e) => !isFresh(e)) };
 }

@@ -246,7 +246,7 @@ describe('a conditional write whose answer was lost', () => {
       const result = { ...keys.orderResult(pk), entity: 'result', tenant, external_order_id: 'o-1', business_outcome: 'confirmed' };
       const written = await writeOrder(stored, { to: 'completed', reason: 'confirmed', calls: { attempt, result, causeRevision: 1 } }, new Date());
       const read = await readOrder(tenant, 'o-1', true);
-      const records = await readOrderRecords(pk, { history: true });
+      const records = await readOrderRecords(pk, { history: { after: 0, through: written.revision } });
       return {
         revision: written.revision,
         state: read?.processing_state,

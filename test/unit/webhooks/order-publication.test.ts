@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { eventIdFor } from '#shared/events/outbox.ts';
-import { encodeEntry, type LogEntry } from '#shared/orders/order-log.ts';
+import { encodeEntry, type LogEntry, type PublicationSpan } from '#shared/orders/order-log.ts';
 import type { CallAttempt, OrderResult } from '#shared/orders/order-schemas.ts';
 import type { OrderState } from '#shared/orders/state-machine.ts';
 import { orderPublication } from '#shared/webhooks/fan-out.ts';
@@ -93,9 +93,9 @@ describe("an order's stream record publishes the events in its log", () => {
   });
 
   it('a marked record publishes only what came after its last completed publication (`published`), however long the order lived', async () => {
-    const reads: { history: boolean }[] = [];
+    const reads: { history: PublicationSpan | null }[] = [];
     const recordsOf = {
-      records: async (_pk: string, options: { history: boolean }) => {
+      records: async (_pk: string, options: { history: PublicationSpan | null }) => {
         reads.push(options);
         return { attempts: new Map([[1, ATTEMPT]]), result: RESULT, history: LOG.slice(0, 3) };
       },
@@ -106,6 +106,24 @@ describe("an order's stream record publishes the events in its log", () => {
     const completed = await orderPublication({ eventName: 'MODIFY', oldImage: order(5, 5), newImage: image }, recordsOf);
     expect({ fresh: ids(completed.fresh).length, earlier: completed.earlier.length }).toEqual({ fresh: 3, earlier: 0 });
     // Its previous state is in the order's own log: nothing moved out of it is read.
-    expect(reads).toEqual([{ history: false }]);
+    expect(reads).toEqual([{ history: null }]);
+  });
+
+  it('a record handled after later changes of its order publishes only what its own write reached, asking for the stretches of that span alone', async () => {
+    const reads: { history: PublicationSpan | null }[] = [];
+    // The order has moved on to revision 6 and moved its log up to the completion out since.
+    const recordsOf = {
+      records: async (_pk: string, options: { history: PublicationSpan | null }) => {
+        reads.push(options);
+        return { attempts: new Map([[1, ATTEMPT]]), result: RESULT, history: LOG };
+      },
+      publishedThrough: async () => 1,
+    };
+    // The record of revision 3, whose image holds the log from the scheduling on; published through 1.
+    const image = { ...order(3, 3, true), log: LOG.slice(2, 3) };
+    const lagging = await orderPublication({ eventName: 'MODIFY', oldImage: order(2, 2), newImage: image }, recordsOf);
+    expect({ fresh: ids(lagging.fresh), earlier: ids(lagging.earlier) }).toEqual({ fresh: [id('EVENT#000003')], earlier: [id('EVENT#000002')] });
+    expect(lagging.fresh[0]).toMatchObject({ data: { previous_state: 'validated', processing_state: 'scheduled' } });
+    expect(reads).toEqual([{ history: { after: 1, through: 3 } }]);
   });
 });
