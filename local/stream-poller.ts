@@ -59,23 +59,33 @@ function laneOf(record: DynamoDBRecord, lanes: number): number {
   return Math.abs(hash) % lanes;
 }
 
-/** A record read from the shard, in read order: the position moves past it once it is done. */
-interface ReadRecord {
+/** A record handed to a lane, in read order: the position stays before it until it is done. */
+interface RecordInHand {
   sequenceNumber: string;
+  /** The record read just before it (filtered out or not): the position while this one is not done. */
+  after: string | undefined;
   done: boolean;
 }
 
 /**
  * Records read but not yet handled, per shard: each lane's queue and whether it is at work,
- * and every record read in stream order, so the position moves only past records that are done.
+ * and the records in hand in stream order, so the position moves only past records that are done.
  */
 interface ShardWork {
-  lanes: { queue: { record: DynamoDBRecord; read: ReadRecord }[]; working: Promise<void> | null }[];
-  read: ReadRecord[];
+  lanes: { queue: { record: DynamoDBRecord; inHand: RecordInHand }[]; working: Promise<void> | null }[];
+  inHand: RecordInHand[];
+  /** The last record read: the position once every record in hand is done. */
+  lastRead: string | undefined;
 }
 
-/** Records a shard may have read ahead of its handling: reading stops there until the lanes catch up. */
-const READ_AHEAD_RECORDS = 1000;
+/**
+ * Records a shard may have in hand (admitted by the filters and not yet done): reading stops
+ * there until the lanes catch up. A record no filter admits is done as it is read and holds
+ * nothing, as on AWS, where the event source mapping drops it: DynamoDB Local's stream is one
+ * shard for the whole table, and a burst of other writes (a catalog's variant index entries,
+ * request records) must not count against the lane that waits.
+ */
+export const RECORDS_IN_HAND = 1000;
 
 function toLambdaRecord(record: StreamRecord, streamArn: string, region: string): DynamoDBRecord {
   const d = record.dynamodb!;
@@ -179,7 +189,7 @@ class StreamPoller {
     let work = this.work.get(shardId);
     if (!work) {
       const lanes = Math.max(1, this.options.settings.parallelizationFactor ?? 1);
-      work = { lanes: Array.from({ length: lanes }, () => ({ queue: [], working: null })), read: [] };
+      work = { lanes: Array.from({ length: lanes }, () => ({ queue: [], working: null })), inHand: [], lastRead: this.checkpoints[shardId] };
       this.work.set(shardId, work);
     }
     return work;
@@ -196,9 +206,13 @@ class StreamPoller {
     const work = this.workOf(shardId);
     const admitted = new Set(this.admitted(records));
     for (const record of records) {
-      const read = { sequenceNumber: record.dynamodb!.SequenceNumber!, done: !admitted.has(record) };
-      work.read.push(read);
-      if (!read.done) work.lanes[laneOf(record, work.lanes.length)]!.queue.push({ record, read });
+      const sequenceNumber = record.dynamodb!.SequenceNumber!;
+      if (admitted.has(record)) {
+        const inHand = { sequenceNumber, after: work.lastRead, done: false };
+        work.inHand.push(inHand);
+        work.lanes[laneOf(record, work.lanes.length)]!.queue.push({ record, inHand });
+      }
+      work.lastRead = sequenceNumber;
     }
     this.moveCheckpoint(shardId, work);
     for (const lane of work.lanes) {
@@ -209,15 +223,15 @@ class StreamPoller {
     }
   }
 
-  private markDone(shardId: string, work: ShardWork, queued: { read: ReadRecord }[]): void {
-    for (const { read } of queued) read.done = true;
+  private markDone(shardId: string, work: ShardWork, queued: { inHand: RecordInHand }[]): void {
+    for (const { inHand } of queued) inHand.done = true;
     this.moveCheckpoint(shardId, work);
   }
 
   private moveCheckpoint(shardId: string, work: ShardWork): void {
-    let last: string | undefined;
-    while (work.read[0]?.done) last = work.read.shift()!.sequenceNumber;
-    if (last) this.saveCheckpoint(shardId, last);
+    while (work.inHand[0]?.done) work.inHand.shift();
+    const position = work.inHand.length ? work.inHand[0]!.after : work.lastRead;
+    if (position && position !== this.checkpoints[shardId]) this.saveCheckpoint(shardId, position);
   }
 
   /** One lane's records in batches, in order, until its queue is empty or the poller stops. */
@@ -269,7 +283,7 @@ class StreamPoller {
     }
     for (const shard of this.shards) {
       const shardId = shard.ShardId!;
-      if ((this.work.get(shardId)?.read.length ?? 0) >= READ_AHEAD_RECORDS) continue;
+      if ((this.work.get(shardId)?.inHand.length ?? 0) >= RECORDS_IN_HAND) continue;
       const iterator = await this.iteratorFor(shardId);
       if (!iterator) continue;
       const { Records = [], NextShardIterator } = await this.client.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
