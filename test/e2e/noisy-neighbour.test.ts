@@ -109,23 +109,29 @@ describe('a hanging endpoint of one tenant', () => {
       const first = await call(key, 'POST', '/webhook-subscription/test');
       expect(first.status).toBe(202);
       // The rest of the window's allowance taken as the handlers take it (no 200 deliveries to
-      // load the shared stack), well inside one window so it cannot turn in between.
+      // load the shared stack), then a test and a replay, all inside one window: on a slow
+      // machine the window may turn before they are through, and then the sequence is made
+      // again in the next one.
       const windowMs = (WEBHOOK_SEND_LIMIT.burst / WEBHOOK_SEND_LIMIT.requests_per_second) * 1000;
-      if (Date.now() % windowMs > windowMs - 8_000) await new Promise((r) => setTimeout(r, windowMs - (Date.now() % windowMs) + 100));
-      const taken = [];
-      for (let i = 0; i < WEBHOOK_SEND_LIMIT.burst; i++)
-        taken.push(
-          await admitWebhookSend(key.tenant, new Date()).then(
+      const windowOf = (ms: number) => Math.floor(ms / windowMs);
+      for (let tries = 1; ; tries++) {
+        if (Date.now() % windowMs > windowMs - 8_000) await new Promise((r) => setTimeout(r, windowMs - (Date.now() % windowMs) + 100));
+        const window = windowOf(Date.now());
+        const taken = await mapWithConcurrency(Array.from({ length: WEBHOOK_SEND_LIMIT.burst }), 16, () =>
+          admitWebhookSend(key.tenant, new Date()).then(
             () => true,
             () => false,
           ),
         );
-      expect(taken.filter(Boolean).length).toBeLessThanOrEqual(WEBHOOK_SEND_LIMIT.burst);
-      const test = await call(key, 'POST', '/webhook-subscription/test');
-      const replay = await call(key, 'POST', `/webhook-deliveries/${first.body.delivery_id}/replay`);
-      for (const res of [test, replay]) {
-        expect([res.status, res.body.code]).toEqual([429, 'rate_limited']);
-        expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+        const test = await call(key, 'POST', '/webhook-subscription/test');
+        const replay = await call(key, 'POST', `/webhook-deliveries/${first.body.delivery_id}/replay`);
+        if (windowOf(Date.now()) !== window && tries < 3) continue;
+        expect(taken.filter(Boolean).length).toBeLessThanOrEqual(WEBHOOK_SEND_LIMIT.burst);
+        for (const res of [test, replay]) {
+          expect([res.status, res.body.code]).toEqual([429, 'rate_limited']);
+          expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+        }
+        break;
       }
     } finally {
       await receiver.close();

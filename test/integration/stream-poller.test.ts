@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
@@ -36,6 +37,38 @@ const until = async (check: () => boolean, ms = 20_000) => {
   if (!(await eventually(check, Boolean, { timeoutMs: ms, everyMs: 50 }))) throw new Error('timed out');
 };
 
+const streams = new DynamoDBStreamsClient({ endpoint: process.env.DYNAMODB_ENDPOINT!, region: 'us-east-1' });
+const shardsOf = async (streamArn: string) => (await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }))).StreamDescription!.Shards!;
+
+/**
+ * A checkpoint file at the stream's end: a poller started with it reads what is written from
+ * then on. Found by reading from LATEST up to a marker written for it, so that a test does not
+ * first read the whole shared stream, every other file's writes of the run (which outgrew the
+ * test's wait late in a run).
+ */
+async function checkpointAtEnd(streamArn: string): Promise<string> {
+  const shards = await shardsOf(streamArn);
+  const open = shards.find((shard) => !shard.SequenceNumberRange?.EndingSequenceNumber) ?? shards.at(-1)!;
+  let { ShardIterator: iterator } = await streams.send(
+    new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: open.ShardId!, ShardIteratorType: 'LATEST' }),
+  );
+  const marker = `T#stream-end#${randomUUID()}`;
+  await tableClient().send(new PutCommand({ TableName: tableName(), Item: { pk: marker, sk: 'X' } }));
+  let end: string | undefined;
+  for (const deadline = Date.now() + 20_000; end === undefined && iterator && Date.now() < deadline; ) {
+    const page = await streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
+    end = page.Records?.find((r) => r.dynamodb?.Keys?.pk?.S === marker)?.dynamodb?.SequenceNumber;
+    iterator = page.NextShardIterator;
+    if (end === undefined) await new Promise((r) => setTimeout(r, 50));
+  }
+  if (end === undefined) throw new Error('the marker never reached the stream');
+  // Shards closed before it are read to their end already.
+  const closed = shards.filter((shard) => shard !== open).map((shard) => [shard.ShardId!, shard.SequenceNumberRange!.EndingSequenceNumber!]);
+  const file = join(mkdtempSync(join(tmpdir(), 'checkpoint-')), 'stream-checkpoint.json');
+  writeFileSync(file, JSON.stringify({ ...Object.fromEntries(closed), [open.ShardId!]: end }));
+  return file;
+}
+
 describe('the local stream poller (DynamoDB Local streams, Lambda semantics)', () => {
   it("delivers each item's changes in order and, after a partial batch failure, retries from the failed record without losing any", async () => {
     const { Table } = await dynamoClient().send(new DescribeTableCommand({ TableName: tableName() }));
@@ -44,6 +77,7 @@ describe('the local stream poller (DynamoDB Local streams, Lambda semantics)', (
     let failedOnce = false;
     const poller = pollTableStream(Table!.LatestStreamArn!, {
       settings: MAPPING,
+      checkpointFile: await checkpointAtEnd(Table!.LatestStreamArn!),
       handler: changesOf(marker, (label) => {
         if (label === '#a:2' && !failedOnce) {
           failedOnce = true;
@@ -77,20 +111,8 @@ describe('the local stream poller (DynamoDB Local streams, Lambda semantics)', (
     const streamArn = Table!.LatestStreamArn!;
     const marker = `T#lanes-test#${randomUUID()}`;
     const put = (item: string, n: number) => tableClient().send(new PutCommand({ TableName: tableName(), Item: { pk: `${marker}#${item}`, sk: 'X', n } }));
-    // A checkpoint just past a start marker, so the records below are read in one go.
-    const checkpointFile = join(mkdtempSync(join(tmpdir(), 'checkpoint-')), 'stream-checkpoint.json');
-    let started = false;
-    const reader = pollTableStream(streamArn, {
-      settings: MAPPING,
-      checkpointFile,
-      handler: async (event) => {
-        started ||= event.Records.some((r) => r.dynamodb?.Keys?.pk?.S === `${marker}#start`);
-        return { batchItemFailures: [] };
-      },
-    });
-    await put('start', 1);
-    await until(() => started);
-    await reader.stop();
+    // A checkpoint at the stream's end, so the records below are read in one go.
+    const checkpointFile = await checkpointAtEnd(streamArn);
 
     await put('slow', 1);
     await put('slow', 2);
@@ -152,6 +174,7 @@ describe('the local stream poller (DynamoDB Local streams, Lambda semantics)', (
       region: 'us-east-1',
       streamArn: Table!.LatestStreamArn!,
       settings: MAPPING,
+      checkpointFile: await checkpointAtEnd(Table!.LatestStreamArn!),
       handler: async (event) => {
         records.push(...event.Records.filter((r) => r.dynamodb?.Keys?.pk?.S === marker));
       },
@@ -175,12 +198,14 @@ describe('the local stream poller (DynamoDB Local streams, Lambda semantics)', (
     const marker = `T#stream-age#${randomUUID()}`;
     const handed: string[] = [];
     const warnings: string[] = [];
+    const checkpointFile = await checkpointAtEnd(Table!.LatestStreamArn!);
     const reader = (now: () => number, filterPatterns: string[]) =>
       startStreamPoller({
         endpoint: process.env.DYNAMODB_ENDPOINT!,
         region: 'us-east-1',
         streamArn: Table!.LatestStreamArn!,
         settings: { ...MAPPING, filterPatterns },
+        checkpointFile,
         now,
         onWarning: (message) => warnings.push(message),
         handler: async (event) => {
@@ -209,27 +234,34 @@ describe('the local stream poller (DynamoDB Local streams, Lambda semantics)', (
 
   it('starts from the trim horizon with a warning when its checkpoint file was left empty by a kill, and keeps checkpoints whole', async () => {
     const { Table } = await dynamoClient().send(new DescribeTableCommand({ TableName: tableName() }));
-    const marker = `T#stream-damaged#${randomUUID()}`;
-    await tableClient().send(new PutCommand({ TableName: tableName(), Item: { pk: marker, sk: 'X', n: 1 } }));
+    const streamArn = Table!.LatestStreamArn!;
+    // The stream's first record (the oldest shard's): where a poller starts that knows no position.
+    const [oldest] = await shardsOf(streamArn);
+    const { ShardIterator } = await streams.send(
+      new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: oldest!.ShardId!, ShardIteratorType: 'TRIM_HORIZON' }),
+    );
+    const { Records: first = [] } = await streams.send(new GetRecordsCommand({ ShardIterator, Limit: 1 }));
+    expect(first).toHaveLength(1);
     const checkpointFile = join(mkdtempSync(join(tmpdir(), 'checkpoint-')), 'stream-checkpoint.json');
     writeFileSync(checkpointFile, '');
     const warnings: string[] = [];
-    const seen: string[] = [];
+    let handedFirst: string | undefined;
     const poller = startStreamPoller({
       endpoint: process.env.DYNAMODB_ENDPOINT!,
       region: 'us-east-1',
-      streamArn: Table!.LatestStreamArn!,
+      streamArn,
       settings: MAPPING,
       checkpointFile,
       onWarning: (message) => warnings.push(message),
       handler: async (event) => {
-        seen.push(...event.Records.filter((r) => r.dynamodb?.Keys?.pk?.S === marker).map((r) => r.eventName!));
+        handedFirst ??= event.Records[0]?.dynamodb?.SequenceNumber;
         return { batchItemFailures: [] };
       },
     });
     try {
-      // The record written before the poller started is still delivered: the damaged file meant "from the start".
-      await until(() => seen.includes('INSERT'));
+      // The first record handed over is the stream's first: the damaged file meant "from the start".
+      await until(() => handedFirst !== undefined);
+      expect(handedFirst).toBe(first[0]!.dynamodb!.SequenceNumber);
       expect(warnings.join('\n')).toMatch(/damaged/);
       await until(() => readFileSync(checkpointFile, 'utf8').length > 0);
       expect(() => JSON.parse(readFileSync(checkpointFile, 'utf8'))).not.toThrow();
