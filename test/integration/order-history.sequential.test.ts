@@ -24,8 +24,7 @@ import { orderCommands } from '#shared/orders/order-commands.ts';
 import { tableClient, tableName } from '#shared/storage/clients.ts';
 import { keys } from '#shared/storage/keys.ts';
 import { retryOnRevisionConflict } from '#shared/storage/revision-retry.ts';
-import { eventually } from '../support/eventually.ts';
-import { CALL_NOW_CONFIG, customerBody, ORDER_TENANT_CATALOG, orderBody, wholeHistory } from '../support/order-fixtures.ts';
+import { CALL_NOW_CONFIG, customerBody, ORDER_TENANT_CATALOG, orderBody, orderReaching, wholeHistory } from '../support/order-fixtures.ts';
 import { killRuntime, startRuntime } from '../support/runtime.ts';
 import { LATER } from '../support/times.ts';
 
@@ -49,11 +48,8 @@ describe('order history', () => {
       Object.assign(process.env, JSON.parse(readFileSync(join(dataDir, 'runtime.json'), 'utf8')).env);
       const key = await benchTenant('history', CALL_NOW_CONFIG);
       const call = (method: string, path: string, body?: unknown) => send(runtime.baseUrl, key, method, path, body);
-      const waitForOrder = async (done: (order: { processing_state: string; source_version: string }) => boolean) => {
-        const reached = (res: { status: number; body: any }) => res.status === 200 && done(res.body);
-        const res = await eventually(() => call('GET', '/orders/long-lived'), reached, { timeoutMs: 120_000, everyMs: 150 });
-        if (!reached(res)) throw new Error(`the order did not reach the expected state: ${JSON.stringify(res.body)}`);
-      };
+      const waitForOrder = (done: (order: { processing_state: string; source_version: string }) => boolean) =>
+        orderReaching(() => call('GET', '/orders/long-lived'), done, 120_000);
       expect((await call('POST', '/products/batch', ORDER_TENANT_CATALOG)).body.rejected).toBe(0);
       expect((await call('PUT', '/customers/patient', customerBody('+491510000000'))).status).toBeLessThan(300);
       expect((await call('POST', '/orders', orderBody('long-lived', 'patient', { contact_not_before: LATER }))).status).toBe(201);

@@ -54,13 +54,15 @@ async function checkpointAtEnd(streamArn: string): Promise<string> {
   );
   const marker = `T#stream-end#${randomUUID()}`;
   await tableClient().send(new PutCommand({ TableName: tableName(), Item: { pk: marker, sk: 'X' } }));
-  let end: string | undefined;
-  for (const deadline = Date.now() + 20_000; end === undefined && iterator && Date.now() < deadline; ) {
-    const page = await streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
-    end = page.Records?.find((r) => r.dynamodb?.Keys?.pk?.S === marker)?.dynamodb?.SequenceNumber;
-    iterator = page.NextShardIterator;
-    if (end === undefined) await new Promise((r) => setTimeout(r, 50));
-  }
+  const end = await eventually(
+    async () => {
+      const page = await streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
+      iterator = page.NextShardIterator;
+      return page.Records?.find((r) => r.dynamodb?.Keys?.pk?.S === marker)?.dynamodb?.SequenceNumber;
+    },
+    (found) => found !== undefined,
+    { timeoutMs: 20_000, everyMs: 50 },
+  );
   if (end === undefined) throw new Error('the marker never reached the stream');
   // Shards closed before it are read to their end already.
   const closed = shards.filter((shard) => shard !== open).map((shard) => [shard.ShardId!, shard.SequenceNumberRange!.EndingSequenceNumber!]);

@@ -5,6 +5,7 @@
  */
 import type { HistoryEntry } from '#shared/orders/order.ts';
 import { orderHistory } from '#shared/orders/order-records.ts';
+import { eventually } from './eventually.ts';
 
 /** Calls every day, no quiet hours, write-back on: the sandbox scenarios run at once. */
 export const CALL_NOW_CONFIG = {
@@ -54,6 +55,17 @@ export const ORDER_TENANT_CATALOG = {
     },
   ],
 };
+
+/**
+ * Polls an order through `get` (a signed GET of it, over whichever stack) until `done` holds:
+ * the pipeline is asynchronous. Fails after `timeoutMs`, showing the order as last read.
+ */
+export async function orderReaching(get: () => Promise<{ status: number; body: any }>, done: (order: any) => boolean, timeoutMs: number): Promise<any> {
+  const reached = (res: { status: number; body: any }) => res.status === 200 && done(res.body);
+  const res = await eventually(get, reached, { timeoutMs, everyMs: 150 });
+  if (!reached(res)) throw new Error(`the order did not reach the expected state: ${JSON.stringify(res.body)}`);
+  return res.body;
+}
 
 /** An order's whole history, read through the history reader `pageSize` entries at a time. */
 export async function wholeHistory(orderPk: string, pageSize: number): Promise<HistoryEntry[]> {

@@ -1,12 +1,11 @@
 /** Test-side helpers for orders: a ready tenant with catalog, customers and rules, and waiting for states. */
 import { expect } from 'vitest';
 import { call, newTenant, type TestKey } from './stack.ts';
-import { eventually } from './eventually.ts';
 import { eventsOf, mergedLog } from '#shared/orders/order-log.ts';
 import { orderCollection, readOrderRecords } from '#shared/orders/order-records.ts';
 import { readOrder } from '#shared/orders/order-store.ts';
 import { keys } from '#shared/storage/keys.ts';
-import { CALL_NOW_CONFIG, ORDER_TENANT_CATALOG } from './order-fixtures.ts';
+import { CALL_NOW_CONFIG, ORDER_TENANT_CATALOG, orderReaching } from './order-fixtures.ts';
 
 export { CALL_NOW_CONFIG, customerBody, orderBody, wholeHistory } from './order-fixtures.ts';
 
@@ -19,12 +18,8 @@ export async function orderTenant(config: unknown = CALL_NOW_CONFIG): Promise<Te
 }
 
 /** Polls the order until `done` holds (the pipeline is asynchronous), failing after `timeoutMs`. */
-export async function waitForOrder(key: TestKey, id: string, done: (order: any) => boolean, timeoutMs = 60_000): Promise<any> {
-  const reached = (res: { status: number; body: any }) => res.status === 200 && done(res.body);
-  const res = await eventually(() => call(key, 'GET', `/orders/${id}`), reached, { timeoutMs, everyMs: 150 });
-  if (!reached(res)) throw new Error(`order ${id} did not reach the expected state: ${res.text}`);
-  return res.body;
-}
+export const waitForOrder = (key: TestKey, id: string, done: (order: any) => boolean, timeoutMs = 60_000): Promise<any> =>
+  orderReaching(() => call(key, 'GET', `/orders/${id}`), done, timeoutMs);
 
 export const isFinalOrder = (o: { processing_state: string }) => ['completed', 'cancelled', 'rejected'].includes(o.processing_state);
 
