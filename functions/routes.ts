@@ -35,6 +35,7 @@ export const ROUTES: readonly Route[] = [
     path: '/products/batch',
     scope: 'catalog:write',
     handler: 'functions/http/products/upsert-batch.ts',
+    tableActions: ['BatchGetItem'],
     summary: 'Upsert up to 500 products with their variants',
     tag: 'Catalog',
   }),

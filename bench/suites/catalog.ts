@@ -1,9 +1,12 @@
 /**
  * `catalog`: the server-side time and write units of a 500 × 100 product batch (issue 4),
  * against the floor of as many raw conditional PutItem calls of the same items at the same
- * concurrency, on DynamoDB Local. Beside it, with no target: the same against as many raw
- * versioned UpdateItem calls (the write an upsert that keeps `created_at` makes), which shows
- * how much of the gap is DynamoDB Local's UpdateItem rather than the service's own work.
+ * concurrency, on DynamoDB Local. The upsert reads its products' stored versions first (5
+ * BatchGetItem calls) and puts each new version; the read units are reported beside the write
+ * units, and so is what the same batch sent again unchanged costs. Beside it, with no target:
+ * the same against as many raw versioned UpdateItem calls (the write the upsert made until
+ * session 28, which keeps `created_at` without reading it), which DynamoDB Local runs about a
+ * third slower than PutItem.
  */
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { upsertProductBatch, BATCH_WRITE_CONCURRENCY } from '#shared/catalog/product-store.ts';
@@ -15,6 +18,9 @@ import { streamDueAttributes } from '#shared/stream/stream-work.ts';
 import { versionAttributes } from '#shared/versioning/version-attributes.ts';
 import { versionedWrite } from '#shared/storage/versioned-write.ts';
 import { withCapacityScope } from '#shared/storage/capacity-meter.ts';
+import { batchGet } from '#shared/storage/batch.ts';
+import { itemSize } from '#shared/storage/billing.ts';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { mapWithConcurrency } from '#shared/async/concurrency.ts';
 import { figure, type Figure } from '../lib/figures.ts';
 import { median, progress } from '../lib/measure.ts';
@@ -42,12 +48,14 @@ function floorItems(tenant: string, batch: ReturnType<typeof productBatch>['prod
   });
 }
 
-type Phase = <T>(work: () => Promise<T>) => Promise<{ result: T; capacity: { writeUnits: number }; elapsed: number }>;
+type Phase = <T>(work: () => Promise<T>) => Promise<{ result: T; capacity: { writeUnits: number; readUnits: number }; elapsed: number }>;
 type PhaseName = 'upsert' | 'floor' | 'updateFloor';
+
+const roundBatch = (round: number) => productBatch(500, 100).products.map((p) => ({ ...p, external_product_id: `r${round}-${p.external_product_id}` }));
 
 /** One round's three phases on the same fresh batch: the upsert, the PutItem floor and the UpdateItem one (items built before the clock starts). */
 function roundPhases(round: number, phase: Phase): Record<PhaseName, () => ReturnType<Phase>> {
-  const batch = productBatch(500, 100).products.map((p) => ({ ...p, external_product_id: `r${round}-${p.external_product_id}` }));
+  const batch = roundBatch(round);
   const now = new Date();
   const createdAt = now.toISOString();
   const items = floorItems('bench-floor', batch, now);
@@ -85,10 +93,14 @@ async function measureRound(round: number, phase: Phase) {
   const order = (['upsert', 'floor', 'updateFloor'] as const).map((_, i, all) => all[(i + round) % all.length]!);
   const elapsed = {} as Record<PhaseName, number>;
   const units = {} as Record<PhaseName, number>;
+  let upsertReadUnits = 0;
+  // What the upsert's read of its stored versions is billed, taken before the upsert writes them.
+  const billedReadUnits = await billedVersionReads(roundBatch(round));
   for (const name of order) {
     const measured = await phases[name]();
     elapsed[name] = measured.elapsed;
     units[name] = measured.capacity.writeUnits;
+    if (name === 'upsert') upsertReadUnits = measured.capacity.readUnits;
     if (name === 'upsert' && (measured.result as Awaited<ReturnType<typeof upsertProductBatch>>).some((r) => r.outcome !== 'upserted')) {
       throw new Error('the benchmark batch was not fully upserted');
     }
@@ -96,10 +108,38 @@ async function measureRound(round: number, phase: Phase) {
   progress(
     `  upsert ${elapsed.upsert.toFixed(0)} ms, floor ${elapsed.floor.toFixed(0)} ms, UpdateItem floor ${elapsed.updateFloor.toFixed(0)} ms (${order.join(', ')})`,
   );
-  return { elapsed, units };
+  return { elapsed, units, upsertReadUnits, billedReadUnits };
 }
 
-function catalogFigures(times: Record<PhaseName, number[]>, units: Record<PhaseName, number>): Figure[] {
+/**
+ * What DynamoDB bills for reading the batch's products strongly consistently: each item's whole
+ * size rounded up to 4 KB (the attributes read do not matter), and 1 unit for one not found.
+ * DynamoDB Local reports nothing for a key it does not find.
+ */
+async function billedVersionReads(batch: readonly { external_product_id: string }[]) {
+  const stored = await batchGet<Record<string, unknown>>(batch.map((p) => keys.product('bench-catalog', p.external_product_id)));
+  const sizes = stored.map((item) => Math.ceil(itemSize(marshall(item, { removeUndefinedValues: true })) / 4096));
+  return sizes.reduce((sum, units) => sum + units, 0) + (batch.length - stored.length);
+}
+
+/** The last round's batch sent again unchanged, as a full catalog sync sends most of its products: what it costs. */
+async function measureResend(round: number, phase: Phase) {
+  const batch = roundBatch(round);
+  const measured = await phase(() => upsertProductBatch('bench-catalog', batch, new Date()));
+  if (measured.result.some((r) => r.outcome !== 'unchanged')) throw new Error('the batch sent again was not answered unchanged');
+  const billedReadUnits = await billedVersionReads(batch);
+  progress(
+    `  the same batch again: ${measured.elapsed.toFixed(0)} ms, ${measured.capacity.writeUnits} WCU, ${billedReadUnits} RCU billed (${measured.capacity.readUnits} reported)`,
+  );
+  return { elapsed: measured.elapsed, writeUnits: measured.capacity.writeUnits, readUnits: measured.capacity.readUnits, billedReadUnits };
+}
+
+function catalogFigures(
+  times: Record<PhaseName, number[]>,
+  units: Record<PhaseName, number>,
+  reads: { reported: number; billed: number },
+  resend: Awaited<ReturnType<typeof measureResend>>,
+): Figure[] {
   return [
     figure({
       suite: 'catalog',
@@ -132,6 +172,21 @@ function catalogFigures(times: Record<PhaseName, number[]>, units: Record<PhaseN
       floor: { value: units.floor, label: '500 raw conditional PutItem of the same items (list and stream-work index entries included)' },
       note: 'ReturnConsumedCapacity TOTAL; includes the list index entry and the stream-work due entry of each product',
     }),
+    figure({
+      suite: 'catalog',
+      name: 'POST /products/batch 500 × 100, read units billed',
+      value: reads.billed,
+      unit: 'RCU',
+      note: `the stored versions read first, strongly consistent, 100 products a BatchGetItem: 1 RCU for each new product (DynamoDB Local reports ${reads.reported}); a read unit costs a fifth of a write unit`,
+    }),
+    figure({
+      suite: 'catalog',
+      name: 'POST /products/batch 500 × 100 sent again unchanged, write units',
+      value: resend.writeUnits,
+      unit: 'WCU',
+      floor: { value: units.upsert, label: 'the same batch written (each product a refused conditional write until session 28, billed at its size)' },
+      note: `a full catalog sync's common case: no product written, ${resend.billedReadUnits} RCU billed for the stored versions (each product of 100 variants read whole, rounded up to 12 KB; DynamoDB Local reports ${resend.readUnits}), ${resend.elapsed.toFixed(0)} ms server-side (one run, after the measured rounds)`,
+    }),
   ];
 }
 
@@ -155,6 +210,7 @@ export async function run(_baseUrl: string, settled: () => Promise<number>, held
   };
   const times: Record<PhaseName, number[]> = { upsert: [], floor: [], updateFloor: [] };
   let units = { upsert: 0, floor: 0, updateFloor: 0 };
+  let reads = { reported: 0, billed: 0 };
   for (let round = 0; round < WARM_UP_ROUNDS + ROUNDS; round++) {
     const warmUp = round < WARM_UP_ROUNDS;
     progress(`catalog round ${round + 1}/${WARM_UP_ROUNDS + ROUNDS}${warmUp ? ' (warm-up)' : ''}`);
@@ -162,6 +218,8 @@ export async function run(_baseUrl: string, settled: () => Promise<number>, held
     if (warmUp) continue;
     for (const name of Object.keys(times) as PhaseName[]) times[name].push(measured.elapsed[name]);
     units = measured.units;
+    reads = { reported: measured.upsertReadUnits, billed: measured.billedReadUnits };
   }
-  return catalogFigures(times, units);
+  const resend = await measureResend(WARM_UP_ROUNDS + ROUNDS - 1, phase);
+  return catalogFigures(times, units, reads, resend);
 }

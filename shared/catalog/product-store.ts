@@ -8,7 +8,7 @@ import { jobItem } from '../orders/order-jobs.ts';
 import { paginate } from '../storage/pagination.ts';
 import { streamDueAttributes } from '../stream/stream-work.ts';
 import { archiveItem, archivedIndexes } from '../storage/tombstone.ts';
-import { versionedWrite } from '../storage/versioned-write.ts';
+import { readStoredVersions, type StoredVersion, storedVersionId, versionedPut } from '../storage/versioned-write.ts';
 import { versionAttributes } from '../versioning/version-attributes.ts';
 import { mapWithConcurrency } from '../async/concurrency.ts';
 import { MAX_PRODUCTS_PER_BATCH } from '../api/limits.ts';
@@ -31,17 +31,20 @@ export type BatchItemResult =
       errors_total?: number;
     };
 
-async function writeProduct(tenant: string, input: ProductInput, now: Date) {
+/**
+ * Writes one product of a batch after the batch has read its stored versions: an unchanged or
+ * stale product costs no write, and a new version is put whole (an archived product's tombstone
+ * goes with it).
+ */
+function writeProduct(tenant: string, input: ProductInput, stored: StoredVersion | undefined, now: Date) {
   const key = keys.product(tenant, input.external_product_id);
-  return versionedWrite<StoredProduct>(
+  return versionedPut(
     key,
     // Every product write carries stream work until the catalog indexer has indexed its variants.
     { ...productAttributes(tenant, input, now), ...streamDueAttributes(key.pk, now) },
     versionAttributes(input.source_version, input),
-    {
-      createdAt: now.toISOString(),
-      remove: ['archived_at'],
-    },
+    stored,
+    { createdAt: now.toISOString(), remove: ['archived_at'] },
   );
 }
 
@@ -50,9 +53,35 @@ const idOf = (raw: unknown): string | null => {
   return typeof id === 'string' ? id : null;
 };
 
+type ParsedProduct = { index: number; input: ProductInput } | { rejected: BatchItemResult };
+
+/** One raw product of a batch checked on its own: its input, or its rejection with a few reasons. */
+function parseBatchProduct(raw: unknown, index: number, firstIndexOf: ReadonlyMap<string, number>): ParsedProduct {
+  const external_product_id = idOf(raw);
+  const at = `/products/${index}`;
+  const parsed = parseProductInput(raw);
+  if (!parsed.success) {
+    // A few reasons per product keep a 500-product answer small enough to store and send.
+    const issues = parsed.error.issues;
+    const errors = fieldErrors(issues, 'body', MAX_ERRORS_PER_ITEM).map((e) => ({ code: 'validation_failed', pointer: at + e.pointer, message: e.message }));
+    return { rejected: { index, external_product_id, outcome: 'rejected', errors, ...(issues.length > errors.length ? { errors_total: issues.length } : {}) } };
+  }
+  const first = firstIndexOf.get(parsed.data.external_product_id)!;
+  if (first !== index) {
+    const message = `repeats the product at /products/${first}; send each product once per batch`;
+    return {
+      rejected: { index, external_product_id, outcome: 'rejected', errors: [{ code: 'validation_failed', pointer: `${at}/external_product_id`, message }] },
+    };
+  }
+  return { index, input: parsed.data };
+}
+
 /**
  * Upserts each product of a batch on its own: one bad or stale product is rejected with its
- * reasons and never fails the others.
+ * reasons and never fails the others. The stored versions of the batch's products are read
+ * first, 100 a call (their versions and creation times, not the items), so a product sent again
+ * unchanged, as a full catalog sync sends most of them, costs a read instead of a refused write,
+ * and a new version is one put.
  * @throws PayloadTooLargeError beyond 500 products
  */
 export async function upsertProductBatch(tenant: string, products: readonly unknown[], now: Date): Promise<BatchItemResult[]> {
@@ -64,27 +93,23 @@ export async function upsertProductBatch(tenant: string, products: readonly unkn
     const id = idOf(raw);
     if (id !== null && !firstIndexOf.has(id)) firstIndexOf.set(id, index);
   });
-  return mapWithConcurrency(products, BATCH_WRITE_CONCURRENCY, async (raw, index): Promise<BatchItemResult> => {
-    const external_product_id = idOf(raw);
-    const at = `/products/${index}`;
-    const parsed = parseProductInput(raw);
-    if (!parsed.success) {
-      // A few reasons per product keep a 500-product answer small enough to store and send.
-      const issues = parsed.error.issues;
-      const errors = fieldErrors(issues, 'body', MAX_ERRORS_PER_ITEM).map((e) => ({ code: 'validation_failed', pointer: at + e.pointer, message: e.message }));
-      return { index, external_product_id, outcome: 'rejected', errors, ...(issues.length > errors.length ? { errors_total: issues.length } : {}) };
-    }
-    const first = firstIndexOf.get(parsed.data.external_product_id)!;
-    if (first !== index) {
-      const message = `repeats the product at /products/${first}; send each product once per batch`;
-      return { index, external_product_id, outcome: 'rejected', errors: [{ code: 'validation_failed', pointer: `${at}/external_product_id`, message }] };
-    }
+  const parsed = products.map((raw, index) => parseBatchProduct(raw, index, firstIndexOf));
+  const valid = parsed.flatMap((p) => ('input' in p ? [p] : []));
+  const stored = await readStoredVersions(valid.map((p) => keys.product(tenant, p.input.external_product_id)));
+  return mapWithConcurrency(parsed, BATCH_WRITE_CONCURRENCY, async (p): Promise<BatchItemResult> => {
+    if ('rejected' in p) return p.rejected;
+    const { index, input } = p;
     try {
-      const written = await writeProduct(tenant, parsed.data, now);
-      return { index, external_product_id, outcome: written.outcome === 'unchanged' ? 'unchanged' : 'upserted', source_version: parsed.data.source_version };
+      const written = await writeProduct(tenant, input, stored.get(storedVersionId(keys.product(tenant, input.external_product_id))), now);
+      return { index, external_product_id: input.external_product_id, outcome: written.outcome, source_version: input.source_version };
     } catch (error) {
       if (!(error instanceof StaleVersionError)) throw error;
-      return { index, external_product_id, outcome: 'rejected', errors: [{ code: error.code, pointer: `${at}/source_version`, message: error.message }] };
+      return {
+        index,
+        external_product_id: input.external_product_id,
+        outcome: 'rejected',
+        errors: [{ code: error.code, pointer: `/products/${index}/source_version`, message: error.message }],
+      };
     }
   });
 }

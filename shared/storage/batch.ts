@@ -9,14 +9,28 @@ const chunks = <T>(items: readonly T[], size: number): T[][] =>
 
 const backoff = (attempt: number) => new Promise((r) => setTimeout(r, Math.min(1000, 25 * 2 ** attempt)));
 
-export async function batchGet<T>(keyList: readonly ItemKey[]): Promise<T[]> {
+export interface BatchGetOptions {
+  /** Only these attributes of each item; its key's come back too, to tell the items apart. */
+  attributes?: readonly string[];
+  /** Strongly consistent: what the last write stored, for twice the read units. */
+  consistent?: boolean;
+}
+
+/** The items of `keyList` that exist, in no particular order, 100 keys a call. */
+export async function batchGet<T>(keyList: readonly ItemKey[], options: BatchGetOptions = {}): Promise<T[]> {
   const unique = [...new Map(keyList.map((k) => [`${k.pk}\n${k.sk}`, k])).values()];
+  const projected = options.attributes ? ['pk', 'sk', ...options.attributes] : undefined;
+  const projection = projected && {
+    ProjectionExpression: projected.map((_, i) => `#p${i}`).join(', '),
+    ExpressionAttributeNames: Object.fromEntries(projected.map((name, i) => [`#p${i}`, name])),
+  };
   const found: T[] = [];
   for (const chunk of chunks(unique, 100)) {
     let pending: Record<string, unknown>[] | undefined = chunk as unknown as Record<string, unknown>[];
     for (let attempt = 0; pending?.length; attempt++) {
       if (attempt > 0) await backoff(attempt);
-      const out = await tableClient().send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending } } }));
+      const request = { Keys: pending, ...projection, ...(options.consistent ? { ConsistentRead: true } : {}) };
+      const out = await tableClient().send(new BatchGetCommand({ RequestItems: { [tableName()]: request } }));
       found.push(...((out.Responses?.[tableName()] ?? []) as T[]));
       pending = out.UnprocessedKeys?.[tableName()]?.Keys as Record<string, unknown>[] | undefined;
     }

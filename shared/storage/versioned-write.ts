@@ -6,6 +6,7 @@
 import { StaleVersionError } from '../errors.ts';
 import { compareSourceVersions } from '../versioning/source-version.ts';
 import type { VersionAttributes } from '../versioning/version-attributes.ts';
+import { batchGet } from './batch.ts';
 import { tableName } from './clients.ts';
 import { writeConditionally } from './conditional.ts';
 import type { ItemKey } from './keys.ts';
@@ -107,4 +108,60 @@ export async function versionedWrite<T extends Record<string, unknown>>(
   const stored = written.item as T | undefined;
   if (refusedVersionOutcome(stored, version) === 'unchanged') return { outcome: 'unchanged', previous: stored! };
   return { outcome: 'refused', previous: stored };
+}
+
+/** What a write that replaces an item whole needs to know of it: its version and when it was created. */
+export type StoredVersion = ItemKey & Partial<VersionAttributes> & { created_at?: string };
+
+/**
+ * The stored versions of `keyList`'s items, by key, read strongly consistently (a version a
+ * moment old could answer `unchanged` for an input a newer write has made stale): only the
+ * attributes a versioned put decides by, not the items, 100 a call.
+ */
+export async function readStoredVersions(keyList: readonly ItemKey[]): Promise<Map<string, StoredVersion>> {
+  const stored = await batchGet<StoredVersion>(keyList, {
+    attributes: ['source_version', 'version_kind', 'version_key', 'content_sha256', 'created_at'],
+    consistent: true,
+  });
+  return new Map(stored.map((item) => [storedVersionId(item), item]));
+}
+
+/** The key of `readStoredVersions`' map. */
+export const storedVersionId = (key: ItemKey): string => `${key.pk}\n${key.sk}`;
+
+/**
+ * versionedWrite for a caller that has read the stored version first (readStoredVersions): an
+ * unchanged input is answered and a stale one refused with no write at all, and a newer one
+ * replaces the item whole (a put: attributes of an older version are gone with it, and
+ * `created_at` is carried over), on condition that the item is still what the read found: none,
+ * or that very version. An item that changed since the read is written by versionedWrite, which
+ * decides again against what is stored then.
+ * @throws StaleVersionError when the stored version is newer, or equal with other content.
+ */
+export async function versionedPut(
+  key: ItemKey,
+  attributes: Record<string, unknown>,
+  version: VersionAttributes,
+  stored: StoredVersion | undefined,
+  options: { createdAt: string; remove?: readonly string[] },
+): Promise<{ outcome: 'upserted' | 'unchanged' }> {
+  if (stored && refusedVersionOutcome(stored, version) === 'unchanged') return { outcome: 'unchanged' };
+  const asRead = stored?.source_version
+    ? {
+        ConditionExpression: '#sv = :sv AND #sha = :sha',
+        ExpressionAttributeNames: { '#sv': 'source_version', '#sha': 'content_sha256' },
+        ExpressionAttributeValues: { ':sv': stored.source_version, ':sha': stored.content_sha256 },
+      }
+    : { ConditionExpression: 'attribute_not_exists(pk)' };
+  const written = await writeConditionally({
+    put: {
+      TableName: tableName(),
+      Item: { ...attributes, ...version, ...key, created_at: stored?.created_at ?? options.createdAt },
+      ...asRead,
+    },
+  });
+  if (written.written) return { outcome: 'upserted' };
+  const decided = await versionedWrite(key, attributes, version, options);
+  if (decided.outcome === 'refused') throw new Error('a versioned write with no condition of its own was refused');
+  return { outcome: decided.outcome };
 }

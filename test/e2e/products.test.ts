@@ -104,7 +104,9 @@ describe('POST /products/batch', () => {
     expect((await call(key, 'GET', '/products', { query: { include_archived: 'true' } })).body.data).toHaveLength(1);
     expect((await batch(key, [product('a', { source_version: '1' })])).body.results[0].outcome).toBe('unchanged');
     expect((await batch(key, [product('a', { source_version: '2' })])).body.results[0].outcome).toBe('upserted');
-    expect((await call(key, 'GET', '/products/a')).body).toMatchObject({ status: 'active', archived_at: null, source_version: '2' });
+    const revived = (await call(key, 'GET', '/products/a')).body;
+    expect(revived).toMatchObject({ status: 'active', archived_at: null, source_version: '2', created_at: archived.body.created_at });
+    expect(Date.parse(revived.updated_at)).toBeGreaterThanOrEqual(Date.parse(archived.body.archived_at));
     expect((await call(key, 'DELETE', '/products/never')).status).toBe(404);
   });
 });

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import '../support/stack.ts';
 import { StaleVersionError } from '#shared/errors.ts';
 import { tableClient, tableName } from '#shared/storage/clients.ts';
-import { versionedWrite } from '#shared/storage/versioned-write.ts';
+import { readStoredVersions, storedVersionId, versionedPut, versionedWrite } from '#shared/storage/versioned-write.ts';
 import { versionAttributes } from '#shared/versioning/version-attributes.ts';
 
 const key = () => ({ pk: `T#test#VERSIONED#${randomUUID()}`, sk: 'ITEM' });
@@ -46,5 +46,67 @@ describe('the source_version guard on DynamoDB Local', () => {
     await expect(write(k, '7', { b: [1, 2], a: 1 })).resolves.toMatchObject({ outcome: 'unchanged' });
     expect(await stored(k)).toEqual(before);
     await expect(write(k, '7', { a: 2 })).rejects.toMatchObject({ code: 'stale_source_version' });
+  });
+});
+
+/** What a batch reads of the item before its put. */
+const readVersion = async (k: { pk: string; sk: string }) => (await readStoredVersions([k])).get(storedVersionId(k));
+const put = async (k: { pk: string; sk: string }, version: string, read: Awaited<ReturnType<typeof readVersion>>, content: unknown = { version }) =>
+  versionedPut(k, { content }, versionAttributes(version, content), read, { createdAt: `created-with-${version}`, remove: ['archived_at'] });
+
+describe('the versioned put a catalog batch makes after reading its stored versions', () => {
+  it('keeps created_at, drops what the older version had, and answers unchanged or stale without writing', async () => {
+    const k = key();
+    await expect(put(k, '1', await readVersion(k))).resolves.toEqual({ outcome: 'upserted' });
+    expect(await stored(k)).toMatchObject({ source_version: '1', created_at: 'created-with-1' });
+    await versionedWrite(k, { archived_at: '2026-11-27T00:00:00Z' }, versionAttributes('2', { version: '2' }));
+
+    await expect(put(k, '3', await readVersion(k))).resolves.toEqual({ outcome: 'upserted' });
+    const third = await stored(k);
+    expect(third).toMatchObject({ source_version: '3', created_at: 'created-with-1', content: { version: '3' } });
+    expect(third).not.toHaveProperty('archived_at');
+
+    // Every write stamps the item with a token of its own: an item equal to the one before is one nothing wrote.
+    await expect(put(k, '3', await readVersion(k))).resolves.toEqual({ outcome: 'unchanged' });
+    await expect(put(k, '2', await readVersion(k))).rejects.toMatchObject({ code: 'stale_source_version', currentSourceVersion: '3' });
+    await expect(put(k, '3', await readVersion(k), { other: true })).rejects.toBeInstanceOf(StaleVersionError);
+    expect(await stored(k)).toEqual(third);
+  });
+
+  it('an item changed since the read is decided against what is stored then, created_at kept', async () => {
+    const newer = key();
+    await put(newer, '1', undefined);
+    const readBeforeTwo = await readVersion(newer);
+    await write(newer, '3');
+    await expect(put(newer, '2', readBeforeTwo)).rejects.toMatchObject({ code: 'stale_source_version', currentSourceVersion: '3' });
+    expect(await stored(newer)).toMatchObject({ source_version: '3' });
+
+    const older = key();
+    await put(older, '1', undefined);
+    const readBeforeThree = await readVersion(older);
+    await write(older, '2');
+    await expect(put(older, '3', readBeforeThree)).resolves.toEqual({ outcome: 'upserted' });
+    expect(await stored(older)).toMatchObject({ source_version: '3', created_at: 'created-with-1' });
+
+    const created = key();
+    const readNothing = await readVersion(created);
+    expect(readNothing).toBeUndefined();
+    await put(created, '1', undefined);
+    await expect(put(created, '2', readNothing)).resolves.toEqual({ outcome: 'upserted' });
+    expect(await stored(created)).toMatchObject({ source_version: '2', created_at: 'created-with-1' });
+  });
+
+  it('two concurrent writers with versions 5 and 6 that both read nothing, in either order: version 6 always ends stored', async () => {
+    for (let round = 0; round < 20; round++) {
+      const k = key();
+      const order = round % 2 === 0 ? ['5', '6'] : ['6', '5'];
+      const outcomes = await Promise.allSettled(order.map((v) => put(k, v, undefined)));
+      const last = await stored(k);
+      expect(last).toMatchObject({ source_version: '6' });
+      expect(['created-with-5', 'created-with-6']).toContain(last?.created_at);
+      expect(outcomes[order.indexOf('6')]!.status).toBe('fulfilled');
+      const five = outcomes[order.indexOf('5')]!;
+      if (five.status === 'rejected') expect(five.reason).toBeInstanceOf(StaleVersionError);
+    }
   });
 });
