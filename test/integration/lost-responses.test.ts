@@ -168,6 +168,25 @@ describe('a conditional write whose answer was lost', () => {
     expect(lossy).toEqual(clean);
   });
 
+  it('catalog batches: a new product and a new version are upserted (not unchanged or stale), a product sent again unchanged', async () => {
+    const { upsertProductBatch } = await import('#shared/catalog/product-store.ts');
+    const product = (version: string) => ({
+      external_product_id: 'p-1',
+      title: `Coffee ${version}`,
+      source_version: version,
+      variants: [{ external_variant_id: 'beans', price: '9.99', currency: 'EUR' }],
+    });
+    const { clean, lossy } = await bothWays(async () => {
+      const tenant = tenantId();
+      const now = new Date();
+      const outcomes = [];
+      for (const version of ['1', '2', '2']) outcomes.push((await upsertProductBatch(tenant, [product(version)], now))[0]?.outcome);
+      return outcomes;
+    });
+    expect(clean).toEqual(['upserted', 'upserted', 'unchanged']);
+    expect(lossy).toEqual(clean);
+  });
+
   it('archiving: an archived item comes back archived', async () => {
     const { archiveItem } = await import('#shared/storage/tombstone.ts');
     const { clean, lossy } = await bothWays(async () => {
