@@ -148,9 +148,9 @@ export async function versionedPut(
   if (stored && refusedVersionOutcome(stored, version) === 'unchanged') return { outcome: 'unchanged' };
   const asRead = stored?.source_version
     ? {
-        ConditionExpression: '#sv = :sv AND #sha = :sha',
+        ConditionExpression: stored.content_sha256 ? '#sv = :sv AND #sha = :sha' : '#sv = :sv AND attribute_not_exists(#sha)',
         ExpressionAttributeNames: { '#sv': 'source_version', '#sha': 'content_sha256' },
-        ExpressionAttributeValues: { ':sv': stored.source_version, ':sha': stored.content_sha256 },
+        ExpressionAttributeValues: { ':sv': stored.source_version, ...(stored.content_sha256 ? { ':sha': stored.content_sha256 } : {}) },
       }
     : { ConditionExpression: 'attribute_not_exists(pk)' };
   const written = await writeConditionally({

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import '../support/stack.ts';
 import { StaleVersionError } from '#shared/errors.ts';
@@ -94,6 +94,14 @@ describe('the versioned put a catalog batch makes after reading its stored versi
     await put(created, '1', undefined);
     await expect(put(created, '2', readNothing)).resolves.toEqual({ outcome: 'upserted' });
     expect(await stored(created)).toMatchObject({ source_version: '2', created_at: 'created-with-1' });
+  });
+
+  it('an item stored without a content hash (written before hashes were stored) takes a newer version', async () => {
+    const k = key();
+    const { content_sha256: _, ...withoutHash } = versionAttributes('1', { version: '1' });
+    await tableClient().send(new PutCommand({ TableName: tableName(), Item: { ...k, ...withoutHash, created_at: 'before-hashes' } }));
+    await expect(put(k, '2', await readVersion(k))).resolves.toEqual({ outcome: 'upserted' });
+    expect(await stored(k)).toMatchObject({ source_version: '2', created_at: 'before-hashes' });
   });
 
   it('two concurrent writers with versions 5 and 6 that both read nothing, in either order: version 6 always ends stored', async () => {
