@@ -52,10 +52,10 @@ type Phase = <T>(work: () => Promise<T>) => Promise<{ result: T; capacity: { wri
 type PhaseName = 'upsert' | 'floor' | 'updateFloor';
 
 const roundBatch = (round: number) => productBatch(500, 100).products.map((p) => ({ ...p, external_product_id: `r${round}-${p.external_product_id}` }));
+type Batch = ReturnType<typeof roundBatch>;
 
 /** One round's three phases on the same fresh batch: the upsert, the PutItem floor and the UpdateItem one (items built before the clock starts). */
-function roundPhases(round: number, phase: Phase): Record<PhaseName, () => ReturnType<Phase>> {
-  const batch = roundBatch(round);
+function roundPhases(batch: Batch, phase: Phase): Record<PhaseName, () => ReturnType<Phase>> {
   const now = new Date();
   const createdAt = now.toISOString();
   const items = floorItems('bench-floor', batch, now);
@@ -88,14 +88,14 @@ function roundPhases(round: number, phase: Phase): Record<PhaseName, () => Retur
  * phase's 50,000 variant index entries, and its JVM warms up, so whichever ran first in every
  * round would pay more.
  */
-async function measureRound(round: number, phase: Phase) {
-  const phases = roundPhases(round, phase);
+async function measureRound(round: number, batch: Batch, phase: Phase) {
+  const phases = roundPhases(batch, phase);
   const order = (['upsert', 'floor', 'updateFloor'] as const).map((_, i, all) => all[(i + round) % all.length]!);
   const elapsed = {} as Record<PhaseName, number>;
   const units = {} as Record<PhaseName, number>;
   let upsertReadUnits = 0;
   // What the upsert's read of its stored versions is billed, taken before the upsert writes them.
-  const billedReadUnits = await billedVersionReads(roundBatch(round));
+  const billedReadUnits = await billedVersionReads(batch);
   for (const name of order) {
     const measured = await phases[name]();
     elapsed[name] = measured.elapsed;
@@ -123,8 +123,7 @@ async function billedVersionReads(batch: readonly { external_product_id: string 
 }
 
 /** The last round's batch sent again unchanged, as a full catalog sync sends most of its products: what it costs. */
-async function measureResend(round: number, phase: Phase) {
-  const batch = roundBatch(round);
+async function measureResend(batch: Batch, phase: Phase) {
   const measured = await phase(() => upsertProductBatch('bench-catalog', batch, new Date()));
   if (measured.result.some((r) => r.outcome !== 'unchanged')) throw new Error('the batch sent again was not answered unchanged');
   const billedReadUnits = await billedVersionReads(batch);
@@ -211,15 +210,17 @@ export async function run(_baseUrl: string, settled: () => Promise<number>, held
   const times: Record<PhaseName, number[]> = { upsert: [], floor: [], updateFloor: [] };
   let units = { upsert: 0, floor: 0, updateFloor: 0 };
   let reads = { reported: 0, billed: 0 };
+  let batch: Batch = [];
   for (let round = 0; round < WARM_UP_ROUNDS + ROUNDS; round++) {
     const warmUp = round < WARM_UP_ROUNDS;
     progress(`catalog round ${round + 1}/${WARM_UP_ROUNDS + ROUNDS}${warmUp ? ' (warm-up)' : ''}`);
-    const measured = await measureRound(round, phase);
+    batch = roundBatch(round);
+    const measured = await measureRound(round, batch, phase);
     if (warmUp) continue;
     for (const name of Object.keys(times) as PhaseName[]) times[name].push(measured.elapsed[name]);
     units = measured.units;
     reads = { reported: measured.upsertReadUnits, billed: measured.billedReadUnits };
   }
-  const resend = await measureResend(WARM_UP_ROUNDS + ROUNDS - 1, phase);
+  const resend = await measureResend(batch, phase);
   return catalogFigures(times, units, reads, resend);
 }

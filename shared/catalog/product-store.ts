@@ -8,7 +8,7 @@ import { jobItem } from '../orders/order-jobs.ts';
 import { paginate } from '../storage/pagination.ts';
 import { streamDueAttributes } from '../stream/stream-work.ts';
 import { archiveItem, archivedIndexes } from '../storage/tombstone.ts';
-import { readStoredVersions, type StoredVersion, storedVersionId, versionedPut } from '../storage/versioned-write.ts';
+import { readStoredVersions, type StoredVersionOf, versionedPut } from '../storage/versioned-write.ts';
 import { versionAttributes } from '../versioning/version-attributes.ts';
 import { mapWithConcurrency } from '../async/concurrency.ts';
 import { MAX_PRODUCTS_PER_BATCH } from '../api/limits.ts';
@@ -36,14 +36,14 @@ export type BatchItemResult =
  * stale product costs no write, and a new version is put whole (an archived product's tombstone
  * goes with it).
  */
-function writeProduct(tenant: string, input: ProductInput, stored: StoredVersion | undefined, now: Date) {
+function writeProduct(tenant: string, input: ProductInput, storedVersionOf: StoredVersionOf, now: Date) {
   const key = keys.product(tenant, input.external_product_id);
   return versionedPut(
     key,
     // Every product write carries stream work until the catalog indexer has indexed its variants.
     { ...productAttributes(tenant, input, now), ...streamDueAttributes(key.pk, now) },
     versionAttributes(input.source_version, input),
-    stored,
+    storedVersionOf(key),
     { createdAt: now.toISOString(), remove: ['archived_at'] },
   );
 }
@@ -95,12 +95,12 @@ export async function upsertProductBatch(tenant: string, products: readonly unkn
   });
   const parsed = products.map((raw, index) => parseBatchProduct(raw, index, firstIndexOf));
   const valid = parsed.flatMap((p) => ('input' in p ? [p] : []));
-  const stored = await readStoredVersions(valid.map((p) => keys.product(tenant, p.input.external_product_id)));
+  const storedVersionOf = await readStoredVersions(valid.map((p) => keys.product(tenant, p.input.external_product_id)));
   return mapWithConcurrency(parsed, BATCH_WRITE_CONCURRENCY, async (p): Promise<BatchItemResult> => {
     if ('rejected' in p) return p.rejected;
     const { index, input } = p;
     try {
-      const written = await writeProduct(tenant, input, stored.get(storedVersionId(keys.product(tenant, input.external_product_id))), now);
+      const written = await writeProduct(tenant, input, storedVersionOf, now);
       return { index, external_product_id: input.external_product_id, outcome: written.outcome, source_version: input.source_version };
     } catch (error) {
       if (!(error instanceof StaleVersionError)) throw error;

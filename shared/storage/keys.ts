@@ -105,6 +105,9 @@ export interface ItemKey {
   sk: string;
 }
 
+/** One string per item key, to look items up or drop repeated keys by (`\n` is in no key). */
+export const itemKeyId = (key: ItemKey): string => `${key.pk}\n${key.sk}`;
+
 const tenantPrefix = (tenant: string) => `T#${tenant}`;
 
 /**

@@ -9,7 +9,7 @@ import type { VersionAttributes } from '../versioning/version-attributes.ts';
 import { batchGet } from './batch.ts';
 import { tableName } from './clients.ts';
 import { writeConditionally } from './conditional.ts';
-import type { ItemKey } from './keys.ts';
+import { type ItemKey, itemKeyId } from './keys.ts';
 
 export interface Condition {
   ConditionExpression: string;
@@ -113,21 +113,22 @@ export async function versionedWrite<T extends Record<string, unknown>>(
 /** What a write that replaces an item whole needs to know of it: its version and when it was created. */
 export type StoredVersion = ItemKey & Partial<VersionAttributes> & { created_at?: string };
 
+/** The stored version of an item read by readStoredVersions; undefined for one not stored. */
+export type StoredVersionOf = (key: ItemKey) => StoredVersion | undefined;
+
 /**
- * The stored versions of `keyList`'s items, by key, read strongly consistently (a version a
- * moment old could answer `unchanged` for an input a newer write has made stale): only the
- * attributes a versioned put decides by, not the items, 100 a call.
+ * The stored versions of `keyList`'s items, read strongly consistently (a version a moment old
+ * could answer `unchanged` for an input a newer write has made stale): only the attributes a
+ * versioned put decides by, not the items, 100 a call.
  */
-export async function readStoredVersions(keyList: readonly ItemKey[]): Promise<Map<string, StoredVersion>> {
+export async function readStoredVersions(keyList: readonly ItemKey[]): Promise<StoredVersionOf> {
   const stored = await batchGet<StoredVersion>(keyList, {
     attributes: ['source_version', 'version_kind', 'version_key', 'content_sha256', 'created_at'],
     consistent: true,
   });
-  return new Map(stored.map((item) => [storedVersionId(item), item]));
+  const byKey = new Map(stored.map((item) => [itemKeyId(item), item]));
+  return (key) => byKey.get(itemKeyId(key));
 }
-
-/** The key of `readStoredVersions`' map. */
-export const storedVersionId = (key: ItemKey): string => `${key.pk}\n${key.sk}`;
 
 /**
  * versionedWrite for a caller that has read the stored version first (readStoredVersions): an

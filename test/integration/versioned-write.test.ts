@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import '../support/stack.ts';
 import { StaleVersionError } from '#shared/errors.ts';
 import { tableClient, tableName } from '#shared/storage/clients.ts';
-import { readStoredVersions, storedVersionId, versionedPut, versionedWrite } from '#shared/storage/versioned-write.ts';
+import { readStoredVersions, versionedPut, versionedWrite } from '#shared/storage/versioned-write.ts';
 import { versionAttributes } from '#shared/versioning/version-attributes.ts';
 
 const key = () => ({ pk: `T#test#VERSIONED#${randomUUID()}`, sk: 'ITEM' });
@@ -50,7 +50,7 @@ describe('the source_version guard on DynamoDB Local', () => {
 });
 
 /** What a batch reads of the item before its put. */
-const readVersion = async (k: { pk: string; sk: string }) => (await readStoredVersions([k])).get(storedVersionId(k));
+const readVersion = async (k: { pk: string; sk: string }) => (await readStoredVersions([k]))(k);
 const put = async (k: { pk: string; sk: string }, version: string, read: Awaited<ReturnType<typeof readVersion>>, content: unknown = { version }) =>
   versionedPut(k, { content }, versionAttributes(version, content), read, { createdAt: `created-with-${version}`, remove: ['archived_at'] });
 
