@@ -2,8 +2,8 @@
  * `cold-start`: every function bundle the CDK app produces, built the same way (esbuild,
  * infra/bundling.ts), in both ways of shipping the AWS SDK: bundled and tree-shaken, or left
  * to the Lambda runtime's copy. Per bundle: size, and its cold start as Lambda runs it (a
- * fresh Node 22 process with the deployed NODE_OPTIONS importing the bundle and answering its
- * first invocation), median of 15, against the floor of a bundle holding only a trivial
+ * fresh Node 22 process on one core, with the deployed NODE_OPTIONS, importing the bundle and
+ * answering its first invocation), median of 15, against the floor of a bundle holding only a trivial
  * handler and the same AWS SDK clients, cold-started the same way and making the DynamoDB calls
  * the function's first invocation makes: what remains is the function's own start-up.
  *
@@ -22,7 +22,8 @@
  * the same shard queries (and, with no target, the one-GetItem floor too). The stream and queue
  * workers get an empty batch (they make no call for one) and are held to the one-GetItem floor.
  */
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { cpus } from 'node:os';
 import { createServer, type Server } from 'node:http';
 import { promisify } from 'node:util';
 import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -182,6 +183,30 @@ const answer = await m.handler(JSON.parse(process.env.COLD_START_EVENT), { awsRe
 console.log(performance.now() - t, answer?.statusCode ?? '-');
 `;
 
+/**
+ * The core every start runs on: the last of the machine's, through `taskset` (util-linux), or
+ * none where it is missing (the figures' notes say which). Deployed with 512 MB, a function has
+ * about a third of one vCPU (1,769 MB is one), so its start never gets a second core for V8's
+ * and libuv's background threads. And the two cores of the machine of session 30 differ by half
+ * in speed (a trivial handler's import took 77–80 ms on one, 112–122 on the other, every time):
+ * unpinned, the starts fell into two clusters and a median of 15 landed in either, so the same
+ * function measured 1.21 of its floor in one run and 1.33 in the next. Pinned, every start of a
+ * function and of its floor runs on the same core, and the ratio was the same on either core.
+ */
+const PINNED_CORE = pinnedCore();
+
+function pinnedCore(): number | undefined {
+  const core = cpus().length - 1;
+  try {
+    execFileSync('taskset', ['-c', String(core), 'true'], { stdio: 'ignore' });
+    return core;
+  } catch {
+    return undefined;
+  }
+}
+
+const PINNING = PINNED_CORE === undefined ? 'unpinned (no taskset)' : `each on CPU ${PINNED_CORE} alone`;
+
 /** The NODE_OPTIONS every function is deployed with by default. */
 const DEPLOYED_NODE_OPTIONS = functionNodeOptions(false) ?? '';
 
@@ -330,7 +355,9 @@ async function coldStartOnce(
     COLD_START_EVENT: JSON.stringify(event),
   };
   const recorder = recordLookups ? ['--import', `data:text/javascript,${encodeURIComponent(HOST_LOOKUP_RECORDER)}`] : [];
-  const { stdout, stderr } = await promisify(execFile)(process.execPath, [...recorder, '--input-type=module', '-e', HARNESS, file], { env, encoding: 'utf8' });
+  const node = [process.execPath, ...recorder, '--input-type=module', '-e', HARNESS, file];
+  const [command, ...args] = PINNED_CORE === undefined ? node : ['taskset', '-c', String(PINNED_CORE), ...node];
+  const { stdout, stderr } = await promisify(execFile)(command!, args, { env, encoding: 'utf8' });
   const [ms, status] = stdout.trim().split('\n').at(-1)!.split(' ');
   const lookups = [...stderr.matchAll(/^host-lookup (.*)$/gm)].map((m) => JSON.parse(m[1]!) as HostLookup);
   return { ms: Number(ms), status: status!, lookups };
@@ -476,7 +503,7 @@ async function measureSdkMode(sdk: 'bundled' | 'runtime', entries: readonly Entr
       name: `worst cold start ratio (SDK ${sdk})`,
       value: Math.max(...measured.map((m) => m.ratio)),
       unit: '× floor',
-      note: `median over ${RUNS} fresh processes each, in rounds with the floor's, import and first invocation, NODE_OPTIONS as deployed (${DEPLOYED_NODE_OPTIONS || 'none'}); on this machine, not on Lambda`,
+      note: `median over ${RUNS} fresh processes each (${PINNING}), in rounds with the floor's, import and first invocation, NODE_OPTIONS as deployed (${DEPLOYED_NODE_OPTIONS || 'none'}); on this machine, not on Lambda`,
     }),
   ];
 }
@@ -567,7 +594,7 @@ async function measureAuthenticated(routes: readonly Route[]): Promise<Figure[]>
       name: 'worst cold start ratio, authenticated first request (SDK bundled)',
       value: Math.max(...measured.map((m) => m.init / m.floor)),
       unit: '× floor',
-      note: `median over ${RUNS} fresh processes each, function and floor one after the other, NODE_OPTIONS as deployed (${DEPLOYED_NODE_OPTIONS || 'none'}); on this machine, not on Lambda`,
+      note: `median over ${RUNS} fresh processes each (${PINNING}), function and floor one after the other, NODE_OPTIONS as deployed (${DEPLOYED_NODE_OPTIONS || 'none'}); on this machine, not on Lambda`,
     }),
   ];
 }
