@@ -25,7 +25,7 @@ const request = (id) => withLogScope(async () => {
   logger.info('answered', { step: 2 });
 });
 // With several invocations per instance, Lambda's runtime runs each in its own context of AWS's
-// per-invocation store, which Powertools' logger reads; the probe does what the runtime does.
+// per-invocation store, which Powertools reads; the probe does what the runtime does.
 let invocation = (id) => request(id);
 if (process.env.AWS_LAMBDA_MAX_CONCURRENCY) {
   const { InvokeStore } = await import('@aws/lambda-invoke-store');
