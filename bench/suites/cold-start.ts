@@ -205,7 +205,7 @@ function pinnedCore(): number | undefined {
   }
 }
 
-const PINNING = PINNED_CORE === undefined ? 'unpinned (no taskset)' : `each on CPU ${PINNED_CORE} alone`;
+const PINNING = PINNED_CORE === undefined ? 'unpinned (no taskset)' : `each on CPU ${PINNED_CORE}`;
 
 /** The NODE_OPTIONS every function is deployed with by default. */
 const DEPLOYED_NODE_OPTIONS = functionNodeOptions(false) ?? '';
