@@ -6,9 +6,20 @@ export default defineConfig({
     hookTimeout: 120_000,
     projects: [
       {
+        // Pure logic, the middleware, order processing on in-memory ports, the architecture and
+        // the repository's own rules: no Java, no emulator, no stack. `npm run test:unit` runs these.
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts'],
+          fileParallelism: true,
+          testTimeout: 20_000,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
         test: {
           name: 'shared-stack',
-          include: ['test/**/*.test.ts'],
+          include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts', 'test/infra/**/*.test.ts'],
           exclude: ['test/**/*.sequential.test.ts'],
           // Integration and end-to-end files share one DynamoDB Local and one SQS emulator.
           globalSetup: ['test/support/global-setup.ts'],
@@ -16,7 +27,7 @@ export default defineConfig({
           maxWorkers: 2,
           testTimeout: 60_000,
           hookTimeout: 120_000,
-          sequence: { groupOrder: 0 },
+          sequence: { groupOrder: 1 },
         },
       },
       {
@@ -28,7 +39,7 @@ export default defineConfig({
           fileParallelism: false,
           testTimeout: 300_000,
           hookTimeout: 120_000,
-          sequence: { groupOrder: 1 },
+          sequence: { groupOrder: 2 },
         },
       },
     ],

@@ -4,12 +4,15 @@
  * bench/REPORT.md. Benchmarks, not tests: nothing here runs in `npm test`.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { availableParallelism, cpus } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Figure } from './lib/figures.ts';
-import { writeReport } from './report.ts';
+import { captureJsonLogs } from '#local/log-capture.ts';
 import type { withPipelineHeld } from '#local/pipeline-hold.ts';
+import type { Figure } from './lib/figures.ts';
+import { performanceTable, withPerformanceTable } from './lib/readme-table.ts';
+import { writeReport } from './report.ts';
 
 type SuiteOutput = Figure[] | { figures: Figure[]; series: Record<string, number[]> };
 /** Runs `work` with the local pipeline held (the catalog batch: its measured window without the indexer's work for it). */
@@ -41,7 +44,16 @@ interface Results {
 }
 
 async function main() {
-  const requested = process.argv.slice(2).filter((a) => a !== '--');
+  const args = process.argv.slice(2).filter((a) => a !== '--');
+  if (args.includes('--report-only')) {
+    // Rewrites REPORT.md and the README's table from the figures already measured.
+    const results: Results = JSON.parse(readFileSync(resultsFile, 'utf8'));
+    writeReport(results);
+    writeReadmeTable(results);
+    console.error("wrote bench/REPORT.md and README.md's performance table from bench/results/latest.json");
+    return;
+  }
+  const requested = args;
   const unknown = requested.filter((s) => !(s in SUITES));
   if (unknown.length) {
     console.error(`unknown suite(s): ${unknown.join(', ')}; known: ${Object.keys(SUITES).join(', ')}`);
@@ -50,12 +62,20 @@ async function main() {
   // Suites that need no stack run first, so an idle DynamoDB Local and its pollers cannot disturb them.
   const suites = (requested.length ? requested : Object.keys(SUITES)).sort((a, b) => Number(SUITES[a]!.needsStack) - Number(SUITES[b]!.needsStack));
   let stack: Awaited<ReturnType<typeof import('#local/stack.ts').startLocalStack>> | undefined;
+  let restoreLogs = () => {};
   // Imported only when a suite needs it: the local stack loads the CDK, whose heap alone moved the
   // micro-benchmarks' ratios (a small batch's validation 1.65 → 1.97× JSON.parse, through heavier collections).
-  const stackFor = async () =>
-    (stack ??= await (await import('#local/stack.ts')).startLocalStack({
+  const stackFor = async () => {
+    if (stack) return stack;
+    // The functions' log lines and metric points go to a file: the terminal shows the suites' progress and figures.
+    const logFile = join(mkdtempSync(join(tmpdir(), 'commerce-bench-')), 'functions.ndjson');
+    restoreLogs = captureJsonLogs(logFile);
+    console.error(`functions' log lines and metrics: ${logFile}`);
+    stack = await (await import('#local/stack.ts')).startLocalStack({
       env: { COST_METERING: 'true', CALL_RETRY_DELAY_SECONDS: '0', WEBHOOK_ALLOW_PRIVATE_URLS: 'true', POWERTOOLS_LOG_LEVEL: 'ERROR' },
-    }));
+    });
+    return stack;
+  };
   const previous: Results | undefined = existsSync(resultsFile) ? JSON.parse(readFileSync(resultsFile, 'utf8')) : undefined;
   let figures = previous?.figures ?? [];
   const series: Record<string, number[]> = { ...previous?.series };
@@ -88,6 +108,7 @@ async function main() {
     }
   } finally {
     await stack?.stop();
+    restoreLogs();
   }
   save(figures, series);
   console.error(`wrote bench/results/latest.json and bench/REPORT.md`);
@@ -104,6 +125,12 @@ function save(figures: Figure[], series: Record<string, number[]>) {
   mkdirSync(fileURLToPath(new URL('./results/', import.meta.url)), { recursive: true });
   writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
   writeReport(results);
+  writeReadmeTable(results);
+}
+
+function writeReadmeTable(results: Results) {
+  const readme = fileURLToPath(new URL('../README.md', import.meta.url));
+  writeFileSync(readme, withPerformanceTable(readFileSync(readme, 'utf8'), performanceTable(results)));
 }
 
 await main();

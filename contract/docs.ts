@@ -9,8 +9,8 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { SAMPLE_VALUES } from './samples.ts';
 import { parseArgs } from 'node:util';
+import { SAMPLE_VALUES } from './samples.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: an OpenAPI document read back from JSON; its shape is the OpenAPI specification's
 type Schema = Record<string, any>;

@@ -3,27 +3,28 @@
  * validates with. `npm run contract` writes contract/openapi.json; a test fails when the
  * committed file is out of date.
  */
-import { FUNCTION_SETTINGS, WAF_RATE_LIMITS_PER_5_MINUTES } from '#shared/storage/definition.ts';
-import { MAX_SALES_RULES } from '#shared/api/limits.ts';
-import { WEBHOOK_SEND_LIMIT } from '#shared/webhooks/send-limit.ts';
-import { CONTACT_HORIZON_DAYS } from '#shared/orders/order-schemas.ts';
-import { ENDPOINT_SLOTS } from '#shared/webhooks/endpoint-guard.ts';
-import { CALLS_PER_TENANT_PER_SWEEP } from '#shared/orders/due-sweep.ts';
+
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as z from 'zod/mini';
-import type { Schema } from '#shared/api/zod.ts';
 import { ROUTES } from '#functions/routes.ts';
+import { CONTRACT_VERSION } from '#shared/api/contract-version.ts';
+import { MAX_SALES_RULES } from '#shared/api/limits.ts';
 import { BASE_PATH, isMutation, type Route } from '#shared/api/routes.ts';
 import { SCOPES } from '#shared/api/scopes.ts';
-import { CONTRACT_VERSION } from '#shared/api/contract-version.ts';
-import { PROBLEM_CODES, type ProblemCode } from '#shared/http/problem.ts';
+import type { Schema } from '#shared/api/zod.ts';
 import type { OperationContract } from '#shared/http/operation.ts';
+import { PROBLEM_CODES, type ProblemCode } from '#shared/http/problem.ts';
 import { ProblemSchema } from '#shared/http/problem-schema.ts';
-import { WEBHOOKS_DESCRIPTION, webhooksSection } from './webhooks.ts';
-import { withExamples } from './samples.ts';
+import { CALLS_PER_TENANT_PER_SWEEP } from '#shared/orders/due-sweep.ts';
+import { CONTACT_HORIZON_DAYS } from '#shared/orders/order-schemas.ts';
+import { FUNCTION_SETTINGS, WAF_RATE_LIMITS_PER_5_MINUTES } from '#shared/storage/definition.ts';
+import { ENDPOINT_SLOTS } from '#shared/webhooks/endpoint-guard.ts';
+import { WEBHOOK_SEND_LIMIT } from '#shared/webhooks/send-limit.ts';
 import { OPENAPI_FILE } from './docs.ts';
+import { withExamples } from './samples.ts';
+import { WEBHOOKS_DESCRIPTION, webhooksSection } from './webhooks.ts';
 
 export { OPENAPI_FILE };
 

@@ -3,12 +3,13 @@
  * typed `data` from the schemas the producers write with (`shared/events/event-schemas.ts`),
  * the delivery headers and the rules a receiver must know.
  */
-import { BREAKER_THRESHOLD, ENDPOINT_SLOTS, FIRST_PAUSE_SECONDS, LONGEST_PAUSE_SECONDS } from '#shared/webhooks/endpoint-guard.ts';
+
 import type { Schema } from '#shared/api/zod.ts';
 import { EVENT_DESCRIPTIONS, EVENT_SCHEMAS } from '#shared/events/event-schemas.ts';
 import { EVENT_TYPES } from '#shared/events/event-types.ts';
-import { INLINE_PAYLOAD_MAX_BYTES } from '#shared/webhooks/payload.ts';
+import { BREAKER_THRESHOLD, ENDPOINT_SLOTS, FIRST_PAUSE_SECONDS, LONGEST_PAUSE_SECONDS } from '#shared/webhooks/endpoint-guard.ts';
 import { RESPONSE_READ_LIMIT } from '#shared/webhooks/http-post.ts';
+import { INLINE_PAYLOAD_MAX_BYTES } from '#shared/webhooks/payload.ts';
 import { BACKOFF_SECONDS, MAX_ATTEMPTS } from '#shared/webhooks/retry-schedule.ts';
 import { CONNECT_TIMEOUT_MS, CORRELATION_HEADER, TOTAL_TIMEOUT_MS } from '#shared/webhooks/sender.ts';
 import { STANDARD_WEBHOOK_HEADERS, WEBHOOK_HEADERS } from '#shared/webhooks/signature.ts';

@@ -3,12 +3,13 @@
  * call platform, built once per instance, and the partner's order commands on the very same
  * ports. The order handlers and the workers share it; the stream reactions' further ports live with the stream processor.
  */
-import { callPlatform } from '#shared/calls/call-platform.ts';
+
 import { ttlCache } from '#shared/caching/ttl-cache.ts';
+import { callPlatform } from '#shared/calls/call-platform.ts';
 import { resolveVariants } from '#shared/catalog/variant-index.ts';
 import { readCustomer } from '#shared/customers/customer-store.ts';
-import { dynamoOrderRepository } from '#shared/orders/order-store.ts';
 import { orderCommands } from '#shared/orders/order-commands.ts';
+import { dynamoOrderRepository } from '#shared/orders/order-store.ts';
 import { orderProcessing } from '#shared/orders/processing.ts';
 import { activeRules } from '#shared/rules/rule-store.ts';
 import { config } from './composition-root.ts';

@@ -18,7 +18,7 @@ export const BUNDLE_OPTIONS = {
    * lazy getters loads undici at every cold start (node-builtins/https.ts); so are the builtins
    * only the functions' own code and Powertools import (async_hooks, console, timers, and net and
    * dns for the webhook URL checks), each facade a millisecond or so of every cold start, and
-   * since session 25 those the SDK imports by name (fs, fs/promises, crypto, stream, os, path,
+   * those the SDK imports by name (fs, fs/promises, crypto, stream, os, path,
    * process: about 2 ms of every cold start, the benchmark's floor's too). Not zlib: the SDK
    * reads it through a namespace, feature-testing `crc32`, which a shim lacking it would turn
    * into a silent fallback. A shim exports the names in use: esbuild fails the build on an

@@ -17,8 +17,8 @@ import type { Construct } from 'constructs';
 import { BASE_PATH, type Route } from '#shared/api/routes.ts';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '#shared/observability/metric-names.ts';
 import { functionNodeOptions } from './bundling.ts';
-import { Monitoring } from './parts/monitoring.ts';
 import { DataStore } from './parts/data-store.ts';
+import { Monitoring } from './parts/monitoring.ts';
 import { PartnerApi } from './parts/partner-api.ts';
 import { Workers } from './parts/workers.ts';
 

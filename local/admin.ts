@@ -22,10 +22,10 @@ import { parseArgs } from 'node:util';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { ListMessageMoveTasksCommand, StartMessageMoveTaskCommand } from '@aws-sdk/client-sqs';
 import * as z from 'zod';
+import { type TenantConfig, TenantConfigSchema } from '#shared/tenants/config.ts';
+import { DELIVERY_STATUSES, type DeliveryStatus } from '#shared/webhooks/webhook-schemas.ts';
 import { type CommandHelp, failUsage, knownCommand, parseCli, stackProblem } from './cli.ts';
 import { localDataDir } from './data-dir.ts';
-import { DELIVERY_STATUSES, type DeliveryStatus } from '#shared/webhooks/webhook-schemas.ts';
-import { type TenantConfig, TenantConfigSchema } from '#shared/tenants/config.ts';
 
 /** Every command with an example: `--help` prints them (or the one asked about), the default case their usages. */
 const COMMANDS: readonly CommandHelp[] = [

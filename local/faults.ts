@@ -16,7 +16,7 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { WRITE_COMMANDS } from '#shared/storage/capacity-meter.ts';
+import { WRITE_COMMANDS } from '#local/metering/capacity-meter.ts';
 
 export type FaultSpec = ReadonlyMap<string, number>;
 

@@ -8,16 +8,16 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { OPENAPI_FILE, renderCommittedReference } from '#contract/docs.ts';
 import { ROUTES } from '#functions/routes.ts';
+import { withCapacityScope } from '#local/metering/capacity-meter.ts';
 import { BASE_PATH, pathPattern, type Route } from '#shared/api/routes.ts';
+import { parseQueryString } from '#shared/auth/signing.ts';
+import { MethodNotAllowedError } from '#shared/errors.ts';
+import { gatewayProblem, gatewayProblemBody, gatewayStatus } from '#shared/http/gateway-responses.ts';
+import { renderProblem } from '#shared/http/problem.ts';
 import type { Deployment } from './deployment.ts';
 import { invoke } from './invocation.ts';
-import { gatewayProblem, gatewayProblemBody, gatewayStatus } from '#shared/http/gateway-responses.ts';
-import { MethodNotAllowedError } from '#shared/errors.ts';
-import { renderProblem } from '#shared/http/problem.ts';
-import { parseQueryString } from '#shared/auth/signing.ts';
-import { OPENAPI_FILE, renderCommittedReference } from '#contract/docs.ts';
-import { withCapacityScope } from '#shared/storage/capacity-meter.ts';
 
 /** API Gateway REST's own payload limit; larger requests never reach a function. */
 export const GATEWAY_MAX_BYTES = 10 * 1024 * 1024;

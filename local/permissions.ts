@@ -10,9 +10,9 @@
  * policy) are not evaluated: the SDK always uses TLS on AWS, and the key policy delegates to IAM.
  */
 import { TABLE_DEFINITION } from '#shared/storage/definition.ts';
-import { currentInvocation } from './invocation.ts';
-import { type AccessRequest, evaluate, type PolicyStatement } from './iam.ts';
 import type { Deployment, LocalStandIns } from './deployment.ts';
+import { type AccessRequest, evaluate, type PolicyStatement } from './iam.ts';
+import { currentInvocation } from './invocation.ts';
 
 type AttributeMap = Record<string, { S?: string }>;
 type Input = Record<string, unknown>;

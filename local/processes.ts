@@ -5,9 +5,9 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
-import { createRequire } from 'node:module';
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -2,6 +2,10 @@
  * Creates the table and the queues on the local emulators from the same definitions the
  * CDK app deploys (shared/storage/definition.ts).
  */
+
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import {
   CreateTableCommand,
   DescribeTableCommand,
@@ -10,12 +14,9 @@ import {
   UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { CreateQueueCommand, GetQueueAttributesCommand, GetQueueUrlCommand, SetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { TABLE_DEFINITION } from '#shared/storage/definition.ts';
 import { DATA_STORE_IDS } from '#infra/parts/data-store.ts';
+import { TABLE_DEFINITION } from '#shared/storage/definition.ts';
 import type { QueueSettings } from './deployment.ts';
 
 const indexSpecification = (i: (typeof TABLE_DEFINITION.globalIndexes)[number]) => ({

@@ -4,13 +4,13 @@
  * Whatever keeps it from starting is one line on stderr and exit status 1.
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { writeFileAtomic } from './durable-file.ts';
 import { join } from 'node:path';
 import { localDataDir } from './data-dir.ts';
+import { writeFileAtomic } from './durable-file.ts';
 import { checkJava, checkPortFree, holdDataFolder, portFrom, StartupProblem } from './preflight.ts';
 import { seedSandbox } from './seed.ts';
-import { installTerminal } from './terminal.ts';
 import type { LocalStack } from './stack.ts';
+import { installTerminal } from './terminal.ts';
 
 const localDir = localDataDir();
 const inMemory = process.argv.includes('--in-memory');

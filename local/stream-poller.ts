@@ -5,7 +5,7 @@
  * to `retryAttempts` times before it is skipped (on AWS: sent to the on-failure queue).
  * The position per shard is checkpointed to disk, so a restart resumes where it stopped.
  */
-import { readJsonFile, writeFileAtomic } from './durable-file.ts';
+
 import {
   DescribeStreamCommand,
   DynamoDBStreamsClient,
@@ -14,9 +14,10 @@ import {
   type _Record as StreamRecord,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { withoutSdkLogging } from '#shared/storage/clients.ts';
+import { readJsonFile, writeFileAtomic } from './durable-file.ts';
 import { passesFilters } from './event-filter.ts';
 import { pipelineFree } from './pipeline-hold.ts';
-import { withoutSdkLogging } from '#shared/storage/clients.ts';
 
 const SHARD_LIST_TTL_MS = 5_000;
 /** DynamoDB Streams keeps a record 24 hours; one no reader took by then is gone. */

@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { BASE_PATH } from '#shared/api/routes.ts';
 import { SCOPES } from '#shared/api/scopes.ts';
 import { signRequest } from '#shared/auth/signing.ts';
-import { createApiKey } from '#shared/tenants/store.ts';
 import { putTenantConfig } from '#shared/tenants/config-writer.ts';
+import { createApiKey } from '#shared/tenants/store.ts';
 
 export interface BenchKey {
   tenant: string;

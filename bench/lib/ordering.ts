@@ -1,13 +1,13 @@
 /** What an order needs before it can be called, for the suites that place orders. */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { CONTACT_HORIZON_DAYS } from '#shared/orders/order-schemas.ts';
 import { tableClient, tableName } from '#shared/storage/clients.ts';
 import { keys } from '#shared/storage/keys.ts';
-import { CONTACT_HORIZON_DAYS } from '#shared/orders/order-schemas.ts';
 import { type BenchKey, send } from './client.ts';
 
 /**
- * A contact time well after any run and inside the contact horizon: a later one is 422 (the load
- * and cost suites' orders were, every one, until session 17).
+ * A contact time well after any run and inside the contact horizon: a later one is 422, and a
+ * suite whose every order is refused measures nothing.
  */
 export const CALL_LATER = new Date(Date.now() + (CONTACT_HORIZON_DAYS - 30) * 86_400_000).toISOString();
 

@@ -1,9 +1,10 @@
 /** The requests the `scale` suite times on each tenant size: every list filter, and the reactions' walks. */
+
+import { withCapacityScope } from '#local/metering/capacity-meter.ts';
 import { listProducts } from '#shared/catalog/product-store.ts';
-import { orderIdsPage, listOrders } from '#shared/orders/order-store.ts';
 import type { ListPosition, OrderWalk } from '#shared/orders/order-jobs.ts';
+import { listOrders, orderIdsPage } from '#shared/orders/order-store.ts';
 import { JOB_PAGE_SIZE } from '#shared/orders/reactions.ts';
-import { withCapacityScope } from '#shared/storage/capacity-meter.ts';
 import { listDeliveries } from '#shared/webhooks/delivery-list.ts';
 import { percentile } from '../lib/measure.ts';
 import { ARCHIVED_VARIANT, ERASED_CUSTOMER, RARE_WORD, seedTenant } from './seed.ts';

@@ -16,7 +16,7 @@ import { tableClient, tableName } from '#shared/storage/clients.ts';
 import { keys } from '#shared/storage/keys.ts';
 import { archivedIndexes } from '#shared/storage/tombstone.ts';
 import { versionAttributes } from '#shared/versioning/version-attributes.ts';
-import { deliveryItem as storedDeliveryItem, type StoredDelivery } from '#shared/webhooks/delivery-item.ts';
+import { type StoredDelivery, deliveryItem as storedDeliveryItem } from '#shared/webhooks/delivery-item.ts';
 import type { DeliveryStatus } from '#shared/webhooks/webhook-schemas.ts';
 
 /** Active orders (in the call pipeline) at any size: a store's history grows, its pipeline does not. */

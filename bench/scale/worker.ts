@@ -38,7 +38,7 @@ try {
     POWERTOOLS_LOG_LEVEL: 'ERROR',
   });
   // Loaded only now: the service's clients read the configuration above when first built, and are metered.
-  (await import('#shared/storage/capacity-meter.ts')).meterEveryTableClient();
+  (await import('#local/metering/capacity-meter.ts')).meterEveryTableClient();
   const { measureSizes } = await import('./measure.ts');
   const results: Measured[] = await measureSizes(SIZES, SAMPLES, PAGE);
   process.stdout.write(`${JSON.stringify(results)}\n`);

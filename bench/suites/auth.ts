@@ -1,15 +1,16 @@
 /**
- * `auth`: the in-process cost of a request, without DynamoDB calls (issue 3).
+ * `auth`: the in-process cost of a request, without DynamoDB calls.
  * (1) authentication against SHA-256 of the body plus one HMAC;
  * (2) parsing and validating a 500-product batch against JSON.parse of the same bytes.
  */
-import { createHash, createHmac, randomUUID } from 'node:crypto';
-import { BASE_PATH } from '#shared/api/routes.ts';
-import { authenticate, type AuthPorts } from '#shared/auth/authenticate.ts';
-import { signRequest } from '#shared/auth/signing.ts';
+
 import { execFile } from 'node:child_process';
+import { createHash, createHmac, randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
-import { figure, type Figure } from '../lib/figures.ts';
+import { BASE_PATH } from '#shared/api/routes.ts';
+import { type AuthPorts, authenticate } from '#shared/auth/authenticate.ts';
+import { signRequest } from '#shared/auth/signing.ts';
+import { type Figure, figure } from '../lib/figures.ts';
 import { pairedMicrosPerCall, progress } from '../lib/measure.ts';
 
 const SECRET = 'c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlY3JldA';

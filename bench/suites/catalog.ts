@@ -1,31 +1,31 @@
 /**
- * `catalog`: the server-side time and write units of a 500 × 100 product batch (issue 4),
+ * `catalog`: the server-side time and write units of a 500 × 100 product batch,
  * against the floor of as many raw conditional PutItem calls of the same items at the same
  * concurrency, on DynamoDB Local. The upsert reads its products' stored versions first (5
  * BatchGetItem calls) and puts each new version; the read units are reported beside the write
  * units, and so is what the same batch sent again unchanged costs. Beside it, with no target:
- * the same against as many raw versioned UpdateItem calls (the write the upsert made until
- * session 28, which keeps `created_at` without reading it), which DynamoDB Local runs about a
- * third slower than PutItem.
+ * the same against as many raw versioned UpdateItem calls (the write that keeps `created_at`
+ * without reading it, the alternative to the read-then-put layout), which DynamoDB Local runs
+ * about a third slower than PutItem.
  */
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { upsertProductBatch, BATCH_WRITE_CONCURRENCY } from '#shared/catalog/product-store.ts';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { itemSize } from '#local/metering/billing.ts';
+import { withCapacityScope } from '#local/metering/capacity-meter.ts';
+import type { withPipelineHeld } from '#local/pipeline-hold.ts';
+import { mapWithConcurrency } from '#shared/async/concurrency.ts';
 import { ProductInputSchema } from '#shared/catalog/product-schemas.ts';
+import { BATCH_WRITE_CONCURRENCY, upsertProductBatch } from '#shared/catalog/product-store.ts';
 import { productAttributes } from '#shared/catalog/products.ts';
+import { batchGet } from '#shared/storage/batch.ts';
 import { tableClient, tableName } from '#shared/storage/clients.ts';
 import { keys } from '#shared/storage/keys.ts';
+import { versionedWrite } from '#shared/storage/versioned-write.ts';
 import { streamDueAttributes } from '#shared/stream/stream-work.ts';
 import { versionAttributes } from '#shared/versioning/version-attributes.ts';
-import { versionedWrite } from '#shared/storage/versioned-write.ts';
-import { withCapacityScope } from '#shared/storage/capacity-meter.ts';
-import { batchGet } from '#shared/storage/batch.ts';
-import { itemSize } from '#shared/storage/billing.ts';
-import { marshall } from '@aws-sdk/util-dynamodb';
-import { mapWithConcurrency } from '#shared/async/concurrency.ts';
-import { figure, type Figure } from '../lib/figures.ts';
+import { type Figure, figure } from '../lib/figures.ts';
 import { median, progress } from '../lib/measure.ts';
 import { productBatch } from '../lib/product-batch.ts';
-import type { withPipelineHeld } from '#local/pipeline-hold.ts';
 
 const ROUNDS = 4;
 /**
@@ -183,7 +183,7 @@ function catalogFigures(
       name: 'POST /products/batch 500 × 100 sent again unchanged, write units',
       value: resend.writeUnits,
       unit: 'WCU',
-      floor: { value: units.upsert, label: 'the same batch written (each product a refused conditional write until session 28, billed at its size)' },
+      floor: { value: units.upsert, label: 'the same batch written' },
       note: `a full catalog sync's common case: no product written, ${resend.billedReadUnits} RCU billed for the stored versions (each product of 100 variants read whole, rounded up to 12 KB; DynamoDB Local reports ${resend.readUnits}), ${resend.elapsed.toFixed(0)} ms server-side (one run, after the measured rounds)`,
     }),
   ];

@@ -23,25 +23,25 @@
  * workers get an empty batch (they make no call for one) and are held to the one-GetItem floor.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { cpus } from 'node:os';
-import { createServer, type Server } from 'node:http';
-import { promisify } from 'node:util';
 import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { ROUTES } from '#functions/routes.ts';
-import { BASE_PATH, fillPath, type Route } from '#shared/api/routes.ts';
 import { WORKERS } from '#functions/workers.ts';
 import { functionBuildOptions, functionNodeOptions } from '#infra/bundling.ts';
-import { signRequest } from '#shared/auth/signing.ts';
+import { BASE_PATH, fillPath, type Route } from '#shared/api/routes.ts';
 import { SCOPES } from '#shared/api/scopes.ts';
+import { signRequest } from '#shared/auth/signing.ts';
+import { METRICS_NAMESPACE, SERVICE_NAME } from '#shared/observability/metric-names.ts';
 import { SHARDS_READ_AT_ONCE } from '#shared/storage/due-index.ts';
 import { DUE_INDEXES, keys } from '#shared/storage/keys.ts';
-import { METRICS_NAMESPACE, SERVICE_NAME } from '#shared/observability/metric-names.ts';
-import { figure, type Figure } from '../lib/figures.ts';
+import { type Figure, figure } from '../lib/figures.ts';
 import { median, progress } from '../lib/measure.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -187,10 +187,10 @@ console.log(performance.now() - t, answer?.statusCode ?? '-');
  * The core every start runs on: the last of the machine's, through `taskset` (util-linux), or
  * none where it is missing (the figures' notes say which). Deployed with 512 MB, a function has
  * about a third of one vCPU (1,769 MB is one), so its start never gets a second core for V8's
- * and libuv's background threads. And the two cores of the machine of session 30 differ by half
- * in speed (a trivial handler's import took 77–80 ms on one, 112–122 on the other, every time):
- * unpinned, the starts fell into two clusters and a median of 15 landed in either, so the same
- * function measured 1.21 of its floor in one run and 1.33 in the next. Pinned, every start of a
+ * and libuv's background threads. And the two cores of a development machine can differ by half
+ * in speed (a trivial handler's import 77–80 ms on one, 112–122 on the other): unpinned, the
+ * starts fall into two clusters and a median of 15 lands in either, so the same function can
+ * measure 1.21 of its floor in one run and 1.33 in the next. Pinned, every start of a
  * function and of its floor runs on the same core, and the ratio was the same on either core.
  */
 const PINNED_CORE = pinnedCore();
@@ -348,8 +348,8 @@ async function coldStartOnce(
     KEY_SECRETS_KMS_KEY_ID: 'alias/cold-start',
     AWS_ENDPOINT_URL_KMS: endpoint,
     // Logs and metrics as deployed (infra/stack.ts): a request's "request completed" line and its
-    // metrics are written at INFO, to a pipe as on Lambda. Silenced, as until session 26, the
-    // first authenticated request of `createOrder` took about 1.4 ms less than deployed.
+    // metrics are written at INFO, to a pipe as on Lambda. Silenced, the first authenticated
+    // request of `createOrder` takes about 1.4 ms less than deployed.
     POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
     POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
     COLD_START_EVENT: JSON.stringify(event),
@@ -443,9 +443,9 @@ function roundOrder(floors: number, bundles: number): number[] {
  * and the floors between them (roundOrder), so the floors' runs span the same minutes as the
  * functions' and a machine that slows down mid-suite slows both (measured once up front, the
  * floor of one run was 45 ms and of the next 58 ms, and every ratio moved with it). A floor
- * started once a round moved between runs more than the functions did (41.3, 42.2 and 45.0 ms
- * in three runs of session 25, every ratio by up to 0.08): one floor is every ratio's
- * denominator, so it is now started before a round's functions and again after every
+ * started once a round moves between runs more than the functions do (41.3 to 45.0 ms, every
+ * ratio by up to 0.08): one floor is every ratio's denominator, so it is started before a
+ * round's functions and again after every
  * FLOOR_EVERY of them, and its figure is the median of all those starts.
  */
 async function measureSdkMode(sdk: 'bundled' | 'runtime', entries: readonly Entry[]): Promise<Figure[]> {

@@ -6,11 +6,11 @@
  */
 import { ROUTES } from '#functions/routes.ts';
 import { FUNCTION_SETTINGS } from '#shared/storage/definition.ts';
-import { benchTenant, signed, type BenchKey } from '../lib/client.ts';
-import { figure, type Figure } from '../lib/figures.ts';
+import { type BenchKey, benchTenant, signed } from '../lib/client.ts';
+import { type Figure, figure } from '../lib/figures.ts';
 import { median, progress } from '../lib/measure.ts';
 import { beansOrder, CALL_LATER, prepareOrdering } from '../lib/ordering.ts';
-import { PRICES, usdPerMillion, type RequestCost } from '../lib/prices.ts';
+import { PRICES, type RequestCost, usdPerMillion } from '../lib/prices.ts';
 
 const RUNS = 15;
 const GRANTED = { status: 'granted', proof: { source: 'checkout', reference: 'r', collected_at: '2026-01-01T00:00:00Z' } };

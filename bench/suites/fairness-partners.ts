@@ -7,8 +7,8 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { createCommerceClient } from '#client/index.ts';
-import { mapWithConcurrency } from '#shared/async/concurrency.ts';
 import { MAX_SALES_RULES } from '#shared/api/limits.ts';
+import { mapWithConcurrency } from '#shared/async/concurrency.ts';
 import { startHangingEndpoint, startReceiver } from '#test/support/receiver.ts';
 import { benchTenant, CALL_NOW_CONFIG, send } from '../lib/client.ts';
 import { progress } from '../lib/measure.ts';

@@ -9,7 +9,7 @@ import { type IntervalHistogram, monitorEventLoopDelay } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { dynamoClient, tableName } from '#shared/storage/clients.ts';
-import { figure, type Figure } from '../lib/figures.ts';
+import { type Figure, figure } from '../lib/figures.ts';
 import { percentile, progress } from '../lib/measure.ts';
 import type { Measured, PartnerMessage } from './fairness-partners.ts';
 

@@ -9,17 +9,17 @@
  * in functions of their own. The seed orders' pipeline work settles before the mix starts.
  */
 import { randomUUID } from 'node:crypto';
-import autocannon from 'autocannon';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import autocannon from 'autocannon';
+import type { withPipelineHeld } from '#local/pipeline-hold.ts';
 import { BASE_PATH } from '#shared/api/routes.ts';
+import { mapWithConcurrency } from '#shared/async/concurrency.ts';
 import { tableClient, tableName } from '#shared/storage/clients.ts';
 import { keys } from '#shared/storage/keys.ts';
-import { mapWithConcurrency } from '#shared/async/concurrency.ts';
-import { benchTenant, send, signed, type BenchKey } from '../lib/client.ts';
-import { figure, type Figure } from '../lib/figures.ts';
+import { type BenchKey, benchTenant, send, signed } from '../lib/client.ts';
+import { type Figure, figure } from '../lib/figures.ts';
 import { progress } from '../lib/measure.ts';
 import { beansOrder, CALL_LATER } from '../lib/ordering.ts';
-import type { withPipelineHeld } from '#local/pipeline-hold.ts';
 
 const DURATION_SECONDS = 30;
 const CONNECTIONS = 16;

@@ -13,9 +13,9 @@
 import { readFileSync } from 'node:fs';
 import { RATE_COUNTER_WRITES_PER_SECOND } from '#shared/auth/dynamodb-adapters.ts';
 import { keys, LIST_SHARDS, shardOf } from '#shared/storage/keys.ts';
-import { figure, type Figure } from '../lib/figures.ts';
-import { PRICES } from '../lib/prices.ts';
+import { type Figure, figure } from '../lib/figures.ts';
 import { EVENTS_PER_ORDER } from '../lib/ordering.ts';
+import { PRICES } from '../lib/prices.ts';
 
 const TENANTS = 10_000;
 const ZIPF_EXPONENT = 1.1;
@@ -39,7 +39,7 @@ interface Write {
 }
 
 /**
- * One order's writes as DynamoDB bills them (shared/storage/billing.ts), write by write as the
+ * One order's writes as DynamoDB bills them (local/metering/billing.ts), write by write as the
  * code makes them and the orders suite's trace shows them: the customer's link and the call
  * attempt written ahead of the order; the creation, the qualified and scheduled changes
  * written once, `in_call` and the dial's claim, each one conditional put of the order with its
@@ -250,7 +250,7 @@ function agreementFigures(orderPath: number, measured: number | undefined): Figu
             name: "the model's order path against the metered order: difference",
             value: Math.round((Math.abs(orderPath - measured) / measured) * 1000) / 10,
             unit: '%',
-            floor: { value: 10, label: 'the 10 % agreement issue 26 asks for' },
+            floor: { value: 10, label: 'the agreement the model must keep with the metered order' },
             target: { ratio: 1, direction: 'at_most' as const },
           }),
         ]

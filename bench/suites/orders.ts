@@ -4,15 +4,15 @@
  * result_ready, and DynamoDB units per order beside the minimum the data model needs.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { tableClient, tableName } from '#shared/storage/clients.ts';
-import { billFromImages, capacityByKind, capacityTotals, resetCapacityTotals } from '#shared/storage/capacity-meter.ts';
-import { startReceiver } from '#test/support/receiver.ts';
-import { keys } from '#shared/storage/keys.ts';
+import { billFromImages, capacityByKind, capacityTotals, resetCapacityTotals } from '#local/metering/capacity-meter.ts';
 import { mapWithConcurrency } from '#shared/async/concurrency.ts';
+import { tableClient, tableName } from '#shared/storage/clients.ts';
+import { keys } from '#shared/storage/keys.ts';
+import { startReceiver } from '#test/support/receiver.ts';
 import { benchTenant, send } from '../lib/client.ts';
-import { beansOrder, EVENTS_PER_ORDER, prepareOrdering } from '../lib/ordering.ts';
-import { figure, type Figure } from '../lib/figures.ts';
+import { type Figure, figure } from '../lib/figures.ts';
 import { percentile, progress } from '../lib/measure.ts';
+import { beansOrder, EVENTS_PER_ORDER, prepareOrdering } from '../lib/ordering.ts';
 
 const ORDERS = 1000;
 const IN_FLIGHT = 20;
@@ -139,7 +139,7 @@ function unitFigures(units: Totals, billed: Totals, subscribed: Totals): Figure[
       unit: 'WCU',
       floor: { value: FAIR_FLOOR_WRITE_UNITS, label: 'the itemised fair floor: what the contract needs written, each once, outside transactions (see note)' },
       target: { ratio: 1.5, direction: 'at_most' },
-      note: `fair floor: ${FAIR_FLOOR_ITEMS} = ${FAIR_FLOOR_WRITE_UNITS} WCU; billed by DynamoDB's rules from each written item's images before and after (${METERED_ORDERS} orders; shared/storage/billing.ts): a transaction's table writes doubled, its index writes not, an index key's move two writes, a refused conditional write its item's size (${(billed.failedConditionalWrites / METERED_ORDERS).toFixed(1)} per order)`,
+      note: `fair floor: ${FAIR_FLOOR_ITEMS} = ${FAIR_FLOOR_WRITE_UNITS} WCU; billed by DynamoDB's rules from each written item's images before and after (${METERED_ORDERS} orders; local/metering/billing.ts): a transaction's table writes doubled, its index writes not, an index key's move two writes, a refused conditional write its item's size (${(billed.failedConditionalWrites / METERED_ORDERS).toFixed(1)} per order)`,
     }),
     figure({
       suite: 'orders',
@@ -157,7 +157,7 @@ function unitFigures(units: Totals, billed: Totals, subscribed: Totals): Figure[
       name: 'write units per order, as DynamoDB Local reports them',
       value: units.writeUnits / ORDERS,
       unit: 'WCU',
-      note: "Local bills a transaction's items and index moves otherwise than DynamoDB and reports nothing for a refused condition: for comparison with earlier runs only",
+      note: "Local bills a transaction's items and index moves otherwise than DynamoDB and reports nothing for a refused condition: shown beside the billed figure, never compared",
     }),
     figure({
       suite: 'orders',

@@ -4,13 +4,13 @@
  * outbox write to the receiver's 2xx.
  */
 import { randomUUID } from 'node:crypto';
-import { eventItem } from '#shared/events/outbox.ts';
-import { putEventOnce } from '#shared/events/event-store.ts';
-import { keys } from '#shared/storage/keys.ts';
 import { mapWithConcurrency } from '#shared/async/concurrency.ts';
+import { putEventOnce } from '#shared/events/event-store.ts';
+import { eventItem } from '#shared/events/outbox.ts';
+import { keys } from '#shared/storage/keys.ts';
 import { startReceiver } from '#test/support/receiver.ts';
 import { benchTenant, send } from '../lib/client.ts';
-import { figure, type Figure } from '../lib/figures.ts';
+import { type Figure, figure } from '../lib/figures.ts';
 import { percentile, progress } from '../lib/measure.ts';
 
 const EVENTS = 2000;

@@ -11,7 +11,7 @@ export {
 } from './client.ts';
 export { CommerceApiError, type ErrorCode, type Problem } from './errors.ts';
 export type { components, operations, paths, webhooks } from './schema.ts';
-export { canonicalQuery, type Credentials, type QueryParameters, type SignedHeaders, signRequest, stringToSign } from './signing.ts';
+export { type Credentials, canonicalQuery, type QueryParameters, type SignedHeaders, signRequest, stringToSign } from './signing.ts';
 export { type RetryOptions, retryAfterMs, type TransportOptions } from './transport.ts';
 export {
   constructEvent,

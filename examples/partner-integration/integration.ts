@@ -8,8 +8,9 @@
  * Run it against `npm start`: `npm run example` (credentials from .local/credentials.json).
  * test/e2e/partner-client.test.ts runs it too.
  */
-import { createServer, type Server } from 'node:http';
+
 import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import {
   type ClientOptions,

@@ -8,8 +8,8 @@ import type { OperationContract, OperationInput, OperationResult } from '#shared
 import { httpHandler, type PipelinePorts } from '#shared/http/pipeline.ts';
 import { keySecrets } from '#shared/storage/clients.ts';
 import { config } from '../composition-root.ts';
-import { tenantConfigOf } from '../tenant-configs.ts';
 import { routeById } from '../routes.ts';
+import { tenantConfigOf } from '../tenant-configs.ts';
 
 export const readPorts: PipelinePorts = {
   // The deriver is built on first use: importing a handler (the contract generator, a cold start) needs no key material.

@@ -1,19 +1,19 @@
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { fillPath } from '#shared/api/routes.ts';
-import { domainReactions } from '#shared/orders/reactions.ts';
-import { dispatchStream, type Reaction } from '#shared/stream/stream-dispatch.ts';
-import { streamWorkDone } from '#shared/stream/stream-work.ts';
-import { publicationOfRecords, webhookFanOut } from '#shared/webhooks/fan-out.ts';
-import { businessMetrics } from '#shared/observability/business-metrics.ts';
-import { config } from '../composition-root.ts';
 import { sandboxStore } from '#shared/calls/writeback.ts';
 import { claimWriteBackAttempt, settleWriteBack } from '#shared/calls/writeback-state.ts';
 import { readProduct } from '#shared/catalog/product-store.ts';
 import { putEventOnce } from '#shared/events/event-store.ts';
+import { businessMetrics } from '#shared/observability/business-metrics.ts';
 import { advanceJob } from '#shared/orders/order-jobs.ts';
-import { afterPublication, forgetResultScenario, orderIdsPage } from '#shared/orders/order-store.ts';
 import { publishedThrough, readOrderRecords } from '#shared/orders/order-records.ts';
+import { afterPublication, forgetResultScenario, orderIdsPage } from '#shared/orders/order-store.ts';
 import type { ReactionPorts } from '#shared/orders/reactions.ts';
+import { domainReactions } from '#shared/orders/reactions.ts';
+import { dispatchStream, type Reaction } from '#shared/stream/stream-dispatch.ts';
+import { streamWorkDone } from '#shared/stream/stream-work.ts';
+import { publicationOfRecords, webhookFanOut } from '#shared/webhooks/fan-out.ts';
+import { config } from '../composition-root.ts';
 import { processing } from '../order-processing.ts';
 import { routeById } from '../routes.ts';
 

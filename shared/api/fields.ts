@@ -5,8 +5,8 @@
  * A schema that `z.compile` compiles nests the built field (`builtSchema(ExternalId)`).
  */
 import * as z from 'zod/mini';
-import { builtOnFirstUse, meta, type RefinementContext } from './zod.ts';
 import { minorUnits, moneyProblem } from '../money/decimal.ts';
+import { builtOnFirstUse, meta, type RefinementContext } from './zod.ts';
 
 /**
  * Partner ids are the store's own (Shopify's `gid://shopify/Product/123`, `cust/42 ü`): any 1

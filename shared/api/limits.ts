@@ -27,6 +27,6 @@ export const ENDPOINT_SLOTS = 20;
  * twice an endpoint's slots, so the attempts of one endpoint that answers nothing, each holding
  * its instance for the whole attempt timeout, can hold at most half of them. With as many
  * instances as slots, one such endpoint held every instance for 15 s, and no other tenant's
- * delivery was attempted meanwhile (engineering notes, "Fairness", session 24).
+ * delivery was attempted meanwhile (docs/performance.md, "Fairness").
  */
 export const SENDER_INSTANCES = 2 * ENDPOINT_SLOTS;

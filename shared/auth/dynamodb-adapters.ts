@@ -4,14 +4,14 @@
  */
 import { randomInt } from 'node:crypto';
 import { ttlCache } from '../caching/ttl-cache.ts';
-import { landed } from '../storage/conditional.ts';
 import { tableName } from '../storage/clients.ts';
+import { landed } from '../storage/conditional.ts';
 import { keys } from '../storage/keys.ts';
+import { epochSeconds } from '../storage/ttl.ts';
 import type { TenantConfig } from '../tenants/config.ts';
 import { readApiKey } from '../tenants/store.ts';
 import type { AuthPorts, KnownKey, Principal } from './authenticate.ts';
 import type { KeySecrets } from './key-secrets.ts';
-import { epochSeconds } from '../storage/ttl.ts';
 
 /** Keys are cached for `cacheSeconds`, so a revoked key stops working within that time. */
 export function dynamoAuthPorts(options: { cacheSeconds: number; secrets: KeySecrets; now?: () => Date }): AuthPorts {

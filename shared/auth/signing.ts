@@ -17,6 +17,7 @@ export {
   signRequest,
   stringToSign,
 } from '#client/signing.ts';
+
 import type { QueryParameters } from '#client/signing.ts';
 
 /** Parses a raw query string as sent (`a=1&b=x%20y`) into decoded name/value lists. */

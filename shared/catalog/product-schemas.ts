@@ -1,20 +1,20 @@
 /** Products and variants (spec 2.1, 4.2): the request and response shapes, in one place. */
 import * as z from 'zod/mini';
-import { builtOnFirstUse, builtSchema, integer, meta, type RefinementContext, text } from '../api/zod.ts';
 import { answerSchema } from '../api/answer-schema.ts';
 import {
+  BooleanQuery,
   EXTERNAL_ID_JSON_PATTERN,
   EXTERNAL_ID_MAX_CHARACTERS,
   EXTERNAL_ID_MESSAGE,
-  BooleanQuery,
   ExternalId,
   isExternalId,
   MONEY_PATTERN,
   SourceVersion,
   UtcTime,
 } from '../api/fields.ts';
-import { minorUnits, moneyProblem } from '../money/decimal.ts';
 import { MAX_PRODUCTS_PER_BATCH, MAX_VARIANTS_PER_PRODUCT } from '../api/limits.ts';
+import { builtOnFirstUse, builtSchema, integer, meta, type RefinementContext, text } from '../api/zod.ts';
+import { minorUnits, moneyProblem } from '../money/decimal.ts';
 
 export const PARTNER_PRODUCT_STATUSES = ['active', 'inactive'] as const;
 export const PRODUCT_STATUSES = [...PARTNER_PRODUCT_STATUSES, 'archived'] as const;

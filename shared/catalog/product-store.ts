@@ -1,20 +1,19 @@
 /** Product reads and writes on the single table. */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { NotFoundError, StaleVersionError } from '../errors.ts';
+import { MAX_PRODUCTS_PER_BATCH } from '../api/limits.ts';
+import { mapWithConcurrency } from '../async/concurrency.ts';
+import { NotFoundError, PayloadTooLargeError, StaleVersionError } from '../errors.ts';
 import { fieldErrors } from '../http/validation.ts';
+import { jobItem } from '../orders/order-jobs.ts';
 import { tableClient, tableName } from '../storage/clients.ts';
 import { keys } from '../storage/keys.ts';
-import { jobItem } from '../orders/order-jobs.ts';
 import { paginate } from '../storage/pagination.ts';
-import { streamDueAttributes } from '../stream/stream-work.ts';
-import { archiveItem, archivedIndexes } from '../storage/tombstone.ts';
+import { archivedIndexes, archiveItem } from '../storage/tombstone.ts';
 import { readStoredVersions, type StoredVersionOf, versionedPut } from '../storage/versioned-write.ts';
+import { streamDueAttributes } from '../stream/stream-work.ts';
 import { versionAttributes } from '../versioning/version-attributes.ts';
-import { mapWithConcurrency } from '../async/concurrency.ts';
-import { MAX_PRODUCTS_PER_BATCH } from '../api/limits.ts';
-import { parseProductInput, type Product, type ProductInput } from './product-schemas.ts';
-import { productAttributes, productFromItem, productListSources, productView, type ProductFilters, type StoredProduct } from './products.ts';
-import { PayloadTooLargeError } from '../errors.ts';
+import { type Product, type ProductInput, parseProductInput } from './product-schemas.ts';
+import { type ProductFilters, productAttributes, productFromItem, productListSources, productView, type StoredProduct } from './products.ts';
 
 /** Conditional writes in flight per batch: enough to finish 500 products well inside 10 s. */
 export const BATCH_WRITE_CONCURRENCY = 64;

@@ -1,7 +1,8 @@
 /** Products as stored and as shown: pure mappings between the two, and the list filters. */
-import type { Condition } from '../storage/versioned-write.ts';
+
 import { keys } from '../storage/keys.ts';
 import { type ListSource, sourcesOf } from '../storage/pagination.ts';
+import type { Condition } from '../storage/versioned-write.ts';
 import { PRODUCT_STATUSES, type Product, type ProductInput } from './product-schemas.ts';
 
 export interface StoredProduct extends Record<string, unknown> {

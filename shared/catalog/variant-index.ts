@@ -6,9 +6,10 @@
  * reader checks the product still holds the variant, so a moved or removed variant is seen
  * as it is now.
  */
-import { keys } from '../storage/keys.ts';
-import { batchGet, batchPut } from '../storage/batch.ts';
+
 import type { ResolvedVariant } from '../orders/qualification.ts';
+import { batchGet, batchPut } from '../storage/batch.ts';
+import { keys } from '../storage/keys.ts';
 import type { Product } from './product-schemas.ts';
 import type { StoredProduct } from './products.ts';
 

@@ -13,7 +13,7 @@ export class RuntimeConfigError extends Error {
 type Env = Record<string, string | undefined>;
 
 // A dozen lines instead of a schema library: every function parses its environment at its cold
-// start, where zod's schema construction and parse cost milliseconds (issue 26).
+// start, where zod's schema construction and parse cost milliseconds.
 const text = (env: Env, name: string, fallback?: string): string => {
   const value = env[name] || fallback;
   if (value === undefined) throw new RuntimeConfigError(name, 'set');

@@ -1,8 +1,8 @@
 /** Customers (spec 2.2, 4.3): the upsert body and the sanitized view, in one place. */
 import * as z from 'zod/mini';
-import { builtOnFirstUse, meta, text } from '../api/zod.ts';
 import { answerSchema } from '../api/answer-schema.ts';
 import { Rfc3339, SourceVersion, UtcTime } from '../api/fields.ts';
+import { builtOnFirstUse, meta, text } from '../api/zod.ts';
 
 const isLanguageTag = (tag: string) => {
   try {

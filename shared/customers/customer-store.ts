@@ -3,13 +3,13 @@ import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { REPLAY_WINDOW_SECONDS } from '../api/limits.ts';
 import type { Principal } from '../auth/authenticate.ts';
 import { InvalidTransitionError, NotFoundError, RevisionConflict, ValidationError } from '../errors.ts';
-import { tableClient, tableName } from '../storage/clients.ts';
-import { keys } from '../storage/keys.ts';
 import { jobItem } from '../orders/order-jobs.ts';
+import { tableClient, tableName } from '../storage/clients.ts';
+import { conditionFailedAt } from '../storage/conditional.ts';
+import { keys } from '../storage/keys.ts';
+import { retryOnRevisionConflict } from '../storage/revision-retry.ts';
 import { versionedWrite } from '../storage/versioned-write.ts';
 import { versionAttributes } from '../versioning/version-attributes.ts';
-import { conditionFailedAt } from '../storage/conditional.ts';
-import { retryOnRevisionConflict } from '../storage/revision-retry.ts';
 import type { CustomerInput } from './customer-schemas.ts';
 import { customerAttributes, customerFromItem, type StoredCustomer } from './customers.ts';
 

@@ -1,10 +1,6 @@
 /** Discovery (spec 2.8, 2.9): pure functions of the tenant's stored configuration. */
 import type * as z from 'zod/mini';
-import { BASE_PATH } from '../api/routes.ts';
 import { CONTRACT_VERSION } from '../api/contract-version.ts';
-import { MAX_BODY_BYTES } from '../http/limits.ts';
-import type { TenantConfig } from '../tenants/config.ts';
-import { EVENT_TYPES } from '../events/event-types.ts';
 import {
   DEFAULT_PAGE_SIZE,
   MAX_ORDER_ITEMS,
@@ -14,6 +10,10 @@ import {
   MAX_VARIANTS_PER_PRODUCT,
   ORDER_KINDS,
 } from '../api/limits.ts';
+import { BASE_PATH } from '../api/routes.ts';
+import { EVENT_TYPES } from '../events/event-types.ts';
+import { MAX_BODY_BYTES } from '../http/limits.ts';
+import type { TenantConfig } from '../tenants/config.ts';
 import { INLINE_PAYLOAD_MAX_BYTES } from '../webhooks/payload.ts';
 import type { BlockerSchema, CapabilitiesSchema, EffectiveConfigurationSchema, NoticeSchema } from './schemas.ts';
 

@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
-import { integer, meta } from '../api/zod.ts';
 import { answerSchema } from '../api/answer-schema.ts';
-import { EVENT_TYPES } from '../events/event-types.ts';
 import { ORDER_KINDS } from '../api/limits.ts';
+import { integer, meta } from '../api/zod.ts';
+import { EVENT_TYPES } from '../events/event-types.ts';
 import { MarketSchema, QuietHoursSchema } from '../tenants/config.ts';
 
 export const CapabilitiesSchema = answerSchema(() =>

@@ -4,8 +4,8 @@
  * contract's `webhooks` section is generated from them, so the two cannot drift.
  */
 import * as z from 'zod/mini';
-import { integer, meta, type Schema } from '../api/zod.ts';
 import { UtcTime } from '../api/fields.ts';
+import { integer, meta, type Schema } from '../api/zod.ts';
 import { CallAttemptSchema, ORDER_STATE, ResultSchema } from '../orders/order-schemas.ts';
 import { EVENT_TYPES, type PublicEventType } from './event-types.ts';
 import { EVENT_VERSION } from './outbox.ts';

@@ -5,9 +5,9 @@
  * stream carries both to the webhook fan-out.
  */
 import { createHash } from 'node:crypto';
+import { expiresAfter } from '../storage/ttl.ts';
 import type { EventData } from './event-schemas.ts';
 import type { PublicEventType } from './event-types.ts';
-import { expiresAfter } from '../storage/ttl.ts';
 
 /** Event items are kept 35 days (longer than the 24 h of webhook retries and any replay need), unless they are their owner's history. */
 export const EVENT_RETENTION_SECONDS = 35 * 24 * 3600;

@@ -3,8 +3,7 @@
  * problem+json: the CDK app installs these as gateway responses and the local gateway
  * renders them the same way, so a partner sees one error format everywhere.
  */
-import { PROBLEM_CODES, type ProblemCode } from './problem.ts';
-import { problemType } from './problem.ts';
+import { PROBLEM_CODES, type ProblemCode, problemType } from './problem.ts';
 
 export interface GatewayProblem {
   /** API Gateway's ResponseType. */

@@ -1,8 +1,8 @@
 /** The query parameters every list takes, and the shape of every page (spec 4.8). */
 import * as z from 'zod/mini';
-import { builtOnFirstUse, builtSchema, meta, type Schema } from '../api/zod.ts';
 import { answerSchema } from '../api/answer-schema.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../api/limits.ts';
+import { builtOnFirstUse, builtSchema, meta, type Schema } from '../api/zod.ts';
 
 const PAGE_SIZE_MESSAGE = `must be an integer from 1 to ${MAX_PAGE_SIZE}`;
 

@@ -3,8 +3,9 @@
  * orders by final state and outcome, call attempts by disposition (each also a log line). A
  * record delivered twice counts twice (metrics are at least once, like the stream).
  */
-import { logger } from '../logging/logger.ts';
+
 import type { EventRecord } from '../events/outbox.ts';
+import { logger } from '../logging/logger.ts';
 import type { Reaction } from '../stream/stream-dispatch.ts';
 import type { PublicationOf } from '../webhooks/fan-out.ts';
 import { METRIC } from './metric-names.ts';

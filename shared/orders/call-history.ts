@@ -7,8 +7,8 @@ import { ResultNotAvailableError } from '../errors.ts';
 import { tableClient, tableName } from '../storage/clients.ts';
 import { keys } from '../storage/keys.ts';
 import { decodeCursor, encodeCursor } from '../storage/pagination.ts';
-import { type CallAttempt, CallAttemptSchema, type OrderResult, ResultSchema } from './order-schemas.ts';
 import { orderCollection } from './order-records.ts';
+import { type CallAttempt, CallAttemptSchema, type OrderResult, ResultSchema } from './order-schemas.ts';
 import { getOrder } from './order-store.ts';
 import { isFinal } from './state-machine.ts';
 

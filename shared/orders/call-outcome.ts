@@ -2,9 +2,10 @@
  * What a call means for an order: the calling window of the customer's market, and the
  * outcome of a finished attempt (its result, or when to call again). Pure functions.
  */
-import type { SalesRule } from '../rules/rule-schemas.ts';
+
 import type { AttemptReport } from '../calls/call-platform.ts';
 import type { StoredCustomer } from '../customers/customers.ts';
+import type { SalesRule } from '../rules/rule-schemas.ts';
 import type { TenantConfig } from '../tenants/config.ts';
 import type { StoredOrder } from './order.ts';
 import type { BusinessOutcome, OrderResult } from './order-schemas.ts';

@@ -9,9 +9,10 @@
  * large one tenant's backlog and whatever its priorities, another tenant's due order is among
  * the first of the next sweep.
  */
+
+import { mapWithConcurrency } from '../async/concurrency.ts';
 import { dueItems } from '../storage/due-index.ts';
 import { DUE_INDEXES } from '../storage/keys.ts';
-import { mapWithConcurrency } from '../async/concurrency.ts';
 
 /** A tenant's share of one sweep; the rest of its due orders wait for the next. */
 export const CALLS_PER_TENANT_PER_SWEEP = 25;

@@ -10,8 +10,8 @@ import { InvalidTransitionError, NotFoundError, RevisionConflict, StaleVersionEr
 import { keys } from '../storage/keys.ts';
 import { retryOnRevisionConflict } from '../storage/revision-retry.ts';
 import { refusedVersionOutcome } from '../storage/versioned-write.ts';
-import { versionAttributes } from '../versioning/version-attributes.ts';
 import { compareSourceVersions } from '../versioning/source-version.ts';
+import { versionAttributes } from '../versioning/version-attributes.ts';
 import { contentOf, newCorrelationId, type OrderContent, type OrderRepository, rejectionFields, type StoredOrder } from './order.ts';
 import type { OrderInput, OrderItem } from './order-schemas.ts';
 import type { Substitution } from './qualification.ts';

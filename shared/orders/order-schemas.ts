@@ -1,10 +1,10 @@
 /** Orders, results and call attempts (spec 2.3 to 2.5, 4.4, 4.5): request and response shapes. */
 import * as z from 'zod/mini';
-import { builtOnFirstUse, builtSchema, integer, meta, text } from '../api/zod.ts';
-import { checkMoney, CurrencyCode, ExternalId, MoneyAmount, Rfc3339, SourceVersion, UtcTime } from '../api/fields.ts';
-import { ORDER_STATES } from './state-machine.ts';
 import { answerSchema } from '../api/answer-schema.ts';
+import { CurrencyCode, checkMoney, ExternalId, MoneyAmount, Rfc3339, SourceVersion, UtcTime } from '../api/fields.ts';
 import { MAX_ORDER_ITEMS, ORDER_KINDS } from '../api/limits.ts';
+import { builtOnFirstUse, builtSchema, integer, meta, text } from '../api/zod.ts';
+import { ORDER_STATES } from './state-machine.ts';
 
 export type OrderKind = (typeof ORDER_KINDS)[number];
 

@@ -9,12 +9,12 @@ import { streamRecoverySeconds, tableClient, tableName } from '../storage/client
 import { conditionFailedAt, landed, writeConditionally } from '../storage/conditional.ts';
 import { keys } from '../storage/keys.ts';
 import { paginate, sourcesOf } from '../storage/pagination.ts';
+import { isTransactionConflict } from '../storage/transient.ts';
 import { type AfterStreamWork, streamDueAttributes, withStreamDue } from '../stream/stream-work.ts';
+import { applyOrderChange, dueOf, type OrderChange, type OrderRepository, orderCreation, orderFromItem, type StoredOrder } from './order.ts';
 import type { ListPosition, OrderWalk } from './order-jobs.ts';
 import { lastStatus } from './order-log.ts';
-import { applyOrderChange, dueOf, type OrderChange, type OrderRepository, orderCreation, orderFromItem, type StoredOrder } from './order.ts';
 import { ACTIVE_STATES, isFinal, ORDER_STATES, type OrderState } from './state-machine.ts';
-import { isTransactionConflict } from '../storage/transient.ts';
 
 /** Orders in a state, and orders changed since a time, sort by their last change. */
 const changeKey = (o: Pick<StoredOrder, 'updated_at' | 'external_order_id'>) => `${o.updated_at}#${o.external_order_id}`;

@@ -9,7 +9,7 @@ import { InvalidTransitionError } from '../errors.ts';
 import { keys } from '../storage/keys.ts';
 import { sortableVersion } from '../versioning/source-version.ts';
 import { type VersionAttributes, versionAttributes } from '../versioning/version-attributes.ts';
-import { encodeEntry, entryRevision, lastStatus, type LogEntry, spillPoint, statusEventId } from './order-log.ts';
+import { encodeEntry, entryRevision, type LogEntry, lastStatus, spillPoint, statusEventId } from './order-log.ts';
 import type { Order, OrderInput, OrderItem, OrderKind } from './order-schemas.ts';
 import type { Substitution } from './qualification.ts';
 import { canTransition, isFinal, type OrderState } from './state-machine.ts';

@@ -9,18 +9,18 @@
 import type { AttemptReport, CallPlatform } from '../calls/call-platform.ts';
 import type { StoredCustomer } from '../customers/customers.ts';
 import { RevisionConflict } from '../errors.ts';
-import { retryOnRevisionConflict } from '../storage/revision-retry.ts';
+import { applicableRules } from '../rules/applicable-rules.ts';
 import type { SalesRule } from '../rules/rule-schemas.ts';
 import { keys } from '../storage/keys.ts';
+import { retryOnRevisionConflict } from '../storage/revision-retry.ts';
 import type { TenantConfigOf } from '../tenants/config-cache.ts';
+import { attemptCounts, attemptOutcome, callingWindow, type Facts } from './call-outcome.ts';
 import { type CallRecords, type OrderRepository, rejectionFields, type StoredOrder } from './order.ts';
 import { lastStatus, recordsAttempt } from './order-log.ts';
-import { pendingChanges } from './pending-changes.ts';
 import type { OrderResult } from './order-schemas.ts';
-import { applicableRules } from '../rules/applicable-rules.ts';
+import { pendingChanges } from './pending-changes.ts';
 import { type Qualification, qualify, type ResolvedVariant } from './qualification.ts';
 import { nextContactAt } from './scheduler.ts';
-import { attemptCounts, attemptOutcome, callingWindow, type Facts } from './call-outcome.ts';
 import { effectiveLines } from './snapshot.ts';
 import { isFinal, type OrderState } from './state-machine.ts';
 

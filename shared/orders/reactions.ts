@@ -4,10 +4,11 @@
  * the write-back of confirmed results. Each is idempotent (a stream record can come twice) and gets what it
  * reads and writes through `ReactionPorts`, built by the stream processor's composition root.
  */
-import { type StoreWriteBack, StoreRejected, WRITEBACK_ATTEMPTS, writeBackAttemptsOf } from '../calls/writeback.ts';
+
+import { mapWithConcurrency } from '../async/concurrency.ts';
+import { StoreRejected, type StoreWriteBack, WRITEBACK_ATTEMPTS, writeBackAttemptsOf } from '../calls/writeback.ts';
 import type { StoredProduct } from '../catalog/products.ts';
 import { type EventRecord, eventItem } from '../events/outbox.ts';
-import { mapWithConcurrency } from '../async/concurrency.ts';
 import { hasStreamDue, keys } from '../storage/keys.ts';
 import { retryOnRevisionConflict } from '../storage/revision-retry.ts';
 import type { Reaction, StreamChange } from '../stream/stream-dispatch.ts';

@@ -2,7 +2,7 @@
  * The final order snapshot: lines after substitutions and accepted suggestions, and their
  * total in exact decimal arithmetic with the currency's minor units.
  */
-import { addDecimals, formatDecimal, minorUnits, multiplyDecimal, parseDecimal, type Decimal } from '../money/decimal.ts';
+import { addDecimals, type Decimal, formatDecimal, minorUnits, multiplyDecimal, parseDecimal } from '../money/decimal.ts';
 import { applicableRules } from '../rules/applicable-rules.ts';
 import type { SalesRule } from '../rules/rule-schemas.ts';
 import type { OrderItem, Snapshot } from './order-schemas.ts';

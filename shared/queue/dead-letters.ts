@@ -3,9 +3,10 @@
  * move back to the webhook queue message by message (the SQS emulator has no
  * StartMessageMoveTask; on AWS the admin CLI starts one instead).
  */
-import { messageGroupOf } from './outbox-queue.ts';
+
 import { DeleteMessageCommand, GetQueueAttributesCommand, type Message, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { queueClient, queueUrls } from '../storage/clients.ts';
+import { messageGroupOf } from './outbox-queue.ts';
 
 export interface DeadLetter {
   message_id: string;

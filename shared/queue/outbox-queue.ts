@@ -7,8 +7,8 @@
  */
 import { createHash } from 'node:crypto';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { dueItems, postponeDue } from '../storage/due-index.ts';
 import { queueClient, queueRedeliveryGraceSeconds, queueUrls } from '../storage/clients.ts';
+import { dueItems, postponeDue } from '../storage/due-index.ts';
 import { DUE_INDEXES, keys } from '../storage/keys.ts';
 
 export interface QueueMessage {

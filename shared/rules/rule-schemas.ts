@@ -1,9 +1,9 @@
 /** Sales rules (spec 2.6, 4.6): one schema per rule type, so each action is validated for its type. */
 import * as z from 'zod/mini';
-import { builtOnFirstUse, integer, meta, text } from '../api/zod.ts';
 import { answerSchema } from '../api/answer-schema.ts';
+import { BooleanQuery, CurrencyCode, checkMoney, ExternalId, MoneyAmount, SourceVersion, UtcTime } from '../api/fields.ts';
 import { MAX_RULE_CONDITIONS } from '../api/limits.ts';
-import { BooleanQuery, checkMoney, CurrencyCode, ExternalId, MoneyAmount, SourceVersion, UtcTime } from '../api/fields.ts';
+import { builtOnFirstUse, integer, meta, text } from '../api/zod.ts';
 
 export const RULE_TYPES = ['replacement', 'upsell', 'cross_sell', 'quantity_constraint', 'price_constraint'] as const;
 export type RuleType = (typeof RULE_TYPES)[number];

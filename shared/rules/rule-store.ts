@@ -1,13 +1,13 @@
 /** Sales rule reads and writes on the single table. */
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { MAX_SALES_RULES } from '../api/limits.ts';
 import { LimitReachedError, NotFoundError } from '../errors.ts';
 import { tableClient, tableName } from '../storage/clients.ts';
 import { keys } from '../storage/keys.ts';
 import { paginate, sourcesOf } from '../storage/pagination.ts';
-import { archiveItem, archivedIndexes } from '../storage/tombstone.ts';
+import { archivedIndexes, archiveItem } from '../storage/tombstone.ts';
 import { versionedWrite } from '../storage/versioned-write.ts';
 import { versionAttributes } from '../versioning/version-attributes.ts';
-import { MAX_SALES_RULES } from '../api/limits.ts';
 import type { RuleInput, SalesRule, SalesRuleSummary } from './rule-schemas.ts';
 
 type StoredRule = SalesRule & { archived_at?: string };

@@ -4,15 +4,16 @@
  * Lambda at the region's endpoints. The only module below the composition roots that reads
  * the configuration: resources are where the deployment put them.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { SQSClient } from '@aws-sdk/client-sqs';
+
 import { readFileSync } from 'node:fs';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConfiguredRetryStrategy } from '@smithy/core/retry';
 import { answerMacsWithRootKey, type KeySecrets, kmsKeySecrets, rootKeySecrets } from '../auth/key-secrets.ts';
 import { runtimeConfig } from '../config/runtime.ts';
 import { retryDelayMs } from './transient.ts';
-import { ConfiguredRetryStrategy } from '@smithy/core/retry';
 
 export type ClientDecorator = (service: 'dynamodb' | 'sqs' | 'kms', client: DynamoDBClient | SQSClient | KMSClient) => void;
 const decorators: ClientDecorator[] = [];

@@ -7,11 +7,11 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ValidationError } from '../errors.ts';
+import { canonicalJson } from '../versioning/version-attributes.ts';
 import { tableClient, tableName } from './clients.ts';
+import { landed } from './conditional.ts';
 import { keys } from './keys.ts';
 import type { Condition } from './versioned-write.ts';
-import { canonicalJson } from '../versioning/version-attributes.ts';
-import { landed } from './conditional.ts';
 
 /** A random secret kept in the table under `name`: created once, by whichever instance asks first. */
 export async function systemSecret(name: string): Promise<Buffer> {

@@ -1,8 +1,8 @@
 /** Archiving (a tombstone, never a hard delete) for every entity that is listed and archivable. */
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { tableClient, tableName } from './clients.ts';
-import { type ItemKey, keys, type ListName } from './keys.ts';
 import { cancelledItem, conditionFailedAt } from './conditional.ts';
+import { type ItemKey, keys, type ListName } from './keys.ts';
 
 /** How archiving moves an item in the list indexes: to the archived partition, and out of the filter partitions. */
 export interface IndexMove {

@@ -11,8 +11,8 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { logger } from '../logging/logger.ts';
 import { mapWithConcurrency } from '../async/concurrency.ts';
+import { logger } from '../logging/logger.ts';
 import { tenantOfKey } from '../storage/keys.ts';
 
 export interface StreamChange {

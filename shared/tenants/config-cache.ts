@@ -3,8 +3,8 @@
  * it is cached per function instance as briefly as API keys are (AUTH_CACHE_SECONDS).
  */
 import { ttlCache } from '../caching/ttl-cache.ts';
-import { type TenantConfig, withTenantDefaults } from './tenant-config.ts';
 import { readTenantConfig } from './store.ts';
+import { type TenantConfig, withTenantDefaults } from './tenant-config.ts';
 
 export type TenantConfigOf = (tenant: string) => Promise<TenantConfig>;
 

@@ -5,9 +5,9 @@
  */
 import * as z from 'zod/mini';
 import { builtOnFirstUse, integer, text } from '../api/zod.ts';
-import { type TenantConfig, TENANT_DEFAULTS } from './tenant-config.ts';
+import { TENANT_DEFAULTS, type TenantConfig } from './tenant-config.ts';
 
-export { type TenantConfig, TENANT_DEFAULTS, TENANT_ID_PATTERN } from './tenant-config.ts';
+export { TENANT_DEFAULTS, TENANT_ID_PATTERN, type TenantConfig } from './tenant-config.ts';
 
 const hour = builtOnFirstUse(() => integer(0, 23));
 

@@ -5,11 +5,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { keySecrets, tableClient, tableName } from '../storage/clients.ts';
-import { keys } from '../storage/keys.ts';
 import type { Scope } from '../api/scopes.ts';
-import { type StoredTenantConfig, type TenantConfig, withTenantDefaults } from './tenant-config.ts';
+import { keySecrets, tableClient, tableName } from '../storage/clients.ts';
 import { landed } from '../storage/conditional.ts';
+import { keys } from '../storage/keys.ts';
+import { type StoredTenantConfig, type TenantConfig, withTenantDefaults } from './tenant-config.ts';
 
 export interface ApiKeyRecord {
   key_id: string;

@@ -1,7 +1,7 @@
 /** The tenant's deliveries as partners read them: the list (newest first) and the subscription's health. */
 import { batchGet } from '../storage/batch.ts';
 import { keys } from '../storage/keys.ts';
-import { listPage, type ListSource, paginate, sourcesOf } from '../storage/pagination.ts';
+import { type ListSource, listPage, paginate, sourcesOf } from '../storage/pagination.ts';
 import { ATTEMPTABLE_STATUSES, attemptUnderWay, deliveryFromItem, deliveryView, mayBeUnderWay } from './delivery-item.ts';
 import { HEALTH_SAMPLE, healthFromDeliveries, type WebhookHealth } from './health.ts';
 import type { Delivery, DeliveryStatus } from './webhook-schemas.ts';

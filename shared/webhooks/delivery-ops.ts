@@ -5,12 +5,12 @@
  * only: never a payload.
  */
 import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../storage/keys.ts';
 import { tableClient, tableName } from '../storage/clients.ts';
-import { listDeliveries } from './delivery-list.ts';
-import { replayDelivery } from './replay.ts';
+import { keys } from '../storage/keys.ts';
 import { deliveryFromItem, shownDelivery } from './delivery-item.ts';
+import { listDeliveries } from './delivery-list.ts';
 import { markRecovered } from './delivery-store.ts';
+import { replayDelivery } from './replay.ts';
 import type { Delivery, DeliveryStatus } from './webhook-schemas.ts';
 
 export interface DeliveryFilter {

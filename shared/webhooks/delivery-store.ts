@@ -13,10 +13,10 @@ import { type QueueMessage, sendToWebhookQueue } from '../queue/outbox-queue.ts'
 import { queueRedeliveryGraceSeconds, tableClient, tableName } from '../storage/clients.ts';
 import { landed, writeConditionally } from '../storage/conditional.ts';
 import { keys } from '../storage/keys.ts';
+import { expiresAfter } from '../storage/ttl.ts';
+import { deliveryFromItem, deliveryItem, type StoredDelivery, type StoredStatus } from './delivery-item.ts';
 import { backoffSeconds, MAX_ATTEMPTS } from './retry-schedule.ts';
 import type { DeliveryStatus } from './webhook-schemas.ts';
-import { deliveryFromItem, deliveryItem, type StoredDelivery, type StoredStatus } from './delivery-item.ts';
-import { expiresAfter } from '../storage/ttl.ts';
 
 /** Deliveries carry whole payloads: they are kept 35 days (DynamoDB TTL), as long as their events, then deleted. */
 export const DELIVERY_RETENTION_SECONDS = 35 * 24 * 3600;

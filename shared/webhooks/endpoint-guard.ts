@@ -14,10 +14,10 @@
  * a claim refused for a full set removes the expired ones and tries once more.
  */
 import { randomBytes } from 'node:crypto';
+import { ENDPOINT_SLOTS } from '../api/limits.ts';
 import { tableName } from '../storage/clients.ts';
 import { landed, writeConditionally } from '../storage/conditional.ts';
 import { keys } from '../storage/keys.ts';
-import { ENDPOINT_SLOTS } from '../api/limits.ts';
 
 export { ENDPOINT_SLOTS };
 export const BREAKER_THRESHOLD = 5;

@@ -13,16 +13,15 @@
 import { ttlCache } from '../caching/ttl-cache.ts';
 import { isPublicEvent } from '../events/event-types.ts';
 import type { EventRecord } from '../events/outbox.ts';
-import { entryRevision, eventsOf, mergedLog, needsRecords, type OrderRecords, type PublicationSpan } from '../orders/order-log.ts';
-import type { Reaction } from '../stream/stream-dispatch.ts';
-import { hasStreamDue } from '../storage/keys.ts';
-import type { StreamChange } from '../stream/stream-dispatch.ts';
-import { deliveryExists, enqueueDelivery } from './delivery-store.ts';
 import { METRIC } from '../observability/metric-names.ts';
 import { millisecondsMetric } from '../observability/metrics.ts';
+import { entryRevision, eventsOf, mergedLog, needsRecords, type OrderRecords, type PublicationSpan } from '../orders/order-log.ts';
+import { hasStreamDue } from '../storage/keys.ts';
+import type { Reaction, StreamChange } from '../stream/stream-dispatch.ts';
+import { deliveryExists, enqueueDelivery } from './delivery-store.ts';
+import { feedListenSessions, liveListenSessions } from './listen-sessions.ts';
 import { deliveryIdFor, type OrderReference, payloadOf } from './payload.ts';
 import { readWebhookSubscription, type StoredSubscription } from './subscription-store.ts';
-import { feedListenSessions, liveListenSessions } from './listen-sessions.ts';
 
 /** How long the fan-out trusts its list of a tenant's listen sessions: a new session sees events from about then on. */
 export const LISTEN_SESSIONS_CACHE_MS = 2_000;

@@ -1,6 +1,6 @@
 /** What a delivery carries: its id (derived from the event, so a fan-out twice is one delivery) and its bytes. */
 import { createHash } from 'node:crypto';
-import { envelopeOf, type EventRecord } from '../events/outbox.ts';
+import { type EventRecord, envelopeOf } from '../events/outbox.ts';
 
 /** DynamoDB items hold at most 400 KB: larger envelopes are delivered as a reference to the order. */
 export const INLINE_PAYLOAD_MAX_BYTES = 256 * 1024;

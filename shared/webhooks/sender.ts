@@ -6,13 +6,13 @@ import { lookup } from 'node:dns/promises';
 import { logger } from '../logging/logger.ts';
 import { METRIC } from '../observability/metric-names.ts';
 import { countMetric, millisecondsMetric } from '../observability/metrics.ts';
-import { type AttemptOutcome, claimDelivery, type DeliveryContent, deferDelivery, readDeliveryContent, recordDeliveryAttempt } from './delivery-store.ts';
 import type { StoredDelivery } from './delivery-item.ts';
+import { type AttemptOutcome, claimDelivery, type DeliveryContent, deferDelivery, readDeliveryContent, recordDeliveryAttempt } from './delivery-store.ts';
+import { claimSlot, endpointBusy, releaseSlot, type SlotClaim, settleSlot } from './endpoint-guard.ts';
+import { requestExcerpt, responseExcerpt } from './excerpt.ts';
 import { postPinned } from './http-post.ts';
 import { signatureHeaders } from './signature.ts';
-import { requestExcerpt, responseExcerpt } from './excerpt.ts';
-import { checkWebhookUrl, resolvePublicAddress, type Resolver } from './ssrf.ts';
-import { claimSlot, endpointBusy, releaseSlot, type SlotClaim, settleSlot } from './endpoint-guard.ts';
+import { checkWebhookUrl, type Resolver, resolvePublicAddress } from './ssrf.ts';
 import { activeSecrets, noteEndpointAttempt, readWebhookSubscription, type StoredSubscription } from './subscription-store.ts';
 
 export const CONNECT_TIMEOUT_MS = 5_000;

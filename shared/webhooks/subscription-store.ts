@@ -2,13 +2,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { NotFoundError, RevisionConflict } from '../errors.ts';
-import { retryOnRevisionConflict } from '../storage/revision-retry.ts';
-import { tableClient, tableName } from '../storage/clients.ts';
-import { keys } from '../storage/keys.ts';
 import type { PublicEventType } from '../events/event-types.ts';
-import type { WebhookHealth } from './health.ts';
+import { tableClient, tableName } from '../storage/clients.ts';
 import { landed } from '../storage/conditional.ts';
+import { keys } from '../storage/keys.ts';
+import { retryOnRevisionConflict } from '../storage/revision-retry.ts';
 import { breakerState, type EndpointState } from './endpoint-guard.ts';
+import type { WebhookHealth } from './health.ts';
 
 /** With the endpoint's slots and breaker (endpoint-guard.ts). */
 export interface StoredSubscription extends EndpointState {

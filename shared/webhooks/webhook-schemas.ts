@@ -1,8 +1,8 @@
 /** Webhook subscription and delivery log (spec 2.7, 4.7; contract-decisions section 8). */
 import * as z from 'zod/mini';
-import { builtOnFirstUse, integer, meta } from '../api/zod.ts';
 import { answerSchema } from '../api/answer-schema.ts';
 import { Rfc3339, UtcTime } from '../api/fields.ts';
+import { builtOnFirstUse, integer, meta } from '../api/zod.ts';
 import { DNS_TIMEOUT_MS, URL_REFUSALS } from './url-refusals.ts';
 
 const WEBHOOK_URL_RULES =
@@ -11,6 +11,7 @@ const WEBHOOK_URL_RULES =
     .map((refusal) => `\`${refusal}\``)
     .join(', ')}, \`could not resolve <host>\` (no answer within ${DNS_TIMEOUT_MS / 1000} s) or \`<host> resolves to a non-public address\`. ` +
   'Checked again before every delivery (resolved afresh, the connection pinned to a checked address); a refusal then fails the attempt with `url_refused: <message>`.';
+
 import { EVENT_TYPES } from '../events/event-types.ts';
 
 export const DELIVERY_STATUSES = ['queued', 'delivering', 'retrying', 'delivered', 'dead_lettered'] as const;

@@ -8,12 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type BenchKey, send } from '#bench/lib/client.ts';
 import { freePort } from '#local/processes.ts';
-import { send, type BenchKey } from '#bench/lib/client.ts';
-import { repoRoot } from '../support/paths.ts';
 import { eventually } from '../support/eventually.ts';
+import { repoRoot } from '../support/paths.ts';
 import { startReceiver } from '../support/receiver.ts';
-import { killRuntime, startRuntime, type Runtime } from '../support/runtime.ts';
+import { killRuntime, type Runtime, startRuntime } from '../support/runtime.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'commerce-admin-'));
 let runtime: Runtime;

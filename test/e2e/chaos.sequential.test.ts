@@ -19,10 +19,10 @@ import { describe, expect, it } from 'vitest';
 import { freePort } from '#local/processes.ts';
 import { mapWithConcurrency } from '#shared/async/concurrency.ts';
 import { type AnswerLog, KillableRuntime, partnerCall, seededRandom } from '../support/chaos.ts';
-import { repoRoot } from '../support/paths.ts';
-import { eventually } from '../support/eventually.ts';
-import { startReceiver } from '../support/receiver.ts';
 import type { ReceivedEvent } from '../support/chaos-table.ts';
+import { eventually } from '../support/eventually.ts';
+import { repoRoot } from '../support/paths.ts';
+import { startReceiver } from '../support/receiver.ts';
 
 const ORDERS = Number(process.env.CHAOS_ORDERS ?? 40);
 const KILLS = Number(process.env.CHAOS_KILLS ?? 1);

@@ -2,11 +2,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { repoRoot } from '../support/paths.ts';
-import { LATER } from '../support/times.ts';
-import { startReceiver } from '../support/receiver.ts';
 import { waitForOrder } from '../support/orders.ts';
+import { repoRoot } from '../support/paths.ts';
+import { startReceiver } from '../support/receiver.ts';
 import { call, newTenant } from '../support/stack.ts';
+import { LATER } from '../support/times.ts';
 
 interface Example {
   operationId: string;
@@ -34,7 +34,7 @@ describe("the contract's own examples", () => {
       for (const example of requests) {
         if (example.operationId === 'updateOrder') {
           // A PATCH requalifies at once, without the grace a new order gets for its variants to
-          // reach the variant index (a known gap, issue 12): let the first order show they have.
+          // reach the variant index: let the first order show they have.
           await waitForOrder(key, 'o-1', (o) => o.processing_state !== 'received');
         }
         // The example's receiver (hooks.example.com) does not resolve on this offline machine,

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { inject, describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { scanByKeyPrefix } from '../support/scan.ts';
 import { call, newTenant } from '../support/stack.ts';
 

@@ -3,20 +3,20 @@
  * mapping and queue (read here from a template synthesized independently, with the CDK's own
  * assertions library), AWS's limits where it stands in for AWS, and its emulators on loopback.
  */
+
+import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
-import { readFileSync } from 'node:fs';
 import { GetQueueAttributesCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, inject, it } from 'vitest';
-import { call } from '../support/stack.ts';
-import { newTenant } from '../support/stack.ts';
-import { CommerceInterfaceStack } from '#infra/stack.ts';
-import { routeFunctionId, workerFunctionId } from '#infra/parts/commerce-function.ts';
 import { ROUTES } from '#functions/routes.ts';
 import { WORKERS } from '#functions/workers.ts';
+import { routeFunctionId, workerFunctionId } from '#infra/parts/commerce-function.ts';
+import { CommerceInterfaceStack } from '#infra/stack.ts';
 import { queueClient } from '#shared/storage/clients.ts';
+import { call, newTenant } from '../support/stack.ts';
 
 const settings = inject('localSettings');
 const { context } = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as { context: Record<string, unknown> };

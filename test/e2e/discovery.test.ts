@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { call, newTenant } from '../support/stack.ts';
 import { repoRoot } from '../support/paths.ts';
+import { call, newTenant } from '../support/stack.ts';
 
 const openapi = JSON.parse(readFileSync(join(repoRoot, 'contract/openapi.json'), 'utf8'));
 

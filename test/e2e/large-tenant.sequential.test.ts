@@ -5,7 +5,7 @@
  * the walk ran past the function's timeout, failed on every retry and was then dropped.
  * The orders are seeded straight into the table (not through the API), so seeding is quick.
  */
-import { LATER_UTC as LATER } from '../support/times.ts';
+
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +15,7 @@ import { JOB_PAGE_SIZE } from '#shared/orders/reactions.ts';
 import { FUNCTION_SETTINGS } from '#shared/storage/definition.ts';
 import { eventually } from '../support/eventually.ts';
 import { killRuntime, startRuntime } from '../support/runtime.ts';
+import { LATER_UTC as LATER } from '../support/times.ts';
 
 /**
  * `npm test` walks 2,000 orders (11 pages, so the page-by-page continuation is what completes

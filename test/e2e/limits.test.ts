@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
 import { connect } from 'node:net';
+import { describe, expect, it } from 'vitest';
 import { baseUrl, call, newTenant } from '../support/stack.ts';
 
 describe('request limits and tenant gate', () => {

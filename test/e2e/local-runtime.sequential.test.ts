@@ -7,8 +7,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { type BenchKey, send } from '#bench/lib/client.ts';
 import { freePort } from '#local/processes.ts';
-import { send, type BenchKey } from '#bench/lib/client.ts';
 import { eventually } from '../support/eventually.ts';
 import { repoRoot } from '../support/paths.ts';
 import { descendants, exited, killRuntime, startRuntime, waitUntilGone } from '../support/runtime.ts';

@@ -6,10 +6,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, inject, it } from 'vitest';
 import { METRIC, METRICS_NAMESPACE, SERVICE_NAME } from '#shared/observability/metric-names.ts';
-import { call } from '../support/stack.ts';
+import { eventually } from '../support/eventually.ts';
 import { customerBody, orderBody, orderTenant, waitForOrder } from '../support/orders.ts';
 import { startReceiver } from '../support/receiver.ts';
-import { eventually } from '../support/eventually.ts';
+import { call } from '../support/stack.ts';
 
 interface Point {
   name: string;

@@ -1,10 +1,10 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { dayFromLater, LATER, LATER_UTC } from '../support/times.ts';
 import { describe, expect, it } from 'vitest';
-import { tableClient, tableName } from '#shared/storage/clients.ts';
 import { readOrder } from '#shared/orders/order-store.ts';
-import { call, type TestKey } from '../support/stack.ts';
+import { tableClient, tableName } from '#shared/storage/clients.ts';
 import { customerBody, isFinalOrder, orderBody, orderTenant, waitForOrder, wholeHistory } from '../support/orders.ts';
+import { call, type TestKey } from '../support/stack.ts';
+import { dayFromLater, LATER, LATER_UTC } from '../support/times.ts';
 
 /** The order's history as the history reader pages it, and the revision of its newest state change as the order reads back. */
 async function storedHistory(key: TestKey, id: string) {

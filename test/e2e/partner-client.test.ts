@@ -3,19 +3,20 @@
  * across the sandbox scenarios with verified webhooks, then the rest of the operations
  * through the client (all of the route table's); every delivered event matches the contract's webhook schemas.
  */
-import { LATER } from '../support/times.ts';
+
 import { createServer } from 'node:http';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runIntegration } from '../../examples/partner-integration/integration.ts';
+import { type ClientOptions, CommerceApiError, constructEvent, createCommerceClient, type WebhookEvent } from '#client/index.ts';
 import { ROUTES } from '#functions/routes.ts';
 import { BASE_PATH, pathPattern } from '#shared/api/routes.ts';
 import { WebhookEventSchema } from '#shared/events/event-schemas.ts';
 import { EVENT_TYPES } from '#shared/events/event-types.ts';
-import { CommerceApiError, constructEvent, createCommerceClient, type ClientOptions, type WebhookEvent } from '#client/index.ts';
-import { baseUrl, newTenant, type TestKey } from '../support/stack.ts';
-import { CALL_NOW_CONFIG } from '../support/orders.ts';
+import { runIntegration } from '../../examples/partner-integration/integration.ts';
 import { eventually } from '../support/eventually.ts';
+import { CALL_NOW_CONFIG } from '../support/orders.ts';
 import { startReceiver } from '../support/receiver.ts';
+import { baseUrl, newTenant, type TestKey } from '../support/stack.ts';
+import { LATER } from '../support/times.ts';
 
 /** Which operations a client called, from the requests it sent. */
 function recordingOptions(key: TestKey, called: Set<string>): ClientOptions {

@@ -3,16 +3,16 @@
  * the two cannot drift): `npm start`, `sandbox listen`, the verifying receiver, the first
  * signed requests and their result, then a triggered scenario.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createCommerceClient } from '#client/index.ts';
-import { repoRoot } from '../support/paths.ts';
-import { exited, killRuntime, startRuntime, type Runtime } from '../support/runtime.ts';
 import { eventually } from '../support/eventually.ts';
+import { repoRoot } from '../support/paths.ts';
+import { exited, killRuntime, type Runtime, startRuntime } from '../support/runtime.ts';
 
 /** The shell commands of the README's quickstart, in order. */
 function quickstartCommands(): string[] {

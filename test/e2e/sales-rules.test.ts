@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { mapWithConcurrency } from '#shared/async/concurrency.ts';
 import { MAX_SALES_RULES } from '#shared/api/limits.ts';
+import { mapWithConcurrency } from '#shared/async/concurrency.ts';
 import { call, newTenant } from '../support/stack.ts';
 
 const upsell = (extra: Record<string, unknown> = {}) => ({

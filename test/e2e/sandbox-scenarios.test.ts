@@ -3,8 +3,8 @@
  * and GET /calls through the local gateway, with the real stream processor and call scheduler.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, type TestKey } from '../support/stack.ts';
 import { customerBody, isFinalOrder, orderBody, orderEventTypes, orderTenant, waitForOrder } from '../support/orders.ts';
+import { call, type TestKey } from '../support/stack.ts';
 
 const SCENARIOS = [
   { digit: '0', calls: ['answered'], outcome: 'confirmed', confirmed: true, total: '19.98' },

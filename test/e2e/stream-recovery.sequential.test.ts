@@ -12,12 +12,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { type BenchKey, send } from '#bench/lib/client.ts';
 import { freePort } from '#local/processes.ts';
-import { send, type BenchKey } from '#bench/lib/client.ts';
 import { eventually } from '../support/eventually.ts';
+import { repoRoot } from '../support/paths.ts';
 import { startReceiver } from '../support/receiver.ts';
 import { killRuntime, startRuntime } from '../support/runtime.ts';
-import { repoRoot } from '../support/paths.ts';
 
 describe('stream records skipped after their retries', () => {
   it('still index a product, bring an order in received to its final state, write its result back and bring every event to the receiver', {

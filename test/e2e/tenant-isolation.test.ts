@@ -6,10 +6,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES } from '#functions/routes.ts';
 import type { Route } from '#shared/api/routes.ts';
-import { call, newTenant, samplePath, type TestKey } from '../support/stack.ts';
-import { isFinalOrder, orderBody, waitForOrder } from '../support/orders.ts';
 import { eventually } from '../support/eventually.ts';
+import { isFinalOrder, orderBody, waitForOrder } from '../support/orders.ts';
 import { startReceiver } from '../support/receiver.ts';
+import { call, newTenant, samplePath, type TestKey } from '../support/stack.ts';
 
 const ID = 'shared-id-1';
 

@@ -4,14 +4,14 @@
  * The test stack shrinks the backoff (WEBHOOK_BACKOFF_SCALE) and the timeouts (×0.1: 1.5 s total).
  */
 import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { describe, expect, it } from 'vitest';
-import { tableClient, tableName } from '#shared/storage/clients.ts';
-import { moveDeadLetters } from '#shared/queue/dead-letters.ts';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
+import { describe, expect, it } from 'vitest';
+import { moveDeadLetters } from '#shared/queue/dead-letters.ts';
+import { tableClient, tableName } from '#shared/storage/clients.ts';
 import { verifyWebhook } from '#shared/webhooks/signature.ts';
 import { eventually } from '../support/eventually.ts';
-import { startReceiver, type Behaviour } from '../support/receiver.ts';
 import { customerBody, orderBody, orderTenant } from '../support/orders.ts';
+import { type Behaviour, startReceiver } from '../support/receiver.ts';
 import { scanByKeyPrefix } from '../support/scan.ts';
 import { call, newTenant, type TestKey } from '../support/stack.ts';
 

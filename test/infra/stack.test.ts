@@ -1,17 +1,17 @@
-import { WELL_FORMED_HEADERS } from '#shared/auth/authenticate.ts';
-import { WAF_RATE_LIMITS_PER_5_MINUTES } from '#shared/storage/definition.ts';
-import { App, Validations } from 'aws-cdk-lib';
-import { AwsSolutionsChecks } from 'cdk-nag';
-import { Match, Template } from 'aws-cdk-lib/assertions';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { App, Validations } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../support/paths.ts';
 import { ROUTES } from '#functions/routes.ts';
 import { WORKERS } from '#functions/workers.ts';
 import { CommerceInterfaceStack } from '#infra/stack.ts';
-import { GATEWAY_PROBLEMS } from '#shared/http/gateway-responses.ts';
 import { ENDPOINT_SLOTS } from '#shared/api/limits.ts';
+import { WELL_FORMED_HEADERS } from '#shared/auth/authenticate.ts';
+import { GATEWAY_PROBLEMS } from '#shared/http/gateway-responses.ts';
+import { WAF_RATE_LIMITS_PER_5_MINUTES } from '#shared/storage/definition.ts';
+import { repoRoot } from '../support/paths.ts';
 
 let template: Template;
 beforeAll(() => {

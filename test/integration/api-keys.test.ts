@@ -1,10 +1,10 @@
 /** API key secrets are derived, never stored: the table holds ids and scopes only. */
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { call, newTenant } from '../support/stack.ts';
 import { keySecrets, tableClient, tableName } from '#shared/storage/clients.ts';
 import { keys } from '#shared/storage/keys.ts';
 import { reissueLegacyKeys } from '#shared/tenants/store.ts';
+import { call, newTenant } from '../support/stack.ts';
 
 describe('API keys', () => {
   it('keep no secret in the table: the key item holds neither the secret nor anything it could be read from', async () => {

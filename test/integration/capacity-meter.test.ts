@@ -7,7 +7,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import '../support/stack.ts';
-import { billFromImages, capacityTotals, meterCapacity, resetCapacityTotals } from '#shared/storage/capacity-meter.ts';
+import { billFromImages, capacityTotals, meterCapacity, resetCapacityTotals } from '#local/metering/capacity-meter.ts';
 import { tableName } from '#shared/storage/clients.ts';
 
 function meteredClient() {

@@ -1,15 +1,15 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../support/stack.ts';
-import { queuedDelivery } from '../support/deliveries.ts';
-import { startReceiver } from '../support/receiver.ts';
+import { dueAttributes } from '#shared/queue/outbox-queue.ts';
 import { queueRedeliveryGraceSeconds, tableClient, tableName } from '#shared/storage/clients.ts';
 import { keys } from '#shared/storage/keys.ts';
-import { dueAttributes } from '#shared/queue/outbox-queue.ts';
-import { deliveryWithAttempts } from '#shared/webhooks/delivery-ops.ts';
 import { deliveryFromItem, shownDelivery } from '#shared/webhooks/delivery-item.ts';
+import { deliveryWithAttempts } from '#shared/webhooks/delivery-ops.ts';
 import { claimDelivery, markRecovered, recordDeliveryAttempt } from '#shared/webhooks/delivery-store.ts';
 import { processDeliveryRecord, RetryLater, type SenderQueue } from '#shared/webhooks/sender.ts';
+import { queuedDelivery } from '../support/deliveries.ts';
+import { startReceiver } from '../support/receiver.ts';
 
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 beforeAll(async () => {

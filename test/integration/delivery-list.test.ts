@@ -6,10 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import '../support/stack.ts';
-import { writeDelivery } from '../support/deliveries.ts';
 import { listDeliveries } from '#shared/webhooks/delivery-list.ts';
 import { claimDelivery, recordDeliveryAttempt } from '#shared/webhooks/delivery-store.ts';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '#shared/webhooks/webhook-schemas.ts';
+import { writeDelivery } from '../support/deliveries.ts';
 
 const outcome = (statusCode: number) => ({
   at: new Date(),

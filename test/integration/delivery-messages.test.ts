@@ -7,11 +7,11 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import '../support/stack.ts';
-import { withQueueMissing } from '../support/deliveries.ts';
 import { tableClient, tableName } from '#shared/storage/clients.ts';
 import { keys } from '#shared/storage/keys.ts';
 import { enqueueDelivery } from '#shared/webhooks/delivery-store.ts';
 import { putSubscription } from '#shared/webhooks/subscription-store.ts';
+import { withQueueMissing } from '../support/deliveries.ts';
 
 const event = { event_id: 'evt_m', event_type: 'commerce.order.status_changed.v1' };
 const stored = async (tenant: string, id: string) =>

@@ -7,8 +7,8 @@ import { CreateQueueCommand, DeleteQueueCommand, ReceiveMessageCommand, SendMess
 import { describe, expect, it } from 'vitest';
 import '../support/stack.ts';
 import { fairOrder } from '#local/fair-queues.ts';
-import { queueClient } from '#shared/storage/clients.ts';
 import { messageGroupOf } from '#shared/queue/outbox-queue.ts';
+import { queueClient } from '#shared/storage/clients.ts';
 
 describe('fair queues in the local SQS emulator', () => {
   it('orders ready messages by how many their group has in flight, arrival order within a group', () => {

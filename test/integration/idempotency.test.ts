@@ -3,13 +3,13 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { scanByKeyPrefix } from '../support/scan.ts';
-import { newTenant } from '../support/stack.ts';
 import { lambdaContext } from '#local/gateway.ts';
 import type { HttpMethod } from '#shared/api/routes.ts';
 import { idempotency, REPLAYED_HEADER, tableIdempotencyStore } from '#shared/http/middleware/idempotency.ts';
 import type { HttpContext } from '#shared/http/middleware/types.ts';
 import { dynamoClient, tableClient, tableName } from '#shared/storage/clients.ts';
+import { scanByKeyPrefix } from '../support/scan.ts';
+import { newTenant } from '../support/stack.ts';
 
 const context = (): Context => lambdaContext('test', 10, 512);
 

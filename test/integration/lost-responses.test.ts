@@ -9,17 +9,17 @@
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { IdempotencyConfig } from '@aws-lambda-powertools/idempotency';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { IdempotencyConfig } from '@aws-lambda-powertools/idempotency';
 import { afterAll, describe, expect, it } from 'vitest';
 import '../support/stack.ts';
 import { droppedConnection } from '#local/faults.ts';
-import { repoRoot } from '../support/paths.ts';
+import { dueAttributes } from '#shared/queue/outbox-queue.ts';
 import { decorateClients, dynamoClient, tableClient, tableName } from '#shared/storage/clients.ts';
 import { keys } from '#shared/storage/keys.ts';
-import { dueAttributes } from '#shared/queue/outbox-queue.ts';
 import { withQueueMissing } from '../support/deliveries.ts';
+import { repoRoot } from '../support/paths.ts';
 
 /** Where each conditional write was made from (file:line), and how many first attempts were lost. */
 const sites = new Set<string>();

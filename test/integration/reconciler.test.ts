@@ -3,8 +3,8 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import '../support/stack.ts';
 import { dueAttributes, type QueueMessage, reconcileOverdue, sendToWebhookQueue } from '#shared/queue/outbox-queue.ts';
-import { EVERYTHING_DUE } from '#shared/storage/due-index.ts';
 import { queueRedeliveryGraceSeconds, tableClient, tableName } from '#shared/storage/clients.ts';
+import { EVERYTHING_DUE } from '#shared/storage/due-index.ts';
 
 /**
  * The reconciler sweeps every record of the shared stack, other test files' deliveries too:

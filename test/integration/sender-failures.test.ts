@@ -7,8 +7,8 @@ import { readFileSync } from 'node:fs';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { describe, expect, inject, it } from 'vitest';
 import '../support/stack.ts';
-import { eventually } from '../support/eventually.ts';
 import { queuedDelivery } from '../support/deliveries.ts';
+import { eventually } from '../support/eventually.ts';
 import { startReceiver } from '../support/receiver.ts';
 
 const { handler } = await import('#functions/workers/webhook-sender.ts');

@@ -8,11 +8,11 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import '../support/stack.ts';
-import { eventually } from '../support/eventually.ts';
 import { RECORDS_IN_HAND, startStreamPoller } from '#local/stream-poller.ts';
 import { mapWithConcurrency } from '#shared/async/concurrency.ts';
-import { dispatchStream } from '#shared/stream/stream-dispatch.ts';
 import { dynamoClient, tableClient, tableName } from '#shared/storage/clients.ts';
+import { dispatchStream } from '#shared/stream/stream-dispatch.ts';
+import { eventually } from '../support/eventually.ts';
 
 /** The table stream mapping's settings as the template gives them (test/infra asserts the template). */
 const MAPPING = { batchSize: 100, retryAttempts: 10, filterPatterns: [] };

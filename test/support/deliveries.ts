@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { runtimeConfig } from '#shared/config/runtime.ts';
 import { tableClient, tableName } from '#shared/storage/clients.ts';
 import { keys } from '#shared/storage/keys.ts';
-import { putSubscription } from '#shared/webhooks/subscription-store.ts';
 import { deliveryItem, type StoredDelivery } from '#shared/webhooks/delivery-item.ts';
 import { deliveryPayloadItem } from '#shared/webhooks/delivery-store.ts';
-import { runtimeConfig } from '#shared/config/runtime.ts';
+import { putSubscription } from '#shared/webhooks/subscription-store.ts';
 
 /**
  * A new tenant subscribed to `url` and one queued delivery of it, written directly with no

@@ -8,6 +8,7 @@ import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { captureJsonLogs } from '#local/log-capture.ts';
 import { startLocalStack } from '#local/stack.ts';
 
 declare module 'vitest' {
@@ -20,23 +21,6 @@ declare module 'vitest' {
     };
     logFile: string;
   }
-}
-
-function captureJsonLogs(file: string): () => void {
-  const streams = [process.stdout, process.stderr];
-  const originals = streams.map((stream) => stream.write.bind(stream));
-  streams.forEach((stream, i) => {
-    stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-      const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
-      // Log lines and embedded-metric-format lines (metrics) go to the file; anything else to the terminal.
-      if (!text.startsWith('{"level"') && !text.startsWith('{"_aws"')) return (originals[i] as (...args: unknown[]) => boolean)(chunk, ...rest);
-      appendFileSync(file, text.endsWith('\n') ? text : `${text}\n`);
-      return true;
-    }) as typeof stream.write;
-  });
-  return () => {
-    for (const [i, stream] of streams.entries()) stream.write = originals[i]!;
-  };
 }
 
 export default async function setup(project: TestProject) {

@@ -1,11 +1,11 @@
 /** Test-side helpers for orders: a ready tenant with catalog, customers and rules, and waiting for states. */
 import { expect } from 'vitest';
-import { call, newTenant, type TestKey } from './stack.ts';
 import { eventsOf, mergedLog } from '#shared/orders/order-log.ts';
 import { orderCollection, readOrderRecords } from '#shared/orders/order-records.ts';
 import { readOrder } from '#shared/orders/order-store.ts';
 import { keys } from '#shared/storage/keys.ts';
 import { CALL_NOW_CONFIG, ORDER_TENANT_CATALOG, orderReaching } from './order-fixtures.ts';
+import { call, newTenant, type TestKey } from './stack.ts';
 
 export { CALL_NOW_CONFIG, customerBody, orderBody, wholeHistory } from './order-fixtures.ts';
 

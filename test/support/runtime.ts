@@ -2,7 +2,7 @@
  * A local runtime of its own for the `*.sequential.test.ts` files: `npm start`'s entry point
  * as a separate process (or `npm start` itself), its data in a directory of the test's.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { eventually } from './eventually.ts';

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { BASE_PATH } from '#shared/api/routes.ts';
 import { SCOPES, type Scope } from '#shared/api/scopes.ts';
-import { signRequest, type QueryParameters } from '#shared/auth/signing.ts';
+import { type QueryParameters, signRequest } from '#shared/auth/signing.ts';
 import { answerViolations } from './contract.ts';
 
 const stack = inject('stack');

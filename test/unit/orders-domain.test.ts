@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { sandboxDecision } from '#shared/calls/call-platform.ts';
-import { qualify, type QualificationInput, type ResolvedVariant } from '#shared/orders/qualification.ts';
+import { type QualificationInput, qualify, type ResolvedVariant } from '#shared/orders/qualification.ts';
 import { acceptFirstSuggestion, snapshotOf, total } from '#shared/orders/snapshot.ts';
 import { allTransitions, canTransition, FINAL_STATES, ORDER_STATES } from '#shared/orders/state-machine.ts';
 import type { SalesRule } from '#shared/rules/rule-schemas.ts';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isCallable, localParts, nextContactAt, type CallingWindow } from '#shared/orders/scheduler.ts';
+import { type CallingWindow, isCallable, localParts, nextContactAt } from '#shared/orders/scheduler.ts';
 
 const berlinWeekdays: CallingWindow = { timezone: 'Europe/Berlin', callingDays: [1, 2, 3, 4, 5], quietStartHour: 21, quietEndHour: 8 };
 

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { checkWebhookUrl, isPublicAddress, resolvePublicAddress, type Resolver } from '#shared/webhooks/ssrf.ts';
-import { repoRoot } from '../support/paths.ts';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
+import { describe, expect, it } from 'vitest';
 import { signatureHeaders, verifyWebhook, webhookSignature } from '#shared/webhooks/signature.ts';
+import { checkWebhookUrl, isPublicAddress, type Resolver, resolvePublicAddress } from '#shared/webhooks/ssrf.ts';
 import { newWebhookSecret } from '#shared/webhooks/subscription-store.ts';
+import { repoRoot } from '../support/paths.ts';
 
 const stub =
   (answers: Record<string, string[]>): Resolver =>

@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
+import { ExternalId } from '#shared/api/fields.ts';
 import { CustomerSchema } from '#shared/customers/customer-schemas.ts';
 import { readCustomer } from '#shared/customers/customer-store.ts';
 import { customerView } from '#shared/customers/customers.ts';
-import { ExternalId } from '#shared/api/fields.ts';
 import { NotFoundError } from '#shared/errors.ts';
 import { defineOperation } from '#shared/http/operation.ts';
 import { readHandler } from '../handler.ts';

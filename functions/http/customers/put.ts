@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
+import { ExternalId } from '#shared/api/fields.ts';
 import { CustomerInputSchema, CustomerUpsertResultSchema } from '#shared/customers/customer-schemas.ts';
 import { upsertCustomer } from '#shared/customers/customer-store.ts';
-import { ExternalId } from '#shared/api/fields.ts';
 import { defineOperation } from '#shared/http/operation.ts';
 import { mutationHandler } from '../mutation-handler.ts';
 

@@ -2,8 +2,8 @@ import { tenantConfigOf } from '#functions/tenant-configs.ts';
 import { effectiveConfiguration } from '#shared/discovery/discovery.ts';
 import { EffectiveConfigurationSchema } from '#shared/discovery/schemas.ts';
 import { defineOperation } from '#shared/http/operation.ts';
-import { readHandler } from '../handler.ts';
 import { readWebhookSubscription } from '#shared/webhooks/subscription-store.ts';
+import { readHandler } from '../handler.ts';
 
 export const contract = defineOperation({
   operationId: 'getEffectiveConfiguration',

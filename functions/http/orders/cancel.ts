@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
+import { commands } from '#functions/order-processing.ts';
 import { ExternalId } from '#shared/api/fields.ts';
 import { defineOperation } from '#shared/http/operation.ts';
-import { mutationHandler } from '../mutation-handler.ts';
 import { CancelSchema, OrderWriteResultSchema } from '#shared/orders/order-schemas.ts';
-import { commands } from '#functions/order-processing.ts';
+import { mutationHandler } from '../mutation-handler.ts';
 
 export const contract = defineOperation({
   operationId: 'cancelOrder',

@@ -1,7 +1,7 @@
-import { defineOperation } from '#shared/http/operation.ts';
-import { mutationHandler } from '../mutation-handler.ts';
-import { OrderInputSchema, OrderWriteResultSchema } from '#shared/orders/order-schemas.ts';
 import { commands } from '#functions/order-processing.ts';
+import { defineOperation } from '#shared/http/operation.ts';
+import { OrderInputSchema, OrderWriteResultSchema } from '#shared/orders/order-schemas.ts';
+import { mutationHandler } from '../mutation-handler.ts';
 
 export const contract = defineOperation({
   operationId: 'createOrder',

@@ -1,10 +1,10 @@
 import * as z from 'zod/mini';
 import { ExternalId } from '#shared/api/fields.ts';
 import { defineOperation } from '#shared/http/operation.ts';
-import { readHandler } from '../handler.ts';
-import { OrderSchema } from '#shared/orders/order-schemas.ts';
 import { orderView } from '#shared/orders/order.ts';
+import { OrderSchema } from '#shared/orders/order-schemas.ts';
 import { getOrder } from '#shared/orders/order-store.ts';
+import { readHandler } from '../handler.ts';
 
 export const contract = defineOperation({
   operationId: 'getOrder',

@@ -1,8 +1,8 @@
 import { defineOperation } from '#shared/http/operation.ts';
-import { readHandler } from '../handler.ts';
-import { orderListFilters, OrderSummarySchema } from '#shared/orders/order-schemas.ts';
-import { listOrders } from '#shared/orders/order-store.ts';
 import { listQuery, pageOf } from '#shared/http/page-query.ts';
+import { OrderSummarySchema, orderListFilters } from '#shared/orders/order-schemas.ts';
+import { listOrders } from '#shared/orders/order-store.ts';
+import { readHandler } from '../handler.ts';
 
 export const contract = defineOperation({
   operationId: 'listOrders',

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
+import { ExternalId } from '#shared/api/fields.ts';
 import { ProductSchema } from '#shared/catalog/product-schemas.ts';
 import { archiveProduct } from '#shared/catalog/product-store.ts';
-import { ExternalId } from '#shared/api/fields.ts';
 import { defineOperation } from '#shared/http/operation.ts';
 import { mutationHandler } from '../mutation-handler.ts';
 

@@ -1,8 +1,8 @@
-import { productListFilters, ProductSummarySchema } from '#shared/catalog/product-schemas.ts';
+import { ProductSummarySchema, productListFilters } from '#shared/catalog/product-schemas.ts';
 import { listProducts } from '#shared/catalog/product-store.ts';
 import { defineOperation } from '#shared/http/operation.ts';
-import { readHandler } from '../handler.ts';
 import { listQuery, pageOf } from '#shared/http/page-query.ts';
+import { readHandler } from '../handler.ts';
 
 export const contract = defineOperation({
   operationId: 'listProducts',

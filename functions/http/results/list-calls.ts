@@ -1,10 +1,10 @@
 import * as z from 'zod/mini';
 import { ExternalId } from '#shared/api/fields.ts';
 import { defineOperation } from '#shared/http/operation.ts';
-import { readHandler } from '../handler.ts';
-import { CallAttemptSchema, ReportsPolicySchema } from '#shared/orders/order-schemas.ts';
-import { listCalls, REPORTS_POLICY } from '#shared/orders/call-history.ts';
 import { PageQuery, pageOf } from '#shared/http/page-query.ts';
+import { listCalls, REPORTS_POLICY } from '#shared/orders/call-history.ts';
+import { CallAttemptSchema, ReportsPolicySchema } from '#shared/orders/order-schemas.ts';
+import { readHandler } from '../handler.ts';
 
 export const contract = defineOperation({
   operationId: 'listOrderCalls',

@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
 import { ExternalId } from '#shared/api/fields.ts';
 import { defineOperation } from '#shared/http/operation.ts';
-import { mutationHandler } from '../mutation-handler.ts';
 import { SalesRuleSchema } from '#shared/rules/rule-schemas.ts';
 import { archiveRule } from '#shared/rules/rule-store.ts';
+import { mutationHandler } from '../mutation-handler.ts';
 
 export const contract = defineOperation({
   operationId: 'archiveSalesRule',

@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
 import { ExternalId } from '#shared/api/fields.ts';
 import { defineOperation } from '#shared/http/operation.ts';
-import { readHandler } from '../handler.ts';
 import { SalesRuleSchema } from '#shared/rules/rule-schemas.ts';
 import { getRule } from '#shared/rules/rule-store.ts';
+import { readHandler } from '../handler.ts';
 
 export const contract = defineOperation({
   operationId: 'getSalesRule',

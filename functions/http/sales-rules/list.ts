@@ -1,8 +1,8 @@
 import { defineOperation } from '#shared/http/operation.ts';
-import { readHandler } from '../handler.ts';
+import { listQuery, pageOf } from '#shared/http/page-query.ts';
 import { ruleListFilters, SalesRuleSummarySchema } from '#shared/rules/rule-schemas.ts';
 import { listRules } from '#shared/rules/rule-store.ts';
-import { listQuery, pageOf } from '#shared/http/page-query.ts';
+import { readHandler } from '../handler.ts';
 
 export const contract = defineOperation({
   operationId: 'listSalesRules',

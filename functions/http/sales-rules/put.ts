@@ -1,10 +1,10 @@
 import * as z from 'zod/mini';
 import { ExternalId } from '#shared/api/fields.ts';
-import { defineOperation } from '#shared/http/operation.ts';
-import { mutationHandler } from '../mutation-handler.ts';
 import { MAX_SALES_RULES } from '#shared/api/limits.ts';
+import { defineOperation } from '#shared/http/operation.ts';
 import { RuleInputSchema, RuleUpsertResultSchema } from '#shared/rules/rule-schemas.ts';
 import { upsertRule } from '#shared/rules/rule-store.ts';
+import { mutationHandler } from '../mutation-handler.ts';
 
 export const contract = defineOperation({
   operationId: 'putSalesRule',

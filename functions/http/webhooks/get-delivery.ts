@@ -1,7 +1,7 @@
 import { NotFoundError } from '#shared/errors.ts';
 import { defineOperation } from '#shared/http/operation.ts';
-import { deliveryWithAttempts } from '#shared/webhooks/delivery-ops.ts';
 import { deliveryView } from '#shared/webhooks/delivery-item.ts';
+import { deliveryWithAttempts } from '#shared/webhooks/delivery-ops.ts';
 import { DeliveryIdParams, DeliveryWithAttemptsSchema } from '#shared/webhooks/webhook-schemas.ts';
 import { readHandler } from '../handler.ts';
 

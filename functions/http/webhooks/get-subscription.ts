@@ -1,9 +1,9 @@
 import { NotFoundError } from '#shared/errors.ts';
 import { defineOperation } from '#shared/http/operation.ts';
-import { readHandler } from '../handler.ts';
 import { deliveryHealth } from '#shared/webhooks/delivery-list.ts';
 import { readWebhookSubscription, subscriptionView } from '#shared/webhooks/subscription-store.ts';
 import { SubscriptionSchema } from '#shared/webhooks/webhook-schemas.ts';
+import { readHandler } from '../handler.ts';
 
 export const contract = defineOperation({
   operationId: 'getWebhookSubscription',

@@ -1,8 +1,8 @@
 import { defineOperation } from '#shared/http/operation.ts';
-import { readHandler } from '../handler.ts';
 import { listQuery, pageOf } from '#shared/http/page-query.ts';
 import { listDeliveries } from '#shared/webhooks/delivery-list.ts';
-import { deliveryListFilters, DeliverySchema } from '#shared/webhooks/webhook-schemas.ts';
+import { DeliverySchema, deliveryListFilters } from '#shared/webhooks/webhook-schemas.ts';
+import { readHandler } from '../handler.ts';
 
 export const contract = defineOperation({
   operationId: 'listWebhookDeliveries',

@@ -1,12 +1,12 @@
+import { config } from '#functions/composition-root.ts';
 import { ValidationError } from '#shared/errors.ts';
 import { defineOperation } from '#shared/http/operation.ts';
-import { config } from '#functions/composition-root.ts';
-import { mutationHandler } from '../mutation-handler.ts';
 import { deliveryHealth } from '#shared/webhooks/delivery-list.ts';
 import { systemResolver } from '#shared/webhooks/sender.ts';
 import { checkWebhookUrl, resolvePublicAddress } from '#shared/webhooks/ssrf.ts';
 import { putSubscription, subscriptionView } from '#shared/webhooks/subscription-store.ts';
 import { PutSubscriptionSchema, SubscriptionSchema } from '#shared/webhooks/webhook-schemas.ts';
+import { mutationHandler } from '../mutation-handler.ts';
 
 export const contract = defineOperation({
   operationId: 'putWebhookSubscription',

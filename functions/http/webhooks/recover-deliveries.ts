@@ -1,8 +1,8 @@
 import { defineOperation } from '#shared/http/operation.ts';
-import { mutationHandler } from '../mutation-handler.ts';
 import { recoverDeliveries } from '#shared/webhooks/delivery-ops.ts';
 import { admitWebhookSend, WEBHOOK_SEND_LIMIT_TEXT } from '#shared/webhooks/send-limit.ts';
 import { RECOVER_PAGE, RecoverRequestSchema, RecoverResultSchema } from '#shared/webhooks/webhook-schemas.ts';
+import { mutationHandler } from '../mutation-handler.ts';
 
 export const contract = defineOperation({
   operationId: 'recoverWebhookDeliveries',

@@ -1,8 +1,8 @@
 import { defineOperation } from '#shared/http/operation.ts';
-import { mutationHandler } from '../mutation-handler.ts';
 import { replayDelivery } from '#shared/webhooks/replay.ts';
 import { admitWebhookSend, WEBHOOK_SEND_LIMIT_TEXT } from '#shared/webhooks/send-limit.ts';
 import { DeliveryIdParams, ReplayResultSchema } from '#shared/webhooks/webhook-schemas.ts';
+import { mutationHandler } from '../mutation-handler.ts';
 
 export const contract = defineOperation({
   operationId: 'replayWebhookDelivery',

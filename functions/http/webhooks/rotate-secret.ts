@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
 import { defineOperation } from '#shared/http/operation.ts';
-import { mutationHandler } from '../mutation-handler.ts';
 import { rotateSecret } from '#shared/webhooks/subscription-store.ts';
 import { RotateResultSchema, RotateSchema } from '#shared/webhooks/webhook-schemas.ts';
+import { mutationHandler } from '../mutation-handler.ts';
 
 export const contract = defineOperation({
   operationId: 'rotateWebhookSecret',

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
+import { NotFoundError } from '#shared/errors.ts';
 import { putEventOnce } from '#shared/events/event-store.ts';
 import { eventItem } from '#shared/events/outbox.ts';
-import { NotFoundError } from '#shared/errors.ts';
 import { defineOperation } from '#shared/http/operation.ts';
-import { mutationHandler } from '../mutation-handler.ts';
 import { keys } from '#shared/storage/keys.ts';
 import { deliveryIdFor } from '#shared/webhooks/payload.ts';
 import { admitWebhookSend, WEBHOOK_SEND_LIMIT_TEXT } from '#shared/webhooks/send-limit.ts';
 import { readWebhookSubscription } from '#shared/webhooks/subscription-store.ts';
 import { TestResultSchema } from '#shared/webhooks/webhook-schemas.ts';
+import { mutationHandler } from '../mutation-handler.ts';
 
 export const contract = defineOperation({
   operationId: 'testWebhookSubscription',

@@ -14,8 +14,6 @@
  *   rest of the chain (request id, the completion log line) still runs for it.
  */
 import { gunzipSync, gzipSync } from 'node:zlib';
-import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { marshall } from '@aws-sdk/util-dynamodb';
 import {
   IdempotencyAlreadyInProgressError,
   IdempotencyConfig,
@@ -28,12 +26,14 @@ import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dyn
 import { makeHandlerIdempotent } from '@aws-lambda-powertools/idempotency/middleware';
 import { type BasePersistenceLayer, IdempotencyRecord } from '@aws-lambda-powertools/idempotency/persistence';
 import type { IdempotencyRecordOptions } from '@aws-lambda-powertools/idempotency/types';
+import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { HttpMethod } from '../../api/routes.ts';
 import { IdempotencyConflictError, ValidationError } from '../../errors.ts';
-import { type ItemKey, keys, TABLE_TTL_ATTRIBUTE } from '../../storage/keys.ts';
 import { logger } from '../../logging/logger.ts';
 import { writeConditionally } from '../../storage/conditional.ts';
+import { type ItemKey, keys, TABLE_TTL_ATTRIBUTE } from '../../storage/keys.ts';
 import type { HttpMiddleware, HttpRequest } from './types.ts';
 
 export const IDEMPOTENCY_RETENTION_SECONDS = 24 * 3600;

@@ -7,8 +7,8 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { Route } from '../../api/routes.ts';
 import { DomainError, PayloadTooLargeError, RevisionConflict, ServiceBusyError } from '../../errors.ts';
-import { isTransientAwsError } from '../../storage/transient.ts';
 import { logger } from '../../logging/logger.ts';
+import { isTransientAwsError } from '../../storage/transient.ts';
 import { renderProblem } from '../problem.ts';
 import type { HttpMiddleware } from './types.ts';
 

@@ -6,9 +6,9 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { fillPath, type Route } from '../../api/routes.ts';
 import { appendLogKeys, logger } from '../../logging/logger.ts';
-import type { HttpMiddleware, HttpRequest } from './types.ts';
 import { METRIC, statusClass } from '../../observability/metric-names.ts';
 import { countMetric } from '../../observability/metrics.ts';
+import type { HttpMiddleware, HttpRequest } from './types.ts';
 
 const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const MAX_CLIENT_CHARS = 100;

@@ -5,8 +5,8 @@
  */
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { NotFoundError, PayloadTooLargeError, ValidationError } from '../../errors.ts';
-import type { OperationContract } from '../operation.ts';
 import { jsonShapeProblem } from '../json-shape.ts';
+import type { OperationContract } from '../operation.ts';
 import { parseOrThrow } from '../validation.ts';
 import type { HttpMiddleware, ValidatedInput } from './types.ts';
 

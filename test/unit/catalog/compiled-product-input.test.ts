@@ -7,8 +7,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { PRODUCTS_BEFORE_COMPILING, parseProductInput, ProductInputSchema } from '#shared/catalog/product-schemas.ts';
 import { builtSchema } from '#shared/api/zod.ts';
+import { PRODUCTS_BEFORE_COMPILING, ProductInputSchema, parseProductInput } from '#shared/catalog/product-schemas.ts';
 
 const fieldValue = fc.oneof(
   fc.string({ maxLength: 8 }),

@@ -4,8 +4,8 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CommerceApiError, createCommerceClient, type ClientOptions } from '#client/index.ts';
-import { signatureHeader, sha256Hex } from '#client/signing.ts';
+import { type ClientOptions, CommerceApiError, createCommerceClient } from '#client/index.ts';
+import { sha256Hex, signatureHeader } from '#client/signing.ts';
 
 interface Seen {
   method: string;

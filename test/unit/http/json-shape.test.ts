@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { JSON_LIMITS, jsonShapeProblem } from '#shared/http/json-shape.ts';
+import * as z from 'zod';
 import { ValidationError } from '#shared/errors.ts';
+import { JSON_LIMITS, jsonShapeProblem } from '#shared/http/json-shape.ts';
 import { renderProblem } from '#shared/http/problem.ts';
 import { fieldErrors, MAX_FIELD_ERRORS, parseOrThrow } from '#shared/http/validation.ts';
-import * as z from 'zod';
 
 describe('the bound on a body’s shape', () => {
   it('accepts every shape the contract allows: a full batch of 500 products with 100 variants each', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { evaluate, type PolicyStatement } from '#local/iam.ts';
 import { passesFilters } from '#local/event-filter.ts';
+import { evaluate, type PolicyStatement } from '#local/iam.ts';
 import { STREAM_FILTERS } from '#shared/storage/definition.ts';
 
 const TABLE = 'arn:aws:dynamodb:us-east-1:000000000000:table/t';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fairTurns, type DueOrder } from '#shared/orders/due-sweep.ts';
+import { type DueOrder, fairTurns } from '#shared/orders/due-sweep.ts';
 import { keys } from '#shared/storage/keys.ts';
 
 const due = (tenant: string, id: string, priority: number, at: string): DueOrder => ({ tenant, external_order_id: id, priority, gsi2sk: at });

@@ -2,7 +2,7 @@
 import { sandboxDialer } from '#shared/calls/call-platform.ts';
 import type { StoredCustomer } from '#shared/customers/customers.ts';
 import { AlreadyWrittenError, RevisionConflict } from '#shared/errors.ts';
-import { applyOrderChange, orderCreation, type OrderRepository, type StoredOrder } from '#shared/orders/order.ts';
+import { applyOrderChange, type OrderRepository, orderCreation, type StoredOrder } from '#shared/orders/order.ts';
 import { encodeEntry, eventsOf, historyOf, mergedLog } from '#shared/orders/order-log.ts';
 import type { CallAttempt, OrderResult } from '#shared/orders/order-schemas.ts';
 import type { ProcessingPorts } from '#shared/orders/processing.ts';

@@ -3,10 +3,10 @@
  * with no table, queue or clock of its own.
  */
 import { describe, expect, it } from 'vitest';
-import { dueOf, erasedCustomerFields, STREAM_RECOVERY_SECONDS } from '#shared/orders/order.ts';
-import { MAX_LOST_ATTEMPTS } from '#shared/orders/call-outcome.ts';
-import { orderProcessing, type ProcessingPorts, recordFinishedCall } from '#shared/orders/processing.ts';
 import { MAX_SALES_RULES } from '#shared/api/limits.ts';
+import { MAX_LOST_ATTEMPTS } from '#shared/orders/call-outcome.ts';
+import { dueOf, erasedCustomerFields, STREAM_RECOVERY_SECONDS } from '#shared/orders/order.ts';
+import { orderProcessing, type ProcessingPorts, recordFinishedCall } from '#shared/orders/processing.ts';
 import type { SalesRule } from '#shared/rules/rule-schemas.ts';
 import { eventsOfOrder, NOON, order, ports, statesOf } from './memory-ports.ts';
 

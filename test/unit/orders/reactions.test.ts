@@ -1,12 +1,12 @@
 /** The erasure reaction on in-memory ports: what an erased customer leaves behind in orders, results and the call platform. */
 import { describe, expect, it } from 'vitest';
-import { orderProcessing } from '#shared/orders/processing.ts';
-import { domainReactions, type ReactionPorts } from '#shared/orders/reactions.ts';
-import { versionAttributes } from '#shared/versioning/version-attributes.ts';
+import { StoreRejected, WRITEBACK_ATTEMPTS } from '#shared/calls/writeback.ts';
 import { contentOf } from '#shared/orders/order.ts';
 import type { ListPosition } from '#shared/orders/order-jobs.ts';
-import { StoreRejected, WRITEBACK_ATTEMPTS } from '#shared/calls/writeback.ts';
+import { orderProcessing } from '#shared/orders/processing.ts';
+import { domainReactions, type ReactionPorts } from '#shared/orders/reactions.ts';
 import { TenantConfigSchema } from '#shared/tenants/config.ts';
+import { versionAttributes } from '#shared/versioning/version-attributes.ts';
 import { order, ports } from './memory-ports.ts';
 
 const jobShape = {

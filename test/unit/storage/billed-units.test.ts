@@ -1,7 +1,7 @@
-import { describe, expect, it } from 'vitest';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { billedItemWrite, type Image, itemSize } from '#shared/storage/billing.ts';
-import { billedWriteUnits, kindOfCall } from '#shared/storage/capacity-meter.ts';
+import { describe, expect, it } from 'vitest';
+import { billedItemWrite, type Image, itemSize } from '#local/metering/billing.ts';
+import { billedWriteUnits, kindOfCall } from '#local/metering/capacity-meter.ts';
 
 describe('write units as DynamoDB bills them', () => {
   it('bills a transaction twice for each table write and once for each index write', () => {

@@ -1,8 +1,8 @@
-import * as z from 'zod';
 import { describe, expect, it } from 'vitest';
-import { defineOperation } from '#shared/http/operation.ts';
-import { validation } from '#shared/http/middleware/validation.ts';
+import * as z from 'zod';
 import type { HttpContext } from '#shared/http/middleware/types.ts';
+import { validation } from '#shared/http/middleware/validation.ts';
+import { defineOperation } from '#shared/http/operation.ts';
 import { apiEvent, chain, withState } from './chain.ts';
 
 const contract = defineOperation({

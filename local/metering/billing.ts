@@ -10,7 +10,7 @@
  *   (out, then in) when an index key changed. Index writes are not doubled in a transaction.
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { TABLE_DEFINITION } from './definition.ts';
+import { TABLE_DEFINITION } from '#shared/storage/definition.ts';
 
 export type Image = Record<string, AttributeValue>;
 

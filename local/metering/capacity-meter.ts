@@ -9,8 +9,8 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { decorateClients } from '#shared/storage/clients.ts';
 import { billedItemWrite, type Image, itemSize, totalOf } from './billing.ts';
-import { decorateClients } from './clients.ts';
 
 export interface CapacityTotals {
   calls: number;
