@@ -8,7 +8,6 @@ import { JOB_PAGE_SIZE } from '#shared/orders/reactions.ts';
 import { listDeliveries } from '#shared/webhooks/delivery-list.ts';
 import { percentile } from '../lib/measure.ts';
 import { ARCHIVED_VARIANT, ERASED_CUSTOMER, RARE_WORD, seedTenant } from './seed.ts';
-import type { Measured } from './worker.ts';
 
 type Page = { data: unknown[]; next_cursor: string | null };
 const HOUR_MS = 3600_000;
@@ -64,6 +63,16 @@ async function sampleOnce(run: () => Promise<unknown>, into: Samples) {
 }
 
 /** Seeds every size, then times each request on every size in alternation, so the machine's drift and warm-up fall on all sizes alike. */
+/** One request's figures at one tenant size. */
+export interface Measured {
+  size: number;
+  request: string;
+  p50_ms: number;
+  p99_ms: number;
+  read_units: number;
+  returned: number;
+}
+
 export async function measureSizes(sizes: readonly number[], samples: number, limit: number): Promise<Measured[]> {
   const now = new Date();
   const tenants = new Map<number, Record<string, () => Promise<unknown>>>();

@@ -8,19 +8,11 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { freePort, spawnDynamoDbLocal, stopProcess } from '#local/processes.ts';
 import { ensureTable } from '#local/resources.ts';
 import { LOCAL_REGION, LOCAL_TABLE, waitForDynamo } from '#local/stack.ts';
+import type { Measured } from './measure.ts';
 
 export const SIZES: readonly number[] = process.env.SCALE_SIZES ? process.env.SCALE_SIZES.split(',').map(Number) : [1_000, 10_000, 50_000];
 const SAMPLES = Number(process.env.SCALE_SAMPLES ?? 200);
 const PAGE = 50;
-
-export interface Measured {
-  size: number;
-  request: string;
-  p50_ms: number;
-  p99_ms: number;
-  read_units: number;
-  returned: number;
-}
 
 const port = await freePort();
 const dynamo = spawnDynamoDbLocal(port, undefined);

@@ -9,7 +9,7 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { type Figure, figure } from '../lib/figures.ts';
-import type { Measured } from '../scale/worker.ts';
+import type { Measured } from '../scale/measure.ts';
 
 const TARGET = { ratio: 1.2, direction: 'at_most' as const };
 /** Below this, a difference is the machine's noise (a timer tick, one 0.5-unit read), not growth. */

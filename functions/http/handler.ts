@@ -4,9 +4,9 @@
  * are composed in `mutation-handler.ts`, with their idempotency: a read's bundle leaves it out.
  */
 import { dynamoAuthPorts, takeRateToken } from '#shared/auth/dynamodb-adapters.ts';
+import { keySecrets } from '#shared/auth/key-secret-deriver.ts';
 import type { OperationContract, OperationInput, OperationResult } from '#shared/http/operation.ts';
 import { httpHandler, type PipelinePorts } from '#shared/http/pipeline.ts';
-import { keySecrets } from '#shared/storage/clients.ts';
 import { config } from '../composition-root.ts';
 import { routeById } from '../routes.ts';
 import { tenantConfigOf } from '../tenant-configs.ts';

@@ -7,4 +7,7 @@ export const EVENT_TYPES = [
 ] as const;
 export type PublicEventType = (typeof EVENT_TYPES)[number];
 
+/** Every envelope's `event_version`: the envelope's shape, raised only with a breaking change of it. */
+export const EVENT_VERSION = '1';
+
 export const isPublicEvent = (type: string): type is PublicEventType => (EVENT_TYPES as readonly string[]).includes(type);

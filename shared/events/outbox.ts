@@ -7,11 +7,10 @@
 import { createHash } from 'node:crypto';
 import { expiresAfter } from '../storage/ttl.ts';
 import type { EventData } from './event-schemas.ts';
-import type { PublicEventType } from './event-types.ts';
+import { EVENT_VERSION, type PublicEventType } from './event-types.ts';
 
 /** Event items are kept 35 days (longer than the 24 h of webhook retries and any replay need), unless they are their owner's history. */
 export const EVENT_RETENTION_SECONDS = 35 * 24 * 3600;
-export const EVENT_VERSION = '1';
 
 export interface EventRecord {
   entity: 'event';

@@ -5,13 +5,11 @@
  * the configuration: resources are where the deployment put them.
  */
 
-import { readFileSync } from 'node:fs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { KMSClient } from '@aws-sdk/client-kms';
+import type { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConfiguredRetryStrategy } from '@smithy/core/retry';
-import { answerMacsWithRootKey, type KeySecrets, kmsKeySecrets, rootKeySecrets } from '../auth/key-secrets.ts';
 import { runtimeConfig } from '../config/runtime.ts';
 import { retryDelayMs } from './transient.ts';
 
@@ -30,6 +28,11 @@ export const withoutSdkLogging = <C extends { middlewareStack: { remove(name: st
 };
 /** Wraps every client a function builds: tracing on AWS; locally also the fault switch and the permission check. */
 export const decorateClients = (decorator: ClientDecorator): void => void decorators.push(decorator);
+/** Applies the decorators to a client built outside this module (the key secrets' KMS client). */
+export const decorated = <C extends DynamoDBClient | SQSClient | KMSClient>(service: 'dynamodb' | 'sqs' | 'kms', client: C): C => {
+  for (const decorate of decorators) decorate(service, client);
+  return client;
+};
 
 let documentClient: DynamoDBDocumentClient | undefined;
 let rawClient: DynamoDBClient | undefined;
@@ -74,25 +77,6 @@ export function queueClient(): SQSClient {
 
 export const tableName = () => runtimeConfig().tableName;
 
-let keySecretsInstance: KeySecrets | undefined;
-/** How this function derives API key secrets: the KMS HMAC key on AWS, the local root key file offline. */
-export function keySecrets(): KeySecrets {
-  if (keySecretsInstance) return keySecretsInstance;
-  const config = runtimeConfig();
-  if (config.keySecretsKmsKeyId) {
-    const client = withoutSdkLogging(new KMSClient({ region: config.region }));
-    // The local runtime names a key too (its permissions are checked like AWS's), and its root key stands in for KMS.
-    if (config.keySecretsRootFile) answerMacsWithRootKey(client, readFileSync(config.keySecretsRootFile));
-    for (const decorate of decorators) decorate('kms', client);
-    keySecretsInstance = kmsKeySecrets(client, config.keySecretsKmsKeyId);
-  } else if (config.keySecretsRootFile) {
-    keySecretsInstance = rootKeySecrets(readFileSync(config.keySecretsRootFile));
-  } else {
-    throw new Error('No way to derive API key secrets: set KEY_SECRETS_KMS_KEY_ID (AWS) or KEY_SECRETS_ROOT_FILE (local)');
-  }
-  return keySecretsInstance;
-}
-
 /** The webhook queue and its dead-letter queue. */
 export const queueUrls = () => ({ webhook: runtimeConfig().webhookQueueUrl, deadLetter: runtimeConfig().webhookDlqUrl });
 
@@ -101,5 +85,3 @@ export const streamRecoverySeconds = () => runtimeConfig().streamRecoverySeconds
 
 /** How long a record waits for its queue message to be handled before the reconciler sends it again (QUEUE_REDELIVERY_GRACE_SECONDS). */
 export const queueRedeliveryGraceSeconds = () => runtimeConfig().queueRedeliveryGraceSeconds;
-/** How long every delivery attempt must have failed before a subscription is disabled (WEBHOOK_DISABLE_AFTER_SECONDS). */
-export const webhookDisableAfterSeconds = () => runtimeConfig().webhookDisableAfterSeconds;

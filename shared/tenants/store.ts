@@ -6,7 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Scope } from '../api/scopes.ts';
-import { keySecrets, tableClient, tableName } from '../storage/clients.ts';
+import { keySecrets } from '../auth/key-secret-deriver.ts';
+import { tableClient, tableName } from '../storage/clients.ts';
 import { landed } from '../storage/conditional.ts';
 import { keys } from '../storage/keys.ts';
 import { type StoredTenantConfig, type TenantConfig, withTenantDefaults } from './tenant-config.ts';

@@ -1,7 +1,8 @@
 /** API key secrets are derived, never stored: the table holds ids and scopes only. */
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { keySecrets, tableClient, tableName } from '#shared/storage/clients.ts';
+import { keySecrets } from '#shared/auth/key-secret-deriver.ts';
+import { tableClient, tableName } from '#shared/storage/clients.ts';
 import { keys } from '#shared/storage/keys.ts';
 import { reissueLegacyKeys } from '#shared/tenants/store.ts';
 import { call, newTenant } from '../support/stack.ts';

@@ -124,7 +124,7 @@ describe('a conditional write whose answer was lost', () => {
 
   it('requests: a nonce is claimed once (not a replay), a rate window counts the request once', async () => {
     const { dynamoAuthPorts, takeRateToken } = await import('#shared/auth/dynamodb-adapters.ts');
-    const { keySecrets } = await import('#shared/storage/clients.ts');
+    const { keySecrets } = await import('#shared/auth/key-secret-deriver.ts');
     const ports = dynamoAuthPorts({ secrets: keySecrets(), cacheSeconds: 0 });
     const { clean, lossy } = await bothWays(async () => {
       const p = { tenant: tenantId(), keyId: 'key_x', scopes: [] } as never;

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { authenticate } from '#shared/auth/authenticate.ts';
 import { dynamoAuthPorts } from '#shared/auth/dynamodb-adapters.ts';
+import { keySecrets } from '#shared/auth/key-secret-deriver.ts';
 import { signRequest } from '#shared/auth/signing.ts';
-import { keySecrets } from '#shared/storage/clients.ts';
 import { newTenant } from '../support/stack.ts';
 
 const request = (key: { keyId: string; secret: string }, nonce: string, at: Date) => {

@@ -1,6 +1,9 @@
 /**
  * The architecture's rules, read from the imports of every source file:
  * - `shared/` (domain and adapters) never imports an entry point: functions/, local/, infra/, bench/, contract/, test/;
+ * - inside `shared/`, a folder imports only folders on its own floor or below (SHARED_FLOORS);
+ * - no module reaches itself through a circle of imports, type-only imports included;
+ * - only the modules AWS_ADAPTERS names load an AWS SDK client;
  * - `functions/` (the Lambda entry points and their composition roots) never imports local/ or infra/;
  * - the pure domain modules never reach the AWS SDK, not even through another module.
  */
@@ -8,6 +11,50 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../../support/paths.ts';
+
+/**
+ * The floors of `shared/`, lowest first: foundations, then observability, the API's vocabulary,
+ * storage, the services every subject uses, the order pipeline, the subjects that start order
+ * jobs, webhooks, and discovery, which describes all of them. `(root)` is `shared/errors.ts`.
+ */
+const SHARED_FLOORS: readonly (readonly string[])[] = [
+  ['(root)', 'money', 'async', 'caching', 'config', 'versioning'],
+  ['observability', 'logging'],
+  ['api'],
+  ['storage'],
+  ['auth', 'tenants', 'queue', 'stream'],
+  ['http', 'events', 'rules', 'calls', 'orders'],
+  ['catalog', 'customers'],
+  ['webhooks'],
+  ['discovery'],
+];
+
+/** The modules of `shared/` that load an AWS SDK client: the store modules and the queue and key adapters. */
+const AWS_ADAPTERS = [
+  'shared/auth/key-secret-deriver.ts',
+  'shared/auth/key-secrets.ts',
+  'shared/catalog/product-store.ts',
+  'shared/customers/customer-store.ts',
+  'shared/orders/call-history.ts',
+  'shared/orders/order-records.ts',
+  'shared/orders/order-store.ts',
+  'shared/queue/dead-letters.ts',
+  'shared/queue/outbox-queue.ts',
+  'shared/queue/stream-failures.ts',
+  'shared/rules/rule-store.ts',
+  'shared/storage/batch.ts',
+  'shared/storage/clients.ts',
+  'shared/storage/conditional.ts',
+  'shared/storage/due-index.ts',
+  'shared/storage/pagination.ts',
+  'shared/storage/tombstone.ts',
+  'shared/tenants/config-writer.ts',
+  'shared/tenants/store.ts',
+  'shared/webhooks/delivery-ops.ts',
+  'shared/webhooks/delivery-store.ts',
+  'shared/webhooks/listen-sessions.ts',
+  'shared/webhooks/subscription-store.ts',
+];
 
 const PURE_DOMAIN = [
   'shared/orders/order.ts',
@@ -45,17 +92,62 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
+const toPath = (file: string, spec: string) => {
+  if (spec.startsWith('#client/')) return `client/src/${spec.slice('#client/'.length)}`;
+  if (spec.startsWith('#')) return spec.slice(1);
+  if (spec.startsWith('.')) return relative(repoRoot, resolve(repoRoot, dirname(file), spec));
+  return spec;
+};
+
 /** The modules a file loads at run time (type-only imports erase), as repository paths or package names. */
 function runtimeImports(file: string, text = readFileSync(join(repoRoot, file), 'utf8')): string[] {
   const specifiers = [...text.matchAll(/^\s*(?:import|export)\s+(?!type\s)(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]/gm)].map((m) => m[1]!);
   specifiers.push(...[...text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => m[1]!));
-  return specifiers.map((spec) => {
-    if (spec.startsWith('#client/')) return `client/src/${spec.slice('#client/'.length)}`;
-    if (spec.startsWith('#')) return spec.slice(1);
-    if (spec.startsWith('.')) return relative(repoRoot, resolve(repoRoot, dirname(file), spec));
-    return spec;
-  });
+  return specifiers.map((spec) => toPath(file, spec));
 }
+
+/** Every module a file imports, type-only imports included. */
+function allImports(file: string, text = readFileSync(join(repoRoot, file), 'utf8')): string[] {
+  const specifiers = [...text.matchAll(/^\s*(?:import|export)\s+(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]/gm)].map((m) => m[1]!);
+  specifiers.push(...[...text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => m[1]!));
+  return specifiers.map((spec) => toPath(file, spec));
+}
+
+/** The folder of `shared/` a path is in, `(root)` for a file directly in it. */
+const sharedFolder = (path: string) => (path.split('/').length > 2 ? path.split('/')[1]! : '(root)');
+const floorOf = (folder: string) => SHARED_FLOORS.findIndex((floor) => floor.includes(folder));
+
+/** The imports of `shared/` files that climb to a higher floor (or reach a folder with no floor). */
+function climbingImports(files: string[], imports: (file: string) => string[]): string[] {
+  return files.flatMap((file) =>
+    imports(file)
+      .filter((t) => t.startsWith('shared/') && t.endsWith('.ts'))
+      .filter((t) => floorOf(sharedFolder(t)) < 0 || floorOf(sharedFolder(file)) < 0 || floorOf(sharedFolder(t)) > floorOf(sharedFolder(file)))
+      .map((t) => `${file} → ${t}`),
+  );
+}
+
+/** Every circle of imports among the given files, each as the modules it passes through. */
+function importCircles(files: string[], imports: (file: string) => string[]): string[][] {
+  const graph = new Map(files.map((f) => [f, imports(f).filter((t) => t.endsWith('.ts'))]));
+  const circles: string[][] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const path: string[] = [];
+  const visit = (file: string) => {
+    state.set(file, 'open');
+    path.push(file);
+    for (const next of graph.get(file) ?? []) {
+      if (state.get(next) === 'open') circles.push([...path.slice(path.indexOf(next)), next]);
+      else if (!state.has(next) && graph.has(next)) visit(next);
+    }
+    path.pop();
+    state.set(file, 'done');
+  };
+  for (const file of files) if (!state.has(file)) visit(file);
+  return circles;
+}
+
+const loadsAwsClient = (file: string) => runtimeImports(file).some((t) => t.startsWith('@aws-sdk/client-') || t === '@aws-sdk/lib-dynamodb');
 
 const topFolder = (path: string) => path.split('/')[0]!;
 
@@ -80,6 +172,31 @@ describe('the architecture', () => {
         .map((t) => `${file} → ${t}`),
     );
     expect(offenders).toEqual([]);
+  });
+
+  it('keeps every import inside shared/ on its own floor or below', () => {
+    expect(SHARED_FLOORS.flat().sort()).toEqual([...new Set(sourceFiles('shared').map(sharedFolder))].sort());
+    expect(climbingImports(sourceFiles('shared'), (file) => runtimeImports(file))).toEqual([]);
+  });
+
+  it('has no circle of imports anywhere in the repository, type-only imports included', () => {
+    const files = ['shared', 'functions', 'local', 'infra', 'bench', 'contract', 'test', 'client/src', 'examples'].flatMap(sourceFiles);
+    expect(importCircles(files, (file) => allImports(file))).toEqual([]);
+  });
+
+  it('lets only the named adapters load an AWS SDK client', () => {
+    expect(sourceFiles('shared').filter(loadsAwsClient).sort()).toEqual([...AWS_ADAPTERS].sort());
+  });
+
+  it('sees a climbing import and a circle when there is one', () => {
+    const planted: Record<string, string> = {
+      'shared/storage/planted.ts': "import { submitOrder } from '../orders/order-commands.ts';",
+      'shared/orders/a.ts': "import type { B } from './b.ts';",
+      'shared/orders/b.ts': "import { a } from './a.ts';",
+    };
+    const imports = (file: string) => allImports(file, planted[file]!);
+    expect(climbingImports(Object.keys(planted), imports)).toEqual(['shared/storage/planted.ts → shared/orders/order-commands.ts']);
+    expect(importCircles(Object.keys(planted), imports)).toEqual([['shared/orders/a.ts', 'shared/orders/b.ts', 'shared/orders/a.ts']]);
   });
 
   it('keeps functions/ free of the local runtime and the CDK app', () => {
