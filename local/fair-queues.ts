@@ -16,7 +16,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { messageGroupOf } from '#shared/queue/outbox-queue.ts';
+import { messageGroupOf, parseDeliveryMessage } from '#shared/queue/webhook-queue.ts';
 
 interface QueuedMessage {
   messageGroupId?: string;
@@ -30,8 +30,11 @@ interface EmulatedQueue {
   dequeue(...args: unknown[]): unknown;
 }
 
-const groupOf = (message: QueuedMessage): string | undefined =>
-  message.messageGroupId ?? (message.body === undefined ? undefined : messageGroupOf(message.body).MessageGroupId);
+const groupOf = (message: QueuedMessage): string | undefined => {
+  if (message.messageGroupId) return message.messageGroupId;
+  const tenant = parseDeliveryMessage(message.body)?.tenant;
+  return tenant === undefined ? undefined : messageGroupOf(tenant);
+};
 
 /** The messages in fair order: fewest of their group in flight first, arrival order within a group. */
 export function fairOrder<M extends QueuedMessage>(messages: readonly M[], inFlight: Iterable<QueuedMessage>): M[] {

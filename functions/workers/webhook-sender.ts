@@ -1,9 +1,7 @@
 import { BatchProcessor, EventType, FullBatchFailureError, processPartialResponse } from '@aws-lambda-powertools/batch';
-import { ChangeMessageVisibilityCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
-import { messageGroupOf } from '#shared/queue/outbox-queue.ts';
-import { queueClient } from '#shared/storage/clients.ts';
-import { batchSlots, processDeliveryRecord, RetryLater, type SenderQueue, type SenderSettings, systemResolver } from '#shared/webhooks/sender.ts';
+import { webhookQueue } from '#shared/queue/webhook-queue.ts';
+import { batchSlots, processDeliveryRecord, RetryLater, type SenderSettings, systemResolver } from '#shared/webhooks/sender.ts';
 import { config } from '../composition-root.ts';
 
 const settings: SenderSettings = {
@@ -13,21 +11,7 @@ const settings: SenderSettings = {
   disableAfterSeconds: config.webhookDisableAfterSeconds,
 };
 
-const queue: SenderQueue = {
-  sendToDeadLetterQueue: async (body) => {
-    await queueClient().send(new SendMessageCommand({ QueueUrl: config.webhookDlqUrl, MessageBody: body }));
-  },
-  sendAgain: async (body, delaySeconds) => {
-    await queueClient().send(
-      new SendMessageCommand({ QueueUrl: config.webhookQueueUrl, MessageBody: body, DelaySeconds: delaySeconds, ...messageGroupOf(body) }),
-    );
-  },
-  retryIn: async (receiptHandle, seconds) => {
-    await queueClient().send(
-      new ChangeMessageVisibilityCommand({ QueueUrl: config.webhookQueueUrl, ReceiptHandle: receiptHandle, VisibilityTimeout: seconds }),
-    );
-  },
-};
+const queue = webhookQueue({ webhook: config.webhookQueueUrl, deadLetter: config.webhookDlqUrl });
 
 /**
  * Powertools' batch processing: each record on its own, its failures (retries included)

@@ -165,9 +165,12 @@ export const statusEventId = (pk: string, revision: number) => eventIdFor(pk, st
  * change before the first such entry (the order's own log always does), and `records` hold the
  * attempts and result the entries name.
  */
-export function eventsOf(order: OrderIdentity, log: readonly string[], records: OrderRecords, after = 0): (EventRecord & { pk: string; sk: string })[] {
+/** An event of an order's log, with the revision of the order's write that made it beside it. */
+export type OrderEvent = EventRecord & { pk: string; sk: string; revision: number };
+
+export function eventsOf(order: OrderIdentity, log: readonly string[], records: OrderRecords, after = 0): OrderEvent[] {
   const entries = log.map(decodeEntry);
-  const events: (EventRecord & { pk: string; sk: string })[] = [];
+  const events: OrderEvent[] = [];
   const correlationAt = (revision: number) =>
     entries.find((e): e is Extract<LogEntry, { kind: 'correlation' }> => e.kind === 'correlation' && e.revision > revision)?.before ?? order.correlation_id;
   const common = (revision: number, at: string) => ({
@@ -182,38 +185,41 @@ export function eventsOf(order: OrderIdentity, log: readonly string[], records: 
     if (entry.kind === 'status') {
       if (entry.revision > after) {
         const causation = entry.causation !== undefined ? entry.causation : previous ? statusEventId(order.pk, previous.revision) : null;
-        events.push(
-          eventItem(statusKey(order.pk, entry.revision), {
+        events.push({
+          ...eventItem(statusKey(order.pk, entry.revision), {
             ...common(entry.revision, entry.at),
             event_type: 'commerce.order.status_changed.v1',
             causation_id: causation,
             data: { previous_state: previous?.to ?? null, processing_state: entry.to, reason: entry.reason },
           }),
-        );
+          revision: entry.revision,
+        });
       }
       previous = entry;
     } else if (entry.kind === 'attempt' && entry.revision > after) {
       const attempt = records.attempts.get(entry.attempt);
       if (!attempt) throw new Error(`attempt ${entry.attempt} of an order is not stored`);
       const { attempt: number, call_disposition, started_at, ended_at } = attempt;
-      events.push(
-        eventItem(keys.orderEvent(order.pk, entry.revision, '#attempt'), {
+      events.push({
+        ...eventItem(keys.orderEvent(order.pk, entry.revision, '#attempt'), {
           ...common(entry.revision, entry.at),
           event_type: 'commerce.call.attempt_completed.v1',
           causation_id: statusEventId(order.pk, entry.causeRevision),
           data: { attempt: number, call_disposition, started_at, ended_at },
         }),
-      );
+        revision: entry.revision,
+      });
     } else if (entry.kind === 'result' && entry.revision > after) {
       if (!records.result) throw new Error('the result of an order is not stored');
-      events.push(
-        eventItem(keys.orderEvent(order.pk, entry.revision, '#result'), {
+      events.push({
+        ...eventItem(keys.orderEvent(order.pk, entry.revision, '#result'), {
           ...common(entry.revision, entry.at),
           event_type: 'commerce.order.result_ready.v1',
           causation_id: statusEventId(order.pk, entry.causeRevision),
           data: { result: resultView(records.result) },
         }),
-      );
+        revision: entry.revision,
+      });
     }
   }
   return events;

@@ -4,9 +4,9 @@
  * StartMessageMoveTask; on AWS the admin CLI starts one instead).
  */
 
-import { DeleteMessageCommand, GetQueueAttributesCommand, type Message, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { queueClient, queueUrls } from '../storage/clients.ts';
-import { messageGroupOf } from './outbox-queue.ts';
+import { type DeliveryMessage, parseDeliveryMessage, webhookQueue } from './webhook-queue.ts';
 
 export interface DeadLetter {
   message_id: string;
@@ -25,11 +25,11 @@ export async function peekDeadLetters(): Promise<{ approximate: number; messages
   return {
     approximate: Number(Attributes?.ApproximateNumberOfMessages ?? 0),
     messages: Messages.map((m) => {
-      const body = parseBody(m.Body);
+      const message = parseDeliveryMessage(m.Body);
       return {
         message_id: m.MessageId ?? '?',
-        delivery_id: String(body.delivery_id ?? '?'),
-        tenant: String(body.tenant ?? '?'),
+        delivery_id: message?.delivery_id ?? '?',
+        tenant: message?.tenant ?? '?',
         sent_at: new Date(Number(m.Attributes?.SentTimestamp)).toISOString(),
       };
     }),
@@ -37,8 +37,8 @@ export async function peekDeadLetters(): Promise<{ approximate: number; messages
 }
 
 export interface MoveOptions {
-  /** Which messages go back (by their body: tenant and delivery id); the others stay. */
-  select?: (body: { tenant?: string; delivery_id?: string }) => boolean | Promise<boolean>;
+  /** Which messages go back (by their tenant and delivery id); the others stay. */
+  select?: (message: DeliveryMessage) => boolean | Promise<boolean>;
   /** At most this many messages per second. */
   ratePerSecond?: number;
   onProgress?: (moved: number) => void;
@@ -50,10 +50,8 @@ export interface MoveOptions {
  * loses one). Messages not selected stay.
  */
 export function moveDeadLetters(options: MoveOptions = {}): Promise<number> {
-  const webhookQueueUrl = queueUrls().webhook;
-  return eachDeadLetter(options, async (m) => {
-    await queueClient().send(new SendMessageCommand({ QueueUrl: webhookQueueUrl, MessageBody: m.Body ?? '', ...messageGroupOf(m.Body ?? '') }));
-  });
+  const queue = webhookQueue();
+  return eachDeadLetter(options, (message) => queue.send(message));
 }
 
 /**
@@ -67,9 +65,10 @@ export function discardDeadLetters(select: NonNullable<MoveOptions['select']>): 
 
 /**
  * Hands each selected dead letter to `handle`, then deletes it; ends when a receive brings only
- * messages already looked at (or none).
+ * messages already looked at (or none). A message that is not a delivery message stays where it
+ * is, for a person to look at: sending it on would only bring it back.
  */
-async function eachDeadLetter(options: MoveOptions, handle: (message: Message) => Promise<void>): Promise<number> {
+async function eachDeadLetter(options: MoveOptions, handle: (message: DeliveryMessage) => Promise<void>): Promise<number> {
   const webhookDlqUrl = queueUrls().deadLetter;
   const seen = new Set<string>();
   let handled = 0;
@@ -79,20 +78,13 @@ async function eachDeadLetter(options: MoveOptions, handle: (message: Message) =
     if (!fresh.length) return handled;
     for (const m of fresh) {
       seen.add(m.MessageId ?? '');
-      if (options.select && !(await options.select(parseBody(m.Body)))) continue;
-      await handle(m);
+      const message = parseDeliveryMessage(m.Body);
+      if (!message || (options.select && !(await options.select(message)))) continue;
+      await handle(message);
       await queueClient().send(new DeleteMessageCommand({ QueueUrl: webhookDlqUrl, ReceiptHandle: m.ReceiptHandle! }));
       handled++;
       options.onProgress?.(handled);
       if (options.ratePerSecond) await new Promise((resolve) => setTimeout(resolve, 1000 / options.ratePerSecond!));
     }
-  }
-}
-
-function parseBody(body: string | undefined): { tenant?: string; delivery_id?: string } & Record<string, unknown> {
-  try {
-    return JSON.parse(body ?? '{}') as Record<string, unknown>;
-  } catch {
-    return {};
   }
 }

@@ -5,32 +5,15 @@
  * failed SendMessage, a restarted in-memory emulator), the reconciler sends it again.
  * Consumers are idempotent per record, so a duplicate message is harmless.
  */
-import { createHash } from 'node:crypto';
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { queueClient, queueRedeliveryGraceSeconds, queueUrls } from '../storage/clients.ts';
+import { queueRedeliveryGraceSeconds } from '../storage/clients.ts';
 import { dueItems, postponeDue } from '../storage/due-index.ts';
 import { DUE_INDEXES, keys } from '../storage/keys.ts';
+import { parseDeliveryMessage, type WebhookQueue, webhookQueue } from './webhook-queue.ts';
 
+/** The message a record keeps beside its due time: the queue message's body and its delay. */
 export interface QueueMessage {
   body: string;
   delay_seconds?: number;
-}
-
-/**
- * The message group of a webhook queue message: its tenant. On a standard queue that makes it
- * an SQS fair queue: a tenant holding a large share of the messages in flight has its backlog
- * served after the other tenants' messages, so one tenant's pile never delays the others'.
- * (SQS takes 1 to 128 printable ASCII characters; any other tenant id goes by its hash.)
- */
-export function messageGroupOf(body: string): { MessageGroupId?: string } {
-  let tenant: unknown;
-  try {
-    tenant = (JSON.parse(body) as { tenant?: unknown }).tenant;
-  } catch {
-    return {};
-  }
-  if (typeof tenant !== 'string' || tenant === '') return {};
-  return { MessageGroupId: /^[\x21-\x7e]{1,128}$/.test(tenant) ? tenant : createHash('sha256').update(tenant).digest('hex') };
 }
 
 export const dueAttributes = (recordPk: string, dueAt: Date, message: QueueMessage) => ({
@@ -38,15 +21,11 @@ export const dueAttributes = (recordPk: string, dueAt: Date, message: QueueMessa
   queue_message: message,
 });
 
-export async function sendToWebhookQueue(message: QueueMessage): Promise<void> {
-  await queueClient().send(
-    new SendMessageCommand({
-      QueueUrl: queueUrls().webhook,
-      MessageBody: message.body,
-      ...messageGroupOf(message.body),
-      ...(message.delay_seconds ? { DelaySeconds: Math.min(900, Math.max(0, Math.round(message.delay_seconds))) } : {}),
-    }),
-  );
+/** Sends a record's stored message to the webhook queue; a stored body that is not a delivery message is refused loudly. */
+export async function sendToWebhookQueue(message: QueueMessage, queue: WebhookQueue = webhookQueue()): Promise<void> {
+  const parsed = parseDeliveryMessage(message.body);
+  if (!parsed) throw new Error('a stored queue message is not a delivery message');
+  await queue.send(parsed, message.delay_seconds);
 }
 
 /**

@@ -4,10 +4,12 @@
  * failed ones since a time, as Svix's recover does. Identifiers, states and masked excerpts
  * only: never a payload.
  */
+
 import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { NotFoundError } from '../errors.ts';
 import { tableClient, tableName } from '../storage/clients.ts';
 import { keys } from '../storage/keys.ts';
-import { deliveryFromItem, shownDelivery } from './delivery-item.ts';
+import { deliveryFromItem, deliveryView, shownDelivery } from './delivery-item.ts';
 import { listDeliveries } from './delivery-list.ts';
 import { markRecovered } from './delivery-store.ts';
 import { replayDelivery } from './replay.ts';
@@ -124,4 +126,21 @@ export async function recoverDeliveries(
     recovered.push({ original: d.delivery_id, replay: replay.delivery_id });
   }
   return { recovered, more: false };
+}
+
+/** One delivery with its attempt log (never its payload), or 404. */
+export async function viewDelivery(tenant: string, deliveryId: string) {
+  const found = await deliveryWithAttempts(tenant, deliveryId);
+  if (!found) throw new NotFoundError(`No webhook delivery ${deliveryId}.`);
+  return {
+    ...deliveryView(found.delivery),
+    attempt_log: found.attempts.map(({ attempt, at, status_code, error, latency_ms, response_excerpt }) => ({
+      attempt,
+      at,
+      status_code,
+      error,
+      latency_ms,
+      response_excerpt: response_excerpt ?? '',
+    })),
+  };
 }

@@ -9,7 +9,8 @@
  * retry, which finds the delivery queued and sends again).
  */
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { type QueueMessage, sendToWebhookQueue } from '../queue/outbox-queue.ts';
+import type { QueueMessage } from '../queue/outbox-queue.ts';
+import { deliveryMessageBody, webhookQueue } from '../queue/webhook-queue.ts';
 import { queueRedeliveryGraceSeconds, tableClient, tableName } from '../storage/clients.ts';
 import { landed, writeConditionally } from '../storage/conditional.ts';
 import { keys } from '../storage/keys.ts';
@@ -21,7 +22,7 @@ import type { DeliveryStatus } from './webhook-schemas.ts';
 /** Deliveries carry whole payloads: they are kept 35 days (DynamoDB TTL), as long as their events, then deleted. */
 export const DELIVERY_RETENTION_SECONDS = 35 * 24 * 3600;
 
-const messageFor = (tenant: string, deliveryId: string): QueueMessage => ({ body: JSON.stringify({ tenant, delivery_id: deliveryId }) });
+const messageFor = (tenant: string, deliveryId: string): QueueMessage => ({ body: deliveryMessageBody({ tenant, delivery_id: deliveryId }) });
 
 /** The due entry the reconciler watches: if no sender has handled the delivery by then, its message is sent again. */
 const dueFor = (pk: string, tenant: string, deliveryId: string, handleBy: Date) => ({
@@ -98,9 +99,11 @@ export async function enqueueDelivery(
   // A send that fails leaves the reconciler to send it: by the due entry a request's delivery
   // has, or one armed now for a stream record's (whose record fails only if that write fails too).
   const send = () =>
-    sendToWebhookQueue(messageFor(tenant, deliveryId)).catch(async () => {
-      if (options.fromStream) await armDueEntry(tenant, deliveryId, now);
-    });
+    webhookQueue()
+      .send({ tenant, delivery_id: deliveryId })
+      .catch(async () => {
+        if (options.fromStream) await armDueEntry(tenant, deliveryId, now);
+      });
   if (!written.written) {
     // A re-delivered stream record: while the delivery is still queued its message may be
     // missing, and a second message is harmless.

@@ -79,7 +79,7 @@ export async function orderPublication(change: StreamChange, reads: OrderReads):
   };
   const entries = history ? mergedLog(loaded.history, log).filter((entry) => entryRevision(entry) <= through) : log;
   const events = eventsOf(identity, entries, loaded, after);
-  const isFresh = (e: { sk: string }) => Number(e.sk.slice('EVENT#'.length, 'EVENT#'.length + 6)) > before;
+  const isFresh = (e: { revision: number }) => e.revision > before;
   return { fresh: events.filter(isFresh), earlier: events.filter((e) => !isFresh(e)) };
 }
 

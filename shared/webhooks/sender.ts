@@ -6,6 +6,7 @@ import { lookup } from 'node:dns/promises';
 import { logger } from '../logging/logger.ts';
 import { METRIC } from '../observability/metric-names.ts';
 import { countMetric, millisecondsMetric } from '../observability/metrics.ts';
+import { type DeliveryMessage, MAX_DELAY_SECONDS, parseDeliveryMessage, type WebhookQueue } from '../queue/webhook-queue.ts';
 import type { StoredDelivery } from './delivery-item.ts';
 import { type AttemptOutcome, claimDelivery, type DeliveryContent, deferDelivery, readDeliveryContent, recordDeliveryAttempt } from './delivery-store.ts';
 import { claimSlot, endpointBusy, releaseSlot, type SlotClaim, settleSlot } from './endpoint-guard.ts';
@@ -136,23 +137,14 @@ export type MessageAction =
  */
 const busyWait = (waits: number, settings: SenderSettings) => Math.min((TOTAL_TIMEOUT_MS * settings.timeoutScale) / 1000, 2 ** waits) * (1 + Math.random() / 2);
 
-/** A queue message: which delivery to look at now; `from_dead_letter_queue` marks a message put in the DLQ (so a redrive may retry). */
-export interface DeliveryMessage {
-  tenant: string;
-  delivery_id: string;
-  from_dead_letter_queue?: boolean;
-  /** How often this message already waited for a busy endpoint (each wait doubles). */
-  busy_waits?: number;
-}
-
 export async function handleDeliveryMessage(
-  body: string,
+  message: DeliveryMessage,
   settings: SenderSettings,
   now = new Date(),
   resolve: Resolver = systemResolver,
   batch?: BatchSlots,
 ): Promise<MessageAction> {
-  const { tenant, delivery_id, from_dead_letter_queue, busy_waits = 0 } = JSON.parse(body) as DeliveryMessage;
+  const { tenant, delivery_id, from_dead_letter_queue, busy_waits = 0 } = message;
   // Longer than one attempt can take (its timeout and the writes around it).
   const leaseSeconds = Math.ceil((2 * TOTAL_TIMEOUT_MS * settings.timeoutScale) / 1000) + 5;
   // The endpoint first: while its breaker is open or its slots are taken, the delivery waits
@@ -226,16 +218,11 @@ function countAttempt(status: string, delivery: { attempts: number; event_occurr
   millisecondsMetric(METRIC.deliveryLatency, now.getTime() - Date.parse(delivery.event_occurred_at ?? delivery.created_at));
 }
 
-/** What the sender does with the queue: the DLQ send, the visibility change of a retry, and a message sent again. */
-export interface SenderQueue {
-  sendToDeadLetterQueue(body: string): Promise<void>;
-  retryIn(receiptHandle: string, seconds: number): Promise<void>;
-  /** The same body as a new message, delayed (at most SQS's 900 s): its receives start from zero. */
-  sendAgain(body: string, delaySeconds: number): Promise<void>;
-}
-
-/** SQS's longest message delay. */
-export const MAX_DELAY_SECONDS = 900;
+/**
+ * What the sender does with the queue: the DLQ move, the visibility change of a retry, and a
+ * message sent again as a new, delayed message (at most SQS's 900 s), whose receives start from zero.
+ */
+export type SenderQueue = WebhookQueue;
 
 /** A message that stays in the queue to come back later: a batch item failure, not an error. */
 export class RetryLater extends Error {
@@ -258,30 +245,24 @@ export async function processDeliveryRecord(
   resolve: Resolver = systemResolver,
   batch?: BatchSlots,
 ): Promise<void> {
+  // Parsed once, here at the edge: a body that is not a delivery message fails like any other error.
+  const message = parseDeliveryMessage(record.body);
   let action: MessageAction;
   try {
-    action = await handleDeliveryMessage(record.body, settings, new Date(), resolve, batch);
-    if (action.kind === 'dead_letter') await queue.sendToDeadLetterQueue(JSON.stringify({ ...JSON.parse(record.body), from_dead_letter_queue: true }));
+    if (!message) throw new TypeError('the queue message is not a delivery message');
+    action = await handleDeliveryMessage(message, settings, new Date(), resolve, batch);
+    if (action.kind === 'dead_letter') await queue.sendToDeadLetterQueue({ ...message, from_dead_letter_queue: true });
     // Rounded up: a message back before its time is a receive without an attempt, and receives are counted (maxReceiveCount).
     if (action.kind === 'retry') await queue.retryIn(record.receiptHandle, Math.min(43_200, Math.ceil(action.inSeconds)));
     if (action.kind === 'held') {
-      const body = action.busyWaits ? JSON.stringify({ ...JSON.parse(record.body), busy_waits: action.busyWaits }) : record.body;
-      await queue.sendAgain(body, Math.min(MAX_DELAY_SECONDS, Math.ceil(action.inSeconds)));
+      const again = action.busyWaits ? { ...message, busy_waits: action.busyWaits } : message;
+      await queue.send(again, Math.min(MAX_DELAY_SECONDS, Math.ceil(action.inSeconds)));
     }
   } catch (error) {
-    const { tenant, delivery_id } = safeMessage(record.body);
+    const { tenant, delivery_id } = message ?? {};
     logger.error('webhook delivery message failed; it comes back', { tenant, delivery_id, error: (error as Error).name, reason: (error as Error).message });
     countMetric(METRIC.senderFailures);
     throw error;
   }
   if (action.kind === 'retry') throw new RetryLater(`delivery retried in ${Math.round(action.inSeconds)} s`);
-}
-
-function safeMessage(body: string): Partial<DeliveryMessage> {
-  try {
-    const { tenant, delivery_id } = JSON.parse(body) as DeliveryMessage;
-    return { tenant, delivery_id };
-  } catch {
-    return {};
-  }
 }

@@ -2,6 +2,7 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../support/stack.ts';
 import { dueAttributes } from '#shared/queue/outbox-queue.ts';
+import { type DeliveryMessage, deliveryMessageBody } from '#shared/queue/webhook-queue.ts';
 import { queueRedeliveryGraceSeconds, tableClient, tableName } from '#shared/storage/clients.ts';
 import { keys } from '#shared/storage/keys.ts';
 import { deliveryFromItem, shownDelivery } from '#shared/webhooks/delivery-item.ts';
@@ -33,7 +34,7 @@ describe('webhook attempt accounting', () => {
     const senderQueue: SenderQueue = {
       sendToDeadLetterQueue: async () => undefined,
       retryIn: async (_receipt, seconds) => void queue.retried.push(seconds),
-      sendAgain: async (again, delay) => void queue.sentAgain.push({ body: again, delay }),
+      send: async (again, delay = 0) => void queue.sentAgain.push({ body: deliveryMessageBody(again), delay }),
     };
     await expect(processDeliveryRecord({ body, receiptHandle: 'r' }, settings, senderQueue)).rejects.toBeInstanceOf(RetryLater);
     const received = receiver.received.length;
@@ -72,7 +73,7 @@ describe('webhook attempt accounting', () => {
     const senderQueue: SenderQueue = {
       sendToDeadLetterQueue: async () => undefined,
       retryIn: async () => undefined,
-      sendAgain: async (_b, delay) => void sentAgain.push(delay),
+      send: async (_message, delay = 0) => void sentAgain.push(delay),
     };
     const received = receiver.received.length;
     await expect(processDeliveryRecord({ body, receiptHandle: 'r' }, settings, senderQueue)).resolves.toBeUndefined();
@@ -86,7 +87,7 @@ describe('webhook attempt accounting', () => {
 
   it('moves an 8th failure to the DLQ even when the first move fails, and never attempts a 9th time', async () => {
     const { tenant, id, body } = await failingDelivery(7);
-    const moved: string[] = [];
+    const moved: DeliveryMessage[] = [];
     let failMove = true;
     const queue: SenderQueue = {
       sendToDeadLetterQueue: async (message) => {
@@ -97,23 +98,23 @@ describe('webhook attempt accounting', () => {
         moved.push(message);
       },
       retryIn: async () => undefined,
-      sendAgain: async () => undefined,
+      send: async () => undefined,
     };
     const before = receiver.received.length;
     await expect(processDeliveryRecord({ body, receiptHandle: 'r' }, settings, queue)).rejects.toThrow('Service Unavailable');
     await processDeliveryRecord({ body, receiptHandle: 'r' }, settings, queue);
     expect(receiver.received.length - before).toBe(1);
     expect(await stored(tenant, id)).toMatchObject({ status: 'dead_lettered', attempts: 8 });
-    expect(moved.map((m) => JSON.parse(m))).toEqual([{ tenant, delivery_id: id, from_dead_letter_queue: true }]);
+    expect(moved).toEqual([{ tenant, delivery_id: id, from_dead_letter_queue: true }]);
     // A redrive of that message is what earns one more attempt.
-    await expect(processDeliveryRecord({ body: moved[0]!, receiptHandle: 'r' }, settings, queue)).resolves.toBeUndefined();
+    await expect(processDeliveryRecord({ body: deliveryMessageBody(moved[0]!), receiptHandle: 'r' }, settings, queue)).resolves.toBeUndefined();
     expect((await stored(tenant, id)).attempts).toBe(9);
   });
 
   it('sends nothing for the redriven dead letter of a recovered delivery: its event went out again already', async () => {
     const { tenant, id, body } = await failingDelivery(7);
-    const moved: string[] = [];
-    const queue: SenderQueue = { sendToDeadLetterQueue: async (m) => void moved.push(m), retryIn: async () => undefined, sendAgain: async () => undefined };
+    const moved: DeliveryMessage[] = [];
+    const queue: SenderQueue = { sendToDeadLetterQueue: async (m) => void moved.push(m), retryIn: async () => undefined, send: async () => undefined };
     await processDeliveryRecord({ body, receiptHandle: 'r' }, settings, queue);
     expect(await stored(tenant, id)).toMatchObject({ status: 'dead_lettered', attempts: 8 });
     expect(await markRecovered(tenant, id, 'dlv_replay')).toBe(true);
@@ -182,7 +183,7 @@ describe('webhook attempt accounting', () => {
       processDeliveryRecord({ body, receiptHandle: 'r' }, settings, {
         sendToDeadLetterQueue: async () => undefined,
         retryIn: async () => undefined,
-        sendAgain: async () => undefined,
+        send: async () => undefined,
       }),
     ).rejects.toBeInstanceOf(RetryLater);
   });

@@ -7,7 +7,7 @@ import { CreateQueueCommand, DeleteQueueCommand, ReceiveMessageCommand, SendMess
 import { describe, expect, it } from 'vitest';
 import '../support/stack.ts';
 import { fairOrder } from '#local/fair-queues.ts';
-import { messageGroupOf } from '#shared/queue/outbox-queue.ts';
+import { messageGroupOf } from '#shared/queue/webhook-queue.ts';
 import { queueClient } from '#shared/storage/clients.ts';
 
 describe('fair queues in the local SQS emulator', () => {
@@ -25,7 +25,7 @@ describe('fair queues in the local SQS emulator', () => {
     const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: `fair-${Date.now()}` }));
     try {
       const send = (tenant: string, n: number) =>
-        sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: JSON.stringify({ tenant, n }), ...messageGroupOf(JSON.stringify({ tenant })) }));
+        sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: JSON.stringify({ tenant, n }), MessageGroupId: messageGroupOf(tenant) }));
       for (let n = 0; n < 30; n++) await send('noisy', n);
       // The noisy tenant has ten messages in flight, twenty more waiting.
       const first = await sqs.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 60 }));

@@ -1,10 +1,7 @@
 import { config } from '#functions/composition-root.ts';
-import { ValidationError } from '#shared/errors.ts';
 import { defineOperation } from '#shared/http/operation.ts';
-import { deliveryHealth } from '#shared/webhooks/delivery-list.ts';
 import { systemResolver } from '#shared/webhooks/sender.ts';
-import { checkWebhookUrl, resolvePublicAddress } from '#shared/webhooks/ssrf.ts';
-import { putSubscription, subscriptionView } from '#shared/webhooks/subscription-store.ts';
+import { saveCheckedSubscription } from '#shared/webhooks/subscription-commands.ts';
 import { PutSubscriptionSchema, SubscriptionSchema } from '#shared/webhooks/webhook-schemas.ts';
 import { mutationHandler } from '../mutation-handler.ts';
 
@@ -22,15 +19,13 @@ export const contract = defineOperation({
 });
 
 export const handler = mutationHandler(contract, async ({ principal, body, now }) => {
-  const allowPrivate = config.webhookAllowPrivateUrls;
-  const checked = checkWebhookUrl(body.url, allowPrivate);
-  const resolved = checked.ok ? await resolvePublicAddress(checked.url, systemResolver, allowPrivate) : checked;
-  if (!resolved.ok) throw new ValidationError([{ pointer: '/url', message: resolved.reason }], `The webhook URL is refused: it ${resolved.reason}.`);
-  const { created, subscription } = await putSubscription(principal.tenant, body, now);
-  const view = subscriptionView(subscription, await deliveryHealth(principal.tenant, now), now);
+  const { created, view, secret } = await saveCheckedSubscription(principal.tenant, body, now, {
+    allowPrivateUrls: config.webhookAllowPrivateUrls,
+    resolve: systemResolver,
+  });
   return {
     status: created ? 201 : 200,
-    body: { ...view, ...(created ? { secret: subscription.secret } : {}) },
+    body: { ...view, ...(created ? { secret } : {}) },
     ...(created ? { headers: { 'Cache-Control': 'no-store' }, replayBody: { ...view, secret_already_shown: true } } : {}),
   };
 });

@@ -1,15 +1,8 @@
-import { randomUUID } from 'node:crypto';
-import { NotFoundError } from '#shared/errors.ts';
-import { putEventOnce } from '#shared/events/event-store.ts';
-import { eventItem } from '#shared/events/outbox.ts';
 import { defineOperation } from '#shared/http/operation.ts';
-import { keys } from '#shared/storage/keys.ts';
-import { deliveryIdFor } from '#shared/webhooks/payload.ts';
-import { admitWebhookSend, WEBHOOK_SEND_LIMIT_TEXT } from '#shared/webhooks/send-limit.ts';
-import { readWebhookSubscription } from '#shared/webhooks/subscription-store.ts';
+import { WEBHOOK_SEND_LIMIT_TEXT } from '#shared/webhooks/send-limit.ts';
+import { sendTestEvent } from '#shared/webhooks/test-event.ts';
 import { TestResultSchema } from '#shared/webhooks/webhook-schemas.ts';
 import { mutationHandler } from '../mutation-handler.ts';
-
 export const contract = defineOperation({
   operationId: 'testWebhookSubscription',
   description:
@@ -19,20 +12,7 @@ export const contract = defineOperation({
   responses: { 202: { description: 'Queued', schema: TestResultSchema } },
 });
 
-export const handler = mutationHandler(contract, async ({ principal, correlationId, requestId, now }) => {
-  if (!(await readWebhookSubscription(principal.tenant))) throw new NotFoundError('No webhook subscription yet: create it with PUT /webhook-subscription.');
-  await admitWebhookSend(principal.tenant, now);
-  const id = randomUUID();
-  const event = eventItem(keys.testEvent(principal.tenant, id), {
-    event_type: 'commerce.order.status_changed.v1',
-    tenant: principal.tenant,
-    external_order_id: `test-${id.slice(0, 8)}`,
-    correlation_id: correlationId,
-    causation_id: requestId,
-    data: { previous_state: 'received', processing_state: 'validated', reason: null },
-    test: true,
-    occurredAt: now,
-  });
-  await putEventOnce(event);
-  return { status: 202, body: { event_id: event.event_id, delivery_id: deliveryIdFor(event.event_id), status: 'queued' as const } };
-});
+export const handler = mutationHandler(contract, async ({ principal, correlationId, requestId, now }) => ({
+  status: 202,
+  body: await sendTestEvent(principal.tenant, { correlationId, requestId, now }),
+}));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { messageGroupOf } from '#shared/queue/outbox-queue.ts';
+import { messageGroupOf, parseDeliveryMessage } from '#shared/queue/webhook-queue.ts';
 import { breakerState, pauseSeconds } from '#shared/webhooks/endpoint-guard.ts';
 
 describe('the endpoint breaker', () => {
@@ -18,8 +18,19 @@ describe('the endpoint breaker', () => {
 
 describe('the webhook queue message group', () => {
   it('is the tenant (an SQS fair queue serves tenants evenly), hashed when SQS would not take it as it is', () => {
-    expect(messageGroupOf(JSON.stringify({ tenant: 'acme', delivery_id: 'dlv_1' }))).toEqual({ MessageGroupId: 'acme' });
-    expect(messageGroupOf(JSON.stringify({ tenant: 'ä'.repeat(3) })).MessageGroupId).toMatch(/^[0-9a-f]{64}$/);
-    expect(messageGroupOf('not json')).toEqual({});
+    expect(messageGroupOf('acme')).toBe('acme');
+    expect(messageGroupOf('ä'.repeat(3))).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('is read from the body once, into a typed message, and anything else is not a delivery message', () => {
+    expect(parseDeliveryMessage(JSON.stringify({ tenant: 'acme', delivery_id: 'dlv_1', busy_waits: 2, extra: 1 }))).toEqual({
+      tenant: 'acme',
+      delivery_id: 'dlv_1',
+      busy_waits: 2,
+    });
+    expect(parseDeliveryMessage(JSON.stringify({ tenant: 'acme', delivery_id: 'dlv_1', from_dead_letter_queue: true }))?.from_dead_letter_queue).toBe(true);
+    for (const body of ['not json', '[]', 'null', JSON.stringify({ tenant: 'acme' }), JSON.stringify({ tenant: 7, delivery_id: 'd' }), undefined]) {
+      expect(parseDeliveryMessage(body)).toBeUndefined();
+    }
   });
 });
