@@ -5,7 +5,7 @@
  */
 
 import { ttlCache } from '#shared/caching/ttl-cache.ts';
-import { callPlatform } from '#shared/calls/call-platform.ts';
+import { type CallPlatform, callPlatforms, platformFor } from '#shared/calls/call-platform.ts';
 import { resolveVariants } from '#shared/catalog/variant-index.ts';
 import { readCustomer } from '#shared/customers/customer-store.ts';
 import { orderCommands } from '#shared/orders/order-commands.ts';
@@ -18,17 +18,25 @@ import { tenantConfigOf } from './tenant-configs.ts';
 /** A tenant's rules change rarely and every order step reads them: cached as briefly as keys and tenant configuration. */
 const rules = ttlCache((tenant) => activeRules(tenant), config.authCacheSeconds * 1000);
 
+/** CALL_STUCK_AFTER_SECONDS, where set, replaces every platform's longest call (tests, and an operator's override). */
+const withStuckAfter = (platform: CallPlatform): CallPlatform =>
+  config.callStuckAfterSeconds ? { ...platform, stuckAfterSeconds: config.callStuckAfterSeconds } : platform;
+const deployed = callPlatforms(config.callPlatform);
+const platforms = { sandbox: withStuckAfter(deployed.sandbox), live: deployed.live && withStuckAfter(deployed.live) };
+
 export const processing = orderProcessing({
   orders: dynamoOrderRepository,
   customers: { read: readCustomer },
   variants: { resolve: resolveVariants },
   rules: { active: rules.get },
   tenantConfigOf,
-  callPlatform: {
-    ...callPlatform(config.callPlatform),
-    ...(config.callStuckAfterSeconds ? { stuckAfterSeconds: config.callStuckAfterSeconds } : {}),
-  },
+  callPlatforms: platforms,
   settings: { variantIndexGraceSeconds: config.variantIndexGraceSeconds, callRetryDelaySeconds: config.callRetryDelaySeconds },
 });
 
-export const commands = orderCommands({ orders: processing.ports.orders, callPlatform: processing.ports.callPlatform, requalify: processing.requalify });
+/** A cancel during a call ends it on the platform the tenant's mode calls through. */
+const cancelCall: Pick<CallPlatform, 'cancel'> = {
+  cancel: async (request) => platformFor(platforms, (await tenantConfigOf(request.tenant)).mode)?.cancel(request),
+};
+
+export const commands = orderCommands({ orders: processing.ports.orders, callPlatform: cancelCall, requalify: processing.requalify });

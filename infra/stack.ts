@@ -87,6 +87,8 @@ export class CommerceInterfaceStack extends Stack {
     new CfnOutput(this, 'StreamFailureQueueUrl', { value: data.streamFailures.queueUrl });
     new CfnOutput(this, 'AlarmTopicArn', { value: monitoring.topic.topicArn });
     new CfnOutput(this, 'ApiKeySecretsKeyArn', { value: data.keySecrets.keyArn });
+    // The admin CLI refuses a live tenant on a deployment whose calls can only be simulated.
+    new CfnOutput(this, 'CallPlatform', { value: environment.CALL_PLATFORM });
 
     this.acknowledgeNagFindings();
   }

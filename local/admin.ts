@@ -118,6 +118,8 @@ function deliveryFilter() {
 
 interface Target {
   local: boolean;
+  /** The deployment's call platform for live tenants (`sandbox`: none). */
+  callPlatform: string;
   streamFailureQueueUrl?: string;
   webhookQueueArn?: string;
   webhookDlqArn?: string;
@@ -141,6 +143,7 @@ async function selectTarget(): Promise<Target> {
     });
     return {
       local: false,
+      callPlatform: outputs.CallPlatform ?? 'sandbox',
       webhookQueueArn: outputs.WebhookQueueArn,
       webhookDlqArn: outputs.WebhookDlqArn,
       streamFailureQueueUrl: outputs.StreamFailureQueueUrl,
@@ -150,7 +153,7 @@ async function selectTarget(): Promise<Target> {
   if (!existsSync(runtimeFile)) fail(`no running local stack (${runtimeFile} is missing): run \`npm start\` first, or pass --stack NAME`);
   const { env } = JSON.parse(readFileSync(runtimeFile, 'utf8'));
   Object.assign(process.env, env);
-  return { local: true, streamFailureQueueUrl: env.STREAM_FAILURE_QUEUE_URL };
+  return { local: true, callPlatform: env.CALL_PLATFORM ?? 'sandbox', streamFailureQueueUrl: env.STREAM_FAILURE_QUEUE_URL };
 }
 
 // The command first: a typo needs no running stack to be told.
@@ -174,7 +177,7 @@ function readTenantConfigFile(file: string): TenantConfig {
 const tenantConfigFile = positionals[0] === 'tenants' && values.config ? readTenantConfigFile(values.config) : undefined;
 const target = await selectTarget();
 const { createApiKey, revokeApiKey } = await import('#shared/tenants/store.ts');
-const { putTenantConfig } = await import('#shared/tenants/config-writer.ts');
+const { LiveModeUnavailableError, putTenantConfig } = await import('#shared/tenants/config-writer.ts');
 const { isScope } = await import('#shared/api/scopes.ts');
 const { TENANT_ID_PATTERN } = await import('#shared/tenants/config.ts');
 const { queueClient } = await import('#shared/storage/clients.ts');
@@ -219,7 +222,10 @@ switch (area === 'recover' ? area : `${area} ${action}`) {
   case 'tenants put': {
     const tenant = values.tenant ?? fail('--tenant is required');
     if (!TENANT_ID_PATTERN.test(tenant)) fail(`--tenant must match ${TENANT_ID_PATTERN}`);
-    const config = await putTenantConfig(tenant, tenantConfigFile ?? fail('--config FILE is required'));
+    const given = tenantConfigFile ?? fail('--config FILE is required');
+    const config = await putTenantConfig(tenant, given, { callPlatform: target.callPlatform }).catch((error: Error) =>
+      error instanceof LiveModeUnavailableError ? invalidInput(error.message) : Promise.reject(error),
+    );
     console.log(JSON.stringify({ tenant, config }, null, 2));
     break;
   }

@@ -20,7 +20,8 @@ export interface LocalCredentials {
 }
 
 export async function seedSandbox(credentialsFile: string, baseUrl: string): Promise<LocalCredentials> {
-  if (!(await readTenantConfig(SANDBOX_TENANT))) await putTenantConfig(SANDBOX_TENANT, SANDBOX_CONFIG);
+  if (!(await readTenantConfig(SANDBOX_TENANT)))
+    await putTenantConfig(SANDBOX_TENANT, SANDBOX_CONFIG, { callPlatform: process.env.CALL_PLATFORM ?? 'sandbox' });
   const existing = readJsonFile<LocalCredentials>(credentialsFile, (reason) => console.error(`WARNING: ${reason}; a new key is created`));
   const stillValid = typeof existing?.key_id === 'string' && (await readApiKey(existing.key_id))?.status === 'active';
   const credentials = stillValid

@@ -20,7 +20,7 @@ export const CALL_NOW_CONFIG = {
 
 export async function benchTenant(name: string, config: unknown = CALL_NOW_CONFIG): Promise<BenchKey> {
   const tenant = `${name}-${randomUUID().slice(0, 8)}`;
-  await putTenantConfig(tenant, config);
+  await putTenantConfig(tenant, config, { callPlatform: process.env.CALL_PLATFORM ?? 'sandbox' });
   const key = await createApiKey(tenant, [...SCOPES]);
   return { tenant, keyId: key.key_id, secret: key.secret };
 }

@@ -249,7 +249,7 @@ export interface paths {
         };
         /**
          * List an order's call attempts and the reports policy
-         * @description The order's call attempts in order, with the reports policy: whether recordings or transcripts exist, how long they are kept, and how to request them.
+         * @description The order's call attempts in order, with the reports policy: whether recordings or transcripts exist, how long they are kept, and how to request them. A sandbox tenant's attempts carry the transcript of the simulated conversation (an extension): what the customer heard and pressed.
          */
         get: operations["listOrderCalls"];
         put?: never;
@@ -638,12 +638,20 @@ export interface components {
         EffectiveConfiguration: {
             /** @enum {string} */
             readiness: "ready" | "not_ready";
+            /**
+             * @description `sandbox`: every call goes to the simulated network, whose customer behaves as the sandbox scenarios say; `live`: your real customers are called. An extension of the contract.
+             * @enum {string}
+             */
+            mode?: "sandbox" | "live";
+            /** @description The store name customers hear when they are called (null: the tenant id). An extension of the contract. */
+            display_name?: string | null;
             blockers: components["schemas"]["ReadinessBlocker"][];
             notices: components["schemas"]["ReadinessNotice"][];
             markets: {
                 country: string;
                 locale_default: string;
                 calling_days: number[];
+                display_name?: string;
             }[];
             quiet_hours: {
                 timezone: string;
@@ -1060,7 +1068,7 @@ export interface components {
              */
             completed_at: string;
         };
-        CallAttempt: {
+        CallHistoryAttempt: {
             attempt: number;
             /** @enum {string} */
             call_disposition: "answered" | "no_answer" | "busy" | "voicemail" | "failed" | "invalid_number";
@@ -1074,6 +1082,16 @@ export interface components {
              * @description RFC 3339, UTC (always `Z`)
              */
             ended_at: string;
+            /** @description Sandbox tenants only: the simulated conversation, exactly what a live customer would hear, and what the simulated customer pressed. Live calls keep no transcript. An extension of the contract. */
+            transcript?: components["schemas"]["TranscriptEntry"][];
+        };
+        TranscriptEntry: {
+            /** @enum {string} */
+            speaker: "service" | "customer";
+            /** @description What the service said (the service's lines) */
+            text?: string;
+            /** @description The key the customer pressed, null for no input in time (the customer's lines) */
+            key?: string | null;
         };
         ReportsPolicy: {
             recordings: {
@@ -1574,6 +1592,21 @@ export interface components {
             test?: true;
             data: components["schemas"]["CallAttempt"] | components["schemas"]["TruncatedEventData"];
         };
+        CallAttempt: {
+            attempt: number;
+            /** @enum {string} */
+            call_disposition: "answered" | "no_answer" | "busy" | "voicemail" | "failed" | "invalid_number";
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC (always `Z`)
+             */
+            started_at: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC (always `Z`)
+             */
+            ended_at: string;
+        };
         /** @description The final_order_snapshot is ready: the same result as GET /orders/{externalOrderId}/result. */
         OrderResultReadyEvent: {
             /** @description Unique id and deduplication key; a replay keeps it */
@@ -1839,6 +1872,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "readiness": "ready",
+                     *       "mode": "sandbox",
+                     *       "display_name": "x",
                      *       "blockers": [
                      *         {
                      *           "code": "no_market_configured",
@@ -1857,7 +1892,8 @@ export interface operations {
                      *           "locale_default": "xx",
                      *           "calling_days": [
                      *             1
-                     *           ]
+                     *           ],
+                     *           "display_name": "x"
                      *         }
                      *       ],
                      *       "quiet_hours": {
@@ -4347,7 +4383,14 @@ export interface operations {
                      *           "attempt": 1,
                      *           "call_disposition": "answered",
                      *           "started_at": "2026-11-24T10:00:00.000Z",
-                     *           "ended_at": "2026-11-24T10:00:00.000Z"
+                     *           "ended_at": "2026-11-24T10:00:00.000Z",
+                     *           "transcript": [
+                     *             {
+                     *               "speaker": "service",
+                     *               "text": "x",
+                     *               "key": "x"
+                     *             }
+                     *           ]
                      *         }
                      *       ],
                      *       "next_cursor": null,
@@ -4365,7 +4408,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        data: components["schemas"]["CallAttempt"][];
+                        data: components["schemas"]["CallHistoryAttempt"][];
                         /** @description Null at the end of the list. */
                         next_cursor: string | null;
                         reports_policy: components["schemas"]["ReportsPolicy"];

@@ -1,10 +1,14 @@
 /**
- * The call platform port: the voice platform starts a call attempt for an order and reports
- * how it went. A real platform answers `pending` and reports later (its callback calls
- * `recordAttempt`); the sandbox dialer of contract-decisions section 7 reports at once.
+ * The call platform port: the voice platform places a call attempt for an order, plays the
+ * conversation (dialog.ts) turn by turn, and reports how it went. A real platform answers
+ * `pending` and reports later (its callback calls `recordAttempt`); the sandbox's simulated
+ * network reports at once. Which platform calls a tenant's customers is the tenant's mode:
+ * sandbox tenants always the simulated network, live tenants the deployment's platform.
  */
 import type { BusinessOutcome, CallDisposition } from '../orders/order-schemas.ts';
-import type { SnapshotLine } from '../orders/snapshot.ts';
+import type { TenantMode } from '../tenants/tenant-config.ts';
+import type { DialogScript } from './dialog.ts';
+import { converse, sandboxCustomer, type TranscriptEntry } from './simulated-customer.ts';
 
 export interface CallRequest {
   tenant: string;
@@ -12,9 +16,8 @@ export interface CallRequest {
   attempt: number;
   /** E.164; handed to the platform only, never logged or stored with the attempt. */
   phone: string;
-  locale: string;
-  lines: readonly SnapshotLine[];
-  currency: string;
+  /** What the customer hears and may press. */
+  script: DialogScript;
 }
 
 /** One call attempt of an order, as the platform knows it. */
@@ -28,10 +31,12 @@ export interface AttemptReport {
   call_disposition: CallDisposition;
   started_at: string;
   ended_at: string;
-  /** For an answered call: what the customer decided. */
+  /** For an answered call: what the customer decided (none: they answered and never chose). */
   decision?: Extract<BusinessOutcome, 'confirmed' | 'modified' | 'declined'>;
   /** Sandbox only: the scenario digit, so the sandbox write-back can fail scenario 8. */
   scenario?: string;
+  /** Sandbox only: what was said and pressed, kept with the attempt so a partner sees what its customers hear. */
+  transcript?: TranscriptEntry[];
 }
 
 export interface CallPlatform {
@@ -51,28 +56,7 @@ export interface CallPlatform {
   erase(request: { tenant: string; external_customer_id: string }): Promise<void>;
 }
 
-/** Decides by the last digit of the phone number and the attempt number (contract-decisions 7). */
-export function sandboxDecision(phone: string, attempt: number): Pick<AttemptReport, 'call_disposition' | 'decision'> {
-  const digit = phone.at(-1);
-  switch (digit) {
-    case '1':
-      return { call_disposition: 'no_answer' };
-    case '2':
-      return attempt === 1 ? { call_disposition: 'no_answer' } : { call_disposition: 'answered', decision: 'confirmed' };
-    case '3':
-      return { call_disposition: 'answered', decision: 'declined' };
-    case '4':
-      return { call_disposition: 'answered', decision: 'modified' };
-    case '5':
-      return attempt === 1 ? { call_disposition: 'busy' } : { call_disposition: 'answered', decision: 'confirmed' };
-    case '9':
-      return { call_disposition: 'invalid_number' };
-    default: // 0, 6, 7 and 8
-      return { call_disposition: 'answered', decision: 'confirmed' };
-  }
-}
-
-/** What the sandbox dialer was asked to erase (it keeps nothing else): tenant and customer id, newest last. */
+/** What the simulated network was asked to erase (it keeps nothing else): tenant and customer id, newest last. */
 export const sandboxErasures: { tenant: string; external_customer_id: string }[] = [];
 
 export const sandboxDialer: CallPlatform = {
@@ -87,13 +71,27 @@ export const sandboxDialer: CallPlatform = {
   },
   async startAttempt(request, now) {
     const at = now.toISOString();
-    return { ...sandboxDecision(request.phone, request.attempt), started_at: at, ended_at: at, scenario: request.phone.at(-1)! };
+    const { call_disposition, decision, transcript } = converse(request.script, sandboxCustomer(request.phone, request.attempt));
+    return { call_disposition, ...(decision ? { decision } : {}), started_at: at, ended_at: at, scenario: request.phone.at(-1)!, transcript };
   },
 };
 
-export function callPlatform(name: 'sandbox'): CallPlatform {
+/** The platforms of a deployment: the simulated network always, and the live platform where the deployment has one. */
+export interface CallPlatforms {
+  sandbox: CallPlatform;
+  live: CallPlatform | undefined;
+}
+
+/** The platform a tenant's customers are called through; undefined: a live tenant on a deployment without a live platform. */
+export const platformFor = (platforms: CallPlatforms, mode: TenantMode): CallPlatform | undefined => (mode === 'live' ? platforms.live : platforms.sandbox);
+
+/** The longest call of any of the deployment's platforms. */
+export const longestCallSeconds = (platforms: CallPlatforms): number => Math.max(platforms.sandbox.stuckAfterSeconds, platforms.live?.stuckAfterSeconds ?? 0);
+
+/** The deployment's platforms for `CALL_PLATFORM` (sandbox: no live platform, so no tenant can be live). */
+export function callPlatforms(name: 'sandbox'): CallPlatforms {
   switch (name) {
     case 'sandbox':
-      return sandboxDialer;
+      return { sandbox: sandboxDialer, live: undefined };
   }
 }

@@ -39,6 +39,7 @@ export async function resolveVariants(tenant: string, ids: readonly string[]): P
       resolved.set(v.external_variant_id, {
         external_variant_id: v.external_variant_id,
         external_product_id: product.external_product_id,
+        title: product.title,
         category: product.category ?? null,
         archived: product.status === 'archived',
         price: v.price,

@@ -61,6 +61,8 @@ export function effectiveConfiguration(config: TenantConfig, subscription: Webho
   }
   return {
     readiness: blockers.length === 0 ? 'ready' : 'not_ready',
+    mode: config.mode,
+    display_name: config.display_name,
     blockers,
     notices,
     markets: config.markets,

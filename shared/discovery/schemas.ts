@@ -4,6 +4,7 @@ import { ORDER_KINDS } from '../api/limits.ts';
 import { integer, meta } from '../api/zod.ts';
 import { EVENT_TYPES } from '../events/event-types.ts';
 import { MarketSchema, QuietHoursSchema } from '../tenants/config.ts';
+import { TENANT_MODES } from '../tenants/tenant-config.ts';
 
 export const CapabilitiesSchema = answerSchema(() =>
   meta(
@@ -50,6 +51,14 @@ export const EffectiveConfigurationSchema = answerSchema(() =>
   meta(
     z.object({
       readiness: z.enum(['ready', 'not_ready']),
+      // Optional in the schema, so a client generated from an earlier version stays valid; always sent.
+      mode: meta(z.optional(z.enum(TENANT_MODES)), {
+        description:
+          '`sandbox`: every call goes to the simulated network, whose customer behaves as the sandbox scenarios say; `live`: your real customers are called. An extension of the contract.',
+      }),
+      display_name: meta(z.optional(z.nullable(z.string())), {
+        description: 'The store name customers hear when they are called (null: the tenant id). An extension of the contract.',
+      }),
       blockers: z.array(BlockerSchema),
       notices: z.array(NoticeSchema),
       markets: z.array(MarketSchema),

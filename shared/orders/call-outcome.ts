@@ -6,7 +6,7 @@
 import type { AttemptReport } from '../calls/call-platform.ts';
 import type { StoredCustomer } from '../customers/customers.ts';
 import type { SalesRule } from '../rules/rule-schemas.ts';
-import type { TenantConfig } from '../tenants/config.ts';
+import type { Market, TenantConfig } from '../tenants/tenant-config.ts';
 import type { StoredOrder } from './order.ts';
 import type { BusinessOutcome, OrderResult } from './order-schemas.ts';
 import type { ResolvedVariant } from './qualification.ts';
@@ -22,9 +22,14 @@ export interface Facts {
   config: TenantConfig;
 }
 
-export function callingWindow(config: TenantConfig, locale: string | undefined): CallingWindow | undefined {
+/** The customer's market: the one of their locale's region, else the tenant's first. */
+export function marketOf(config: TenantConfig, locale: string | undefined): Market | undefined {
   const region = locale?.split('-')[1]?.toUpperCase();
-  const market = config.markets.find((m) => m.country === region) ?? config.markets[0];
+  return config.markets.find((m) => m.country === region) ?? config.markets[0];
+}
+
+export function callingWindow(config: TenantConfig, locale: string | undefined): CallingWindow | undefined {
+  const market = marketOf(config, locale);
   if (!market) return undefined;
   return {
     timezone: config.quiet_hours.timezone,
@@ -89,7 +94,9 @@ export function attemptOutcome(
     result: resultView(order, disposition, outcome, snapshot, rules, at),
     nextContact: null,
   });
-  if (report.call_disposition === 'answered') {
+  // An answered call with no decision (the customer said nothing, or pressed no key the
+  // dialog knows, twice) reached the customer: it counts as an attempt and is called again.
+  if (report.call_disposition === 'answered' && report.decision) {
     if (report.decision === 'declined') return completed('answered', 'declined', snapshotOf(lines, currency, false, 'customer_declined'));
     const accepted =
       report.decision === 'modified' && facts.config.features_enabled.upsell ? acceptFirstSuggestion(lines, facts.variants, facts.rules, currency) : undefined;
@@ -99,7 +106,9 @@ export function attemptOutcome(
   if (report.call_disposition === 'invalid_number') return completed('invalid_number', 'invalid_number', snapshotOf(lines, currency, false, 'invalid_number'));
   const { counted, lost } = attemptCounts(order, report);
   if (counted >= facts.config.max_call_attempts || lost >= MAX_LOST_ATTEMPTS) {
-    return completed(report.call_disposition, 'unreachable', snapshotOf(lines, currency, false, 'unreachable'));
+    // The customer heard the order on the last attempt but never chose: reached, yet no decision.
+    const reason = report.call_disposition === 'answered' ? 'no_decision' : 'unreachable';
+    return completed(report.call_disposition, 'unreachable', snapshotOf(lines, currency, false, reason));
   }
   const window = callingWindow(facts.config, facts.customer?.locale);
   const earliest = new Date(now.getTime() + retryDelaySeconds * 1000);

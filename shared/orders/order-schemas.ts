@@ -216,6 +216,36 @@ export const CallAttemptSchema = answerSchema(() =>
 );
 export type CallAttempt = z.output<typeof CallAttemptSchema>;
 
+/** What the simulated customer heard (`text`) and pressed (`key`, null: nothing within the time limit). */
+export const TranscriptEntrySchema = answerSchema(() =>
+  meta(
+    z.object({
+      speaker: z.enum(['service', 'customer']),
+      text: meta(z.optional(z.string()), { description: "What the service said (the service's lines)" }),
+      key: meta(z.optional(z.nullable(z.string())), { description: "The key the customer pressed, null for no input in time (the customer's lines)" }),
+    }),
+    { id: 'TranscriptEntry' },
+  ),
+);
+
+/** A call attempt as the call history shows it: with the transcript of a sandbox tenant's simulated conversation. */
+export const CallHistoryAttemptSchema = answerSchema(() =>
+  meta(
+    z.object({
+      attempt: integer(),
+      call_disposition: z.enum(CALL_DISPOSITIONS),
+      started_at: UtcTime,
+      ended_at: UtcTime,
+      transcript: meta(z.optional(z.array(TranscriptEntrySchema)), {
+        description:
+          'Sandbox tenants only: the simulated conversation, exactly what a live customer would hear, and what the simulated customer pressed. Live calls keep no transcript. An extension of the contract.',
+      }),
+    }),
+    { id: 'CallHistoryAttempt' },
+  ),
+);
+export type CallHistoryAttempt = z.output<typeof CallHistoryAttemptSchema>;
+
 export const ReportsPolicySchema = answerSchema(() =>
   meta(
     z.object({

@@ -6,32 +6,26 @@
  * outside the domain (orders, customers, variants, rules, configuration, the call platform)
  * comes in through `ProcessingPorts`, built once per function by its composition root.
  */
-import type { AttemptReport, CallPlatform } from '../calls/call-platform.ts';
-import type { StoredCustomer } from '../customers/customers.ts';
+import { type AttemptReport, type CallPlatforms, longestCallSeconds, platformFor } from '../calls/call-platform.ts';
 import { RevisionConflict } from '../errors.ts';
-import { applicableRules } from '../rules/applicable-rules.ts';
-import type { SalesRule } from '../rules/rule-schemas.ts';
-import { keys } from '../storage/keys.ts';
+import { logger } from '../logging/logger.ts';
 import { retryOnRevisionConflict } from '../storage/revision-retry.ts';
-import type { TenantConfigOf } from '../tenants/config-cache.ts';
 import { attemptCounts, attemptOutcome, callingWindow, type Facts } from './call-outcome.ts';
-import { type CallRecords, type OrderRepository, rejectionFields, type StoredOrder } from './order.ts';
+import { callRecords } from './call-records.ts';
+import { callScript } from './call-script.ts';
+import { type FactsPorts, factsFor } from './facts.ts';
+import { type OrderRepository, rejectionFields, type StoredOrder } from './order.ts';
 import { lastStatus, recordsAttempt } from './order-log.ts';
-import type { OrderResult } from './order-schemas.ts';
 import { pendingChanges } from './pending-changes.ts';
-import { type Qualification, qualify, type ResolvedVariant } from './qualification.ts';
+import { type Qualification, qualify } from './qualification.ts';
 import { nextContactAt } from './scheduler.ts';
 import { effectiveLines } from './snapshot.ts';
 import { isFinal, type OrderState } from './state-machine.ts';
 
-export interface ProcessingPorts {
+export interface ProcessingPorts extends FactsPorts {
   orders: OrderRepository;
-  customers: { read(tenant: string, id: string): Promise<StoredCustomer | undefined> };
-  variants: { resolve(tenant: string, ids: readonly string[]): Promise<Map<string, ResolvedVariant>> };
-  /** The tenant's active sales rules (may be cached briefly). */
-  rules: { active(tenant: string): Promise<SalesRule[]> };
-  tenantConfigOf: TenantConfigOf;
-  callPlatform: CallPlatform;
+  /** The simulated network for sandbox tenants, the deployment's live platform (if any) for live ones. */
+  callPlatforms: CallPlatforms;
   settings: { variantIndexGraceSeconds: number; callRetryDelaySeconds: number };
 }
 
@@ -39,29 +33,6 @@ export interface ProcessingPorts {
 const QUALIFICATION_RETRY_MS = 2_000;
 /** While a tenant is suspended, its due calls are looked at again this often. */
 const SUSPENDED_RETRY_MS = 5 * 60_000;
-
-/**
- * Everything qualification and the call need, read once: customer, rules, configuration, the
- * order's variants and then those that the rules applying to its lines point to. However many
- * rules a tenant has (at most MAX_SALES_RULES, cached), an order reads only its own variants
- * and its applicable rules' targets.
- */
-async function factsFor(ports: ProcessingPorts, order: StoredOrder): Promise<Facts> {
-  const [customer, rules, config, lineVariants] = await Promise.all([
-    ports.customers.read(order.tenant, order.external_customer_id),
-    ports.rules.active(order.tenant),
-    ports.tenantConfigOf(order.tenant),
-    ports.variants.resolve(
-      order.tenant,
-      order.items.map((i) => i.external_variant_id),
-    ),
-  ]);
-  const targets = applicableRules(order, lineVariants, rules)
-    .flatMap(({ rule }) => ['replacement_variant', 'suggest_variant'].map((k) => rule.action[k]))
-    .filter((v): v is string => typeof v === 'string' && !lineVariants.has(v));
-  const targetVariants = targets.length ? await ports.variants.resolve(order.tenant, [...new Set(targets)]) : new Map();
-  return { customer, variants: new Map([...lineVariants, ...targetVariants]), rules, config };
-}
 
 function qualificationOf(order: StoredOrder, facts: Facts): Qualification {
   return qualify({
@@ -145,7 +116,9 @@ async function step(ports: ProcessingPorts, order: StoredOrder, now: Date, facts
     }
     case 'in_call': {
       // Only the scheduler's check for a stuck call gets here: record the attempt as failed.
-      const deadline = order.call_deadline_at ? Date.parse(order.call_deadline_at) : Date.parse(order.updated_at) + ports.callPlatform.stuckAfterSeconds * 1000;
+      const deadline = order.call_deadline_at
+        ? Date.parse(order.call_deadline_at)
+        : Date.parse(order.updated_at) + longestCallSeconds(ports.callPlatforms) * 1000;
       if (deadline > now.getTime()) return undefined;
       const stuck: AttemptReport = { call_disposition: 'failed', started_at: order.updated_at, ended_at: now.toISOString() };
       return recordAttempt(ports, order, stuck, now, await factsOf(order));
@@ -174,6 +147,13 @@ async function startAttempt(ports: ProcessingPorts, order: StoredOrder, now: Dat
   }
   if (!q.qualified)
     return ports.orders.write(order, { to: 'rejected', reason: q.reason, set: { next_contact_at: null, ...rejectionFields(order, q.reason) } }, now);
+  const platform = platformFor(ports.callPlatforms, facts.config.mode);
+  if (!platform) {
+    // A live tenant on a deployment without a live platform (its configuration is refused, so
+    // only an older one gets here): its customers are never called by the simulation; the order waits.
+    logger.error('no call platform for a live tenant; its calls wait', { tenant: order.tenant });
+    return deferCall(ports, order, now, SUSPENDED_RETRY_MS);
+  }
   const attempt = order.call_attempts + 1;
   const inCall = await ports.orders.write(
     order,
@@ -183,7 +163,7 @@ async function startAttempt(ports: ProcessingPorts, order: StoredOrder, now: Dat
         call_attempts: attempt,
         next_contact_at: null,
         substitutions: q.substitutions,
-        call_deadline_at: new Date(now.getTime() + ports.callPlatform.stuckAfterSeconds * 1000).toISOString(),
+        call_deadline_at: new Date(now.getTime() + platform.stuckAfterSeconds * 1000).toISOString(),
       },
     },
     now,
@@ -195,46 +175,12 @@ async function startAttempt(ports: ProcessingPorts, order: StoredOrder, now: Dat
     throw error;
   });
   if (!claimed) return undefined;
-  const report = await ports.callPlatform.startAttempt(
-    {
-      tenant: order.tenant,
-      external_order_id: order.external_order_id,
-      attempt,
-      phone: facts.customer!.phone!,
-      locale: facts.customer!.locale,
-      lines: effectiveLines(order.items, q.substitutions, facts.variants),
-      currency: order.items[0]!.currency,
-    },
+  const lines = effectiveLines(order.items, q.substitutions, facts.variants);
+  const report = await platform.startAttempt(
+    { tenant: order.tenant, external_order_id: order.external_order_id, attempt, phone: facts.customer!.phone!, script: callScript(claimed, facts, lines) },
     now,
   );
   return report === 'pending' ? claimed : recordFinishedCall(ports, claimed, report, now, facts);
-}
-
-/**
- * What an ended call writes with its order change: the attempt and, when the order completes,
- * the result (their events go into the order's log with the change). Both were caused by the
- * change that started the call (`inCall`'s newest status event).
- */
-function callRecords(inCall: StoredOrder, report: AttemptReport, result?: OrderResult, writeBackEnabled = false): CallRecords {
-  const attempt = inCall.call_attempts;
-  const attemptData = { attempt, call_disposition: report.call_disposition, started_at: report.started_at, ended_at: report.ended_at };
-  return {
-    attempt: { ...keys.orderAttempt(inCall.pk, attempt), entity: 'call_attempt', ...attemptData },
-    ...(result
-      ? {
-          result: {
-            ...keys.orderResult(inCall.pk),
-            entity: 'result',
-            tenant: inCall.tenant,
-            ...result,
-            ...(report.scenario ? { scenario: report.scenario } : {}),
-            // Only a result to write back starts stream work (its due entry, then its settlement): two index writes and an update the others never need.
-            ...(writeBackEnabled && result.final_order_snapshot.confirmed ? { writeback_state: 'pending' } : {}),
-          },
-        }
-      : {}),
-    causeRevision: inCall.status_revision,
-  };
 }
 
 /**

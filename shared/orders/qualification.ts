@@ -10,6 +10,8 @@ import type { OrderItem, OrderKind } from './order-schemas.ts';
 
 export interface ResolvedVariant extends CatalogEntry {
   external_variant_id: string;
+  /** Its product's title: what the customer hears read back. */
+  title?: string;
   price: string;
   currency: string;
   min_quantity?: number;

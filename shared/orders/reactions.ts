@@ -102,7 +102,11 @@ async function jobWork(ports: ReactionPorts, job: StoredJob): Promise<{ walk: Or
     const pageProcessing = orderProcessing(readOncePerPage(ports.processing.ports));
     return { walk: { kind: 'active-using', variants }, apply: (order) => requalifyActive({ ...ports, processing: pageProcessing }, order, new Date()) };
   }
-  if (job.pages === 0) await ports.processing.ports.callPlatform.erase({ tenant: job.tenant, external_customer_id: job.subject });
+  if (job.pages === 0) {
+    // Every platform of the deployment forgets the customer: a tenant that went live may have called them through either.
+    const { sandbox, live } = ports.processing.ports.callPlatforms;
+    for (const platform of [sandbox, live]) await platform?.erase({ tenant: job.tenant, external_customer_id: job.subject });
+  }
   // A link is written ahead of its order: one whose order was created for another customer (a
   // concurrent creation of the same id that lost) leads to an order this erasure must not touch.
   return {

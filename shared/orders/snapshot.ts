@@ -44,7 +44,7 @@ export function acceptFirstSuggestion(
   variants: ReadonlyMap<string, ResolvedVariant>,
   rules: readonly SalesRule[],
   currency: string,
-): { lines: SnapshotLine[]; rule: string } | undefined {
+): { lines: SnapshotLine[]; rule: string; kind: 'replaces' | 'adds'; suggested: ResolvedVariant } | undefined {
   const order = { items: lines.map((l) => ({ ...l, currency: '' })) };
   for (const { rule, lines: matched } of applicableRules(order, variants, rules)) {
     if (rule.rule_type !== 'upsell' && rule.rule_type !== 'cross_sell') continue;
@@ -53,6 +53,8 @@ export function acceptFirstSuggestion(
     if (rule.rule_type === 'upsell') {
       return {
         rule: rule.external_rule_id,
+        kind: 'replaces',
+        suggested,
         lines: lines.map((l, i) =>
           matched.includes(i)
             ? { external_variant_id: suggested.external_variant_id, quantity: upsellQuantity(l.quantity, rule.action.max_quantity), price: suggested.price }
@@ -61,7 +63,12 @@ export function acceptFirstSuggestion(
       };
     }
     const quantity = typeof rule.action.quantity === 'number' ? rule.action.quantity : 1;
-    return { rule: rule.external_rule_id, lines: [...lines, { external_variant_id: suggested.external_variant_id, quantity, price: suggested.price }] };
+    return {
+      rule: rule.external_rule_id,
+      kind: 'adds',
+      suggested,
+      lines: [...lines, { external_variant_id: suggested.external_variant_id, quantity, price: suggested.price }],
+    };
   }
   return undefined;
 }

@@ -5,7 +5,7 @@
  */
 import * as z from 'zod/mini';
 import { builtOnFirstUse, integer, text } from '../api/zod.ts';
-import { TENANT_DEFAULTS, type TenantConfig } from './tenant-config.ts';
+import { TENANT_DEFAULTS, TENANT_MODES, type TenantConfig } from './tenant-config.ts';
 
 export { TENANT_DEFAULTS, TENANT_ID_PATTERN, type TenantConfig } from './tenant-config.ts';
 
@@ -25,6 +25,7 @@ export const MarketSchema = builtOnFirstUse(() =>
     country: z.string().check(z.regex(/^[A-Z]{2}$/, 'ISO 3166-1 alpha-2 country code')),
     locale_default: text(2, 35),
     calling_days: z.array(integer(1, 7)).check(z.minLength(1), z.maxLength(7)),
+    display_name: z.optional(text(1, 80)),
   }),
 );
 
@@ -39,6 +40,8 @@ export const QuietHoursSchema = builtOnFirstUse(() =>
 export const TenantConfigSchema = builtOnFirstUse(() =>
   z.strictObject({
     status: z._default(z.enum(['active', 'suspended']), TENANT_DEFAULTS.status),
+    mode: z._default(z.enum(TENANT_MODES), TENANT_DEFAULTS.mode),
+    display_name: z._default(z.nullable(text(1, 80)), TENANT_DEFAULTS.display_name),
     markets: z._default(z.array(MarketSchema).check(z.maxLength(50)), TENANT_DEFAULTS.markets),
     quiet_hours: z._default(QuietHoursSchema, TENANT_DEFAULTS.quiet_hours),
     features_enabled: z._default(

@@ -10,7 +10,7 @@ import { keySecrets } from '../auth/key-secret-deriver.ts';
 import { tableClient, tableName } from '../storage/clients.ts';
 import { landed } from '../storage/conditional.ts';
 import { keys } from '../storage/keys.ts';
-import { type StoredTenantConfig, type TenantConfig, withTenantDefaults } from './tenant-config.ts';
+import { keyIdPrefix, type StoredTenantConfig, type TenantConfig, withTenantDefaults } from './tenant-config.ts';
 
 export interface ApiKeyRecord {
   key_id: string;
@@ -33,9 +33,14 @@ export async function readTenantConfig(tenant: string): Promise<TenantConfig | u
   return Item ? withTenantDefaults(Item.config as StoredTenantConfig) : undefined;
 }
 
-/** Creates a key; its secret is derived (never stored) and returned this once. */
+/**
+ * Creates a key; its secret is derived (never stored) and returned this once. Its id says its
+ * tenant's mode (`key_test_…` for a sandbox tenant, `key_live_…` for a live one), as Stripe's
+ * keys do, so a partner cannot take one for the other; ids issued before (`key_…`) stay valid.
+ */
 export async function createApiKey(tenant: string, scopes: Scope[], now = new Date()): Promise<CreatedApiKey> {
-  const key_id = `key_${randomBytes(12).toString('hex')}`;
+  const mode = (await readTenantConfig(tenant))?.mode ?? 'sandbox';
+  const key_id = `${keyIdPrefix(mode)}${randomBytes(12).toString('hex')}`;
   const secret = await keySecrets().secretFor(key_id);
   const record: ApiKeyRecord = { key_id, tenant, scopes, status: 'active', created_at: now.toISOString() };
   const written = await landed({

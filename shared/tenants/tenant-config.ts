@@ -9,10 +9,19 @@ export interface Market {
   country: string;
   locale_default: string;
   calling_days: number[];
+  /** The store's name in this market, where it differs from the tenant's `display_name`. */
+  display_name?: string | undefined;
 }
+
+/** Sandbox tenants' calls go to the simulated network; live tenants' to the deployment's call platform, never to the simulation. */
+export const TENANT_MODES = ['sandbox', 'live'] as const;
+export type TenantMode = (typeof TENANT_MODES)[number];
 
 export interface TenantConfig {
   status: 'active' | 'suspended';
+  mode: TenantMode;
+  /** The store's name as its customers know it, said when they are called; null: the tenant id. */
+  display_name: string | null;
   markets: Market[];
   quiet_hours: { timezone: string; dont_call_hour_start: number; dont_call_hour_end: number };
   features_enabled: { upsell: boolean; repurchase_intent: boolean };
@@ -28,6 +37,8 @@ export type StoredTenantConfig = {
 
 export const TENANT_DEFAULTS: Readonly<TenantConfig> = {
   status: 'active',
+  mode: 'sandbox',
+  display_name: null,
   markets: [],
   quiet_hours: { timezone: 'Europe/Berlin', dont_call_hour_start: 21, dont_call_hour_end: 8 },
   features_enabled: { upsell: true, repurchase_intent: true },
@@ -38,11 +49,19 @@ export const TENANT_DEFAULTS: Readonly<TenantConfig> = {
 
 export const TENANT_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 
+/** How a new key id of a tenant in `mode` begins. */
+export const keyIdPrefix = (mode: TenantMode): string => (mode === 'live' ? 'key_live_' : 'key_test_');
+
+/** The store's name a customer of `market` hears. */
+export const storeNameFor = (tenant: string, config: TenantConfig, market: Market | undefined): string => market?.display_name ?? config.display_name ?? tenant;
+
 /** `stored` with every missing field at its default, exactly as the schema's defaults fill it (a property test holds the two together). */
 export function withTenantDefaults(stored: StoredTenantConfig = {}): TenantConfig {
   const d = TENANT_DEFAULTS;
   return {
     status: stored.status ?? d.status,
+    mode: stored.mode ?? d.mode,
+    display_name: stored.display_name ?? d.display_name,
     markets: stored.markets ?? [],
     quiet_hours: stored.quiet_hours ?? { ...d.quiet_hours },
     features_enabled: {

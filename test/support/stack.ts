@@ -31,7 +31,7 @@ export interface TestKey {
 /** A new tenant (unique per call, so test files never share data) with one key. */
 export async function newTenant(options: { scopes?: readonly Scope[]; config?: unknown } = {}): Promise<TestKey> {
   const tenant = `t-${randomUUID().slice(0, 12)}`;
-  await putTenantConfig(tenant, options.config ?? DEFAULT_TEST_CONFIG);
+  await putTenantConfig(tenant, options.config ?? DEFAULT_TEST_CONFIG, { callPlatform: process.env.CALL_PLATFORM ?? 'sandbox' });
   const key = await createApiKey(tenant, [...(options.scopes ?? SCOPES)]);
   return { tenant, keyId: key.key_id, secret: key.secret };
 }

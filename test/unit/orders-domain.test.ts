@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { sandboxDecision } from '#shared/calls/call-platform.ts';
+import { dialogScript } from '#shared/calls/dialog.ts';
+import { converse, sandboxCustomer } from '#shared/calls/simulated-customer.ts';
 import { type QualificationInput, qualify, type ResolvedVariant } from '#shared/orders/qualification.ts';
 import { acceptFirstSuggestion, snapshotOf, total } from '#shared/orders/snapshot.ts';
 import { allTransitions, canTransition, FINAL_STATES, ORDER_STATES } from '#shared/orders/state-machine.ts';
@@ -139,13 +140,19 @@ describe('snapshot money', () => {
       ],
       'EUR',
     );
-    expect(upsell).toEqual({ rule: 'up', lines: [{ external_variant_id: 'big', quantity: 2, price: '25.50' }] });
+    expect(upsell).toEqual({
+      rule: 'up',
+      kind: 'replaces',
+      suggested: variants.get('big'),
+      lines: [{ external_variant_id: 'big', quantity: 2, price: '25.50' }],
+    });
     const cross = acceptFirstSuggestion(
       lines,
       variants,
       [rule('x', { rule_type: 'cross_sell', priority: 9, action: { suggest_variant: 'cup', quantity: 2 } })],
       'EUR',
     );
+    expect(cross).toMatchObject({ kind: 'adds', suggested: variants.get('cup') });
     expect(snapshotOf(cross!.lines, 'EUR', true, null)).toMatchObject({
       total: '26.00',
       items: [{ external_variant_id: 'a' }, { external_variant_id: 'cup', quantity: 2 }],
@@ -183,15 +190,39 @@ describe('snapshot money', () => {
   });
 });
 
-describe('sandbox dialer', () => {
-  it('decides by the last digit and the attempt, per contract-decisions section 7', () => {
-    const run = (digit: string) => [1, 2, 3].map((attempt) => sandboxDecision(`+49151000000${digit}`, attempt).call_disposition);
+describe('the sandbox scenarios', () => {
+  const script = (offer: boolean) =>
+    dialogScript({
+      storeName: 'Rösterei',
+      orderedAt: '2026-11-24T09:00:00Z',
+      timeZone: 'Europe/Berlin',
+      locales: ['de-DE'],
+      currency: 'EUR',
+      lines: [{ title: 'Beans', quantity: 2, price: '9.99' }],
+      total: '19.98',
+      offer: offer ? { title: 'Big beans', price: '14.99', kind: 'replaces' } : undefined,
+    });
+  /** What the simulated customer of a digit makes of each attempt, through the conversation. */
+  const call = (digit: string, attempt: number, offer = true) => converse(script(offer), sandboxCustomer(`+49151000000${digit}`, attempt));
+
+  it('decide by the last digit and the attempt how the customer behaves, and keep the documented results', () => {
+    const run = (digit: string) => [1, 2, 3].map((attempt) => call(digit, attempt).call_disposition);
     expect(run('1')).toEqual(['no_answer', 'no_answer', 'no_answer']);
     expect(run('2').slice(0, 2)).toEqual(['no_answer', 'answered']);
     expect(run('5').slice(0, 2)).toEqual(['busy', 'answered']);
     expect(run('9')[0]).toBe('invalid_number');
-    expect(sandboxDecision('+4915100000003', 1).decision).toBe('declined');
-    expect(sandboxDecision('+4915100000004', 1).decision).toBe('modified');
-    for (const d of ['0', '6', '7', '8']) expect(sandboxDecision(`+491510000000${d}`, 1)).toEqual({ call_disposition: 'answered', decision: 'confirmed' });
+    expect(call('3', 1).decision).toBe('declined');
+    expect(call('4', 1).decision).toBe('modified');
+    // Without a suggestion to take, the customer of scenario 4 confirms the order as it is.
+    expect(call('4', 1, false).decision).toBe('confirmed');
+    for (const d of ['0', '6', '7', '8']) expect(call(d, 1)).toMatchObject({ call_disposition: 'answered', decision: 'confirmed' });
+  });
+
+  it('carry what the customer heard and pressed, and nothing for a call nobody took', () => {
+    const declined = call('3', 1);
+    expect(declined.transcript.map((t) => t.speaker)).toEqual(['service', 'customer', 'service']);
+    expect(declined.transcript[1]).toEqual({ speaker: 'customer', key: '2' });
+    expect(declined.transcript[0]).toMatchObject({ text: expect.stringContaining('2 mal Beans') });
+    expect(call('1', 1).transcript).toEqual([]);
   });
 });

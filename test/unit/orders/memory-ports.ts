@@ -133,7 +133,7 @@ export function ports(phone: string): ProcessingPorts & { orders: ReturnType<typ
     variants: { resolve: async (_t, ids) => new Map(ids.filter((id) => id === 'beans').map((id) => [id, beans])) },
     rules: { active: async () => [] },
     tenantConfigOf: async () => config,
-    callPlatform: sandboxDialer,
+    callPlatforms: { sandbox: sandboxDialer, live: undefined },
     settings: { variantIndexGraceSeconds: 60, callRetryDelaySeconds: 0 },
   };
 }

@@ -141,10 +141,10 @@ describe('order processing on in-memory ports', () => {
   it('keeps the attempt of a call that a cancel overtook: the order ends cancelled and its history has the call', async () => {
     const p = ports('+4915100000000');
     p.orders.orders.set('acme/o-7', order('o-7'));
-    const dial = p.callPlatform.startAttempt;
+    const dial = p.callPlatforms.sandbox.startAttempt;
     // The partner cancels while the dialer is on the phone.
-    p.callPlatform = {
-      ...p.callPlatform,
+    p.callPlatforms.sandbox = {
+      ...p.callPlatforms.sandbox,
       startAttempt: async (request, now) => {
         const live = (await p.orders.read('acme', 'o-7'))!;
         await p.orders.write(live, { to: 'cancelled', reason: 'customer_request', set: { next_contact_at: null } }, now);
@@ -164,10 +164,10 @@ describe('order processing on in-memory ports', () => {
   it("records the attempt of a call a cancel overtook when the run that had its report died: at the call's deadline, from the due index", async () => {
     const p = ports('+4915100000000');
     p.orders.orders.set('acme/o-9', order('o-9'));
-    const dial = p.callPlatform.startAttempt;
+    const dial = p.callPlatforms.sandbox.startAttempt;
     const write = p.orders.write;
-    p.callPlatform = {
-      ...p.callPlatform,
+    p.callPlatforms.sandbox = {
+      ...p.callPlatforms.sandbox,
       startAttempt: async (request, now) => {
         const live = (await p.orders.read('acme', 'o-9'))!;
         await write(live, { to: 'cancelled', reason: 'customer_request', set: { next_contact_at: null } }, now);
@@ -211,9 +211,9 @@ describe('order processing on in-memory ports', () => {
       return written;
     };
     const dialled: number[] = [];
-    const dial = p.callPlatform.startAttempt;
-    p.callPlatform = {
-      ...p.callPlatform,
+    const dial = p.callPlatforms.sandbox.startAttempt;
+    p.callPlatforms.sandbox = {
+      ...p.callPlatforms.sandbox,
       startAttempt: async (request, now) => {
         dialled.push(request.attempt);
         return dial(request, now);
@@ -229,10 +229,10 @@ describe('order processing on in-memory ports', () => {
     const p = ports('+4915100000000');
     p.orders.orders.set('acme/o-9', order('o-9'));
     let report: Parameters<typeof recordFinishedCall>[2] | undefined;
-    const dial = p.callPlatform.startAttempt;
+    const dial = p.callPlatforms.sandbox.startAttempt;
     // A real platform answers "pending" and reports when the call ends; meanwhile the customer is erased.
-    p.callPlatform = {
-      ...p.callPlatform,
+    p.callPlatforms.sandbox = {
+      ...p.callPlatforms.sandbox,
       startAttempt: async (request, now) => {
         report = (await dial(request, now)) as typeof report;
         return 'pending';
@@ -286,7 +286,7 @@ describe('order processing on in-memory ports', () => {
     const p = ports('+4915100000005');
     const config = await p.tenantConfigOf('acme');
     p.tenantConfigOf = async () => ({ ...config, max_call_attempts: 2 });
-    const dial = p.callPlatform.startAttempt;
+    const dial = p.callPlatforms.sandbox.startAttempt;
     const losses: (() => Promise<never>)[] = [
       // Killed: the invocation ends while the dialer is busy, and no answer is ever recorded.
       () => new Promise<never>(() => undefined),
@@ -296,8 +296,8 @@ describe('order processing on in-memory ports', () => {
       },
     ];
     let calls = 0;
-    p.callPlatform = {
-      ...p.callPlatform,
+    p.callPlatforms.sandbox = {
+      ...p.callPlatforms.sandbox,
       startAttempt: (request, now) => (++calls === 2 || calls === 3 ? losses[calls - 2]!() : dial(request, now)),
     };
     p.orders.orders.set('acme/o-11', order('o-11'));
@@ -327,8 +327,8 @@ describe('order processing on in-memory ports', () => {
 
   it(`ends an order whose every call the platform lost as unreachable after ${MAX_LOST_ATTEMPTS} losses, its last disposition failed`, async () => {
     const p = ports('+4915100000000');
-    p.callPlatform = {
-      ...p.callPlatform,
+    p.callPlatforms.sandbox = {
+      ...p.callPlatforms.sandbox,
       startAttempt: async () => {
         throw new Error('dialer down');
       },

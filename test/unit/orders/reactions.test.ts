@@ -23,7 +23,10 @@ const jobShape = {
 function erasureSetup() {
   const processingPorts = ports('+4915100000000');
   const erased: string[] = [];
-  processingPorts.callPlatform = { ...processingPorts.callPlatform, erase: async (r) => void erased.push(`${r.tenant}/${r.external_customer_id}`) };
+  processingPorts.callPlatforms.sandbox = {
+    ...processingPorts.callPlatforms.sandbox,
+    erase: async (r) => void erased.push(`${r.tenant}/${r.external_customer_id}`),
+  };
   const withReference = (id: string, state: 'scheduled' | 'completed') => {
     const base = order(id);
     const contact_permission = { status: 'granted' as const, basis: 'prior_purchase' as const, reference: 'order-981' };
