@@ -16,7 +16,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { messageGroupOf, parseDeliveryMessage } from '#shared/queue/webhook-queue.ts';
+import { identifiersOf, messageGroupOf } from '#shared/queue/webhook-queue.ts';
 
 interface QueuedMessage {
   messageGroupId?: string;
@@ -30,10 +30,11 @@ interface EmulatedQueue {
   dequeue(...args: unknown[]): unknown;
 }
 
+/** The group SQS would have kept: the message's own, else the tenant its body names (every message the service sends names one). */
 const groupOf = (message: QueuedMessage): string | undefined => {
   if (message.messageGroupId) return message.messageGroupId;
-  const tenant = parseDeliveryMessage(message.body)?.tenant;
-  return tenant === undefined ? undefined : messageGroupOf(tenant);
+  const { tenant } = identifiersOf(message.body ?? '');
+  return typeof tenant === 'string' && tenant !== '' ? messageGroupOf(tenant) : undefined;
 };
 
 /** The messages in fair order: fewest of their group in flight first, arrival order within a group. */

@@ -41,6 +41,16 @@ export function parseDeliveryMessage(body: string | undefined): DeliveryMessage 
   };
 }
 
+/** The identifiers a body names, whatever their type: for the log line of a message that is not a delivery message. */
+export function identifiersOf(body: string): { tenant?: unknown; delivery_id?: unknown } {
+  try {
+    const { tenant, delivery_id } = JSON.parse(body) as Record<string, unknown>;
+    return { tenant, delivery_id };
+  } catch {
+    return {};
+  }
+}
+
 /**
  * The message group of a webhook queue message: its tenant. On a standard queue that makes it
  * an SQS fair queue: a tenant holding a large share of the messages in flight has its backlog

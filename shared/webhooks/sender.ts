@@ -6,7 +6,7 @@ import { lookup } from 'node:dns/promises';
 import { logger } from '../logging/logger.ts';
 import { METRIC } from '../observability/metric-names.ts';
 import { countMetric, millisecondsMetric } from '../observability/metrics.ts';
-import { type DeliveryMessage, MAX_DELAY_SECONDS, parseDeliveryMessage, type WebhookQueue } from '../queue/webhook-queue.ts';
+import { type DeliveryMessage, identifiersOf, MAX_DELAY_SECONDS, parseDeliveryMessage, type WebhookQueue } from '../queue/webhook-queue.ts';
 import type { StoredDelivery } from './delivery-item.ts';
 import { type AttemptOutcome, claimDelivery, type DeliveryContent, deferDelivery, readDeliveryContent, recordDeliveryAttempt } from './delivery-store.ts';
 import { claimSlot, endpointBusy, releaseSlot, type SlotClaim, settleSlot } from './endpoint-guard.ts';
@@ -259,7 +259,7 @@ export async function processDeliveryRecord(
       await queue.send(again, Math.min(MAX_DELAY_SECONDS, Math.ceil(action.inSeconds)));
     }
   } catch (error) {
-    const { tenant, delivery_id } = message ?? {};
+    const { tenant, delivery_id } = message ?? identifiersOf(record.body);
     logger.error('webhook delivery message failed; it comes back', { tenant, delivery_id, error: (error as Error).name, reason: (error as Error).message });
     countMetric(METRIC.senderFailures);
     throw error;

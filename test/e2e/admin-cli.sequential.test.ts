@@ -97,6 +97,15 @@ describe('npm run admin', () => {
     expect(invalid.stderr).toContain('invalid configuration');
     await new Promise((resolve) => setTimeout(resolve, 1100)); // past the configuration cache
     expect((await send(runtime.baseUrl, key, 'GET', '/configuration/effective')).body.quiet_hours.timezone).toBe('Europe/Vienna');
+
+    // A live tenant's customers would be called for real: this runtime has only the simulated network.
+    writeFileSync(file, JSON.stringify({ ...config, mode: 'live' }));
+    const live = await admin('tenants', 'put', '--tenant', 'globex', '--config', file);
+    expect(live.code).toBe(2);
+    expect(live.stderr).toContain('tenant globex cannot be live on this deployment: it has no call platform for live calls');
+    const after = (await send(runtime.baseUrl, key, 'GET', '/configuration/effective')).body;
+    expect(after).toMatchObject({ mode: 'sandbox', quiet_hours: { timezone: 'Europe/Vienna' } });
+    expect(key.keyId).toMatch(/^key_test_[0-9a-f]{24}$/);
   });
 
   it('dlq list names a dead-lettered delivery and dlq redrive sends it again', async () => {

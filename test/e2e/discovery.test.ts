@@ -65,4 +65,10 @@ describe('GET /configuration/effective', () => {
     const res = await call(key, 'GET', '/configuration/effective');
     expect(res.body).toMatchObject({ readiness: 'ready', blockers: [], notices: [{ code: 'no_webhook_subscription' }] });
   });
+
+  it('shows the tenant mode and the store name its customers hear', async () => {
+    const sandbox = await newTenant({ config: { markets: [], display_name: 'Kaffee Rösterei' } });
+    expect((await call(sandbox, 'GET', '/configuration/effective')).body).toMatchObject({ mode: 'sandbox', display_name: 'Kaffee Rösterei' });
+    expect((await call(await newTenant(), 'GET', '/configuration/effective')).body).toMatchObject({ mode: 'sandbox', display_name: null });
+  });
 });

@@ -74,9 +74,27 @@ describe.concurrent.each(SCENARIOS)('sandbox scenario $digit', (s) => {
     expect(calls.body.next_cursor).toBeNull();
     expect(calls.body.reports_policy).toMatchObject({
       recordings: { available: false },
-      transcripts: { available: false },
+      transcripts: { available: true },
       how_to_request: expect.any(String),
     });
+    // What the simulated customer heard and pressed: the conversation a live customer hears.
+    const pressed = ({ '3': '2', '4': '3' } as Record<string, string>)[s.digit] ?? '1';
+    for (const attempt of calls.body.data as { call_disposition: string; transcript: { speaker: string; text?: string; key?: string }[] }[]) {
+      if (attempt.call_disposition !== 'answered') {
+        expect(attempt.transcript).toEqual([]);
+        continue;
+      }
+      expect(attempt.transcript).toEqual([
+        { speaker: 'service', text: expect.stringContaining(`Guten Tag, hier ist ${key.tenant}.`) },
+        { speaker: 'customer', key: pressed },
+        { speaker: 'service', text: expect.stringContaining('Auf Wiederhören') },
+      ]);
+      const opening = attempt.transcript[0]!.text!.replace(/[\u00a0\u202f]/g, ' ');
+      expect(opening).toContain('2 mal Coffee beans, zu je 9,99 €.');
+      expect(opening).toContain('Der Gesamtbetrag ist 19,98 €.');
+      // The upsell rule applies to every order here: 3 takes the 1 kg bag.
+      expect(opening).toContain('Um stattdessen Coffee beans für 24,50 € zu nehmen, drücken Sie die 3.');
+    }
 
     const types = await orderEventTypes(key.tenant, `order-${s.digit}`);
     expect(types.filter((t) => t === 'commerce.call.attempt_completed.v1')).toHaveLength(s.calls.length);

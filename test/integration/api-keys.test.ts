@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { keySecrets } from '#shared/auth/key-secret-deriver.ts';
 import { tableClient, tableName } from '#shared/storage/clients.ts';
 import { keys } from '#shared/storage/keys.ts';
-import { reissueLegacyKeys } from '#shared/tenants/store.ts';
+import { LiveModeUnavailableError, putTenantConfig } from '#shared/tenants/config-writer.ts';
+import { createApiKey, reissueLegacyKeys } from '#shared/tenants/store.ts';
 import { call, newTenant } from '../support/stack.ts';
 
 describe('API keys', () => {
@@ -17,6 +18,16 @@ describe('API keys', () => {
     // The runtime derives the same secret: a request signed with it is accepted.
     expect((await call(key, 'GET', '/capabilities')).status).toBe(200);
     expect(await keySecrets().secretFor(key.keyId)).toBe(key.secret);
+  });
+
+  it("show their tenant's mode in new ids, so a sandbox key cannot be taken for a live one", async () => {
+    const sandbox = await newTenant();
+    expect(sandbox.keyId).toMatch(/^key_test_[0-9a-f]{24}$/);
+    // A live tenant exists only on a deployment with a live call platform.
+    const live = `live-${Date.now()}`;
+    await putTenantConfig(live, { mode: 'live', markets: [] }, { callPlatform: 'connect' });
+    expect((await createApiKey(live, ['commerce:read'])).key_id).toMatch(/^key_live_[0-9a-f]{24}$/);
+    await expect(putTenantConfig(`${live}-2`, { mode: 'live' }, { callPlatform: 'sandbox' })).rejects.toThrow(LiveModeUnavailableError);
   });
 
   it('no longer honour a secret a legacy key item kept: the admin re-issue gives its tenant a new key and ends the old one', { timeout: 120_000 }, async () => {
