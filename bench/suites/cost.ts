@@ -5,7 +5,7 @@
  * model needs; and the same for the load suite's mix.
  */
 import { ROUTES } from '#functions/routes.ts';
-import { FUNCTION_SETTINGS } from '#shared/storage/definition.ts';
+import { FUNCTION_SETTINGS } from '#infra/deployment-settings.ts';
 import { type BenchKey, benchTenant, signed } from '../lib/client.ts';
 import { type Figure, figure } from '../lib/figures.ts';
 import { median, progress } from '../lib/measure.ts';

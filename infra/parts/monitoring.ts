@@ -12,8 +12,9 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
+import { FUNCTION_SETTINGS } from '#infra/deployment-settings.ts';
 import { METRIC, METRICS_NAMESPACE, SERVICE_NAME } from '#shared/observability/metric-names.ts';
-import { EVENT_SOURCES, FUNCTION_SETTINGS } from '#shared/storage/definition.ts';
+import { EVENT_SOURCES } from '#shared/storage/definition.ts';
 import type { DataStore } from './data-store.ts';
 
 /** Where alarms link to: the runbook as this repository is published (`-c runbookUrl=…`), else its path in the repository. */

@@ -10,12 +10,12 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
 import { ROUTES } from '#functions/routes.ts';
+import { FUNCTION_SETTINGS, WAF_RATE_LIMITS_PER_5_MINUTES } from '#infra/deployment-settings.ts';
 import { BASE_PATH, type Route } from '#shared/api/routes.ts';
 import { WELL_FORMED_HEADERS } from '#shared/auth/authenticate.ts';
 import { MethodNotAllowedError } from '#shared/errors.ts';
 import { GATEWAY_PROBLEMS, gatewayProblemBody, gatewayStatus } from '#shared/http/gateway-responses.ts';
 import { renderProblem } from '#shared/http/problem.ts';
-import { FUNCTION_SETTINGS, WAF_RATE_LIMITS_PER_5_MINUTES } from '#shared/storage/definition.ts';
 import { CommerceFunction, routeFunctionId } from './commerce-function.ts';
 import { DataStore } from './data-store.ts';
 

@@ -10,7 +10,8 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Construct } from 'constructs';
 import { WORKERS, type Worker } from '#functions/workers.ts';
-import { EVENT_SOURCES, FUNCTION_SETTINGS, STREAM_FILTERS } from '#shared/storage/definition.ts';
+import { FUNCTION_SETTINGS } from '#infra/deployment-settings.ts';
+import { EVENT_SOURCES, STREAM_FILTERS } from '#shared/storage/definition.ts';
 import { CommerceFunction, workerFunctionId } from './commerce-function.ts';
 import { DataStore } from './data-store.ts';
 
@@ -45,7 +46,7 @@ export class Workers {
       memoryMb: FUNCTION_SETTINGS.workerMemoryMb,
       description: w.description,
       environment: this.environment,
-      reservedConcurrency: (FUNCTION_SETTINGS.workerReservedConcurrency as Record<string, number>)[w.name],
+      reservedConcurrency: FUNCTION_SETTINGS.workerReservedConcurrency[w.name],
     });
     DataStore.denyApiKeyWrites(fn.role, this.data.table);
     this.functions.push(fn);

@@ -98,27 +98,3 @@ export const STREAM_FILTERS = {
   /** Only product writes feed the variant index: each carries a stream-work entry (its removal does not). */
   catalogIndexer: { dynamodb: { NewImage: { entity: { S: ['product'] }, gsi2pk: { S: [{ prefix: `${STREAM_DUE_INDEX}#` }] } } } },
 } as const;
-
-export const FUNCTION_SETTINGS = {
-  apiTimeoutSeconds: 10,
-  apiMemoryMb: 512,
-  webhookSenderTimeoutSeconds: 60,
-  workerTimeoutSeconds: 60,
-  workerMemoryMb: 512,
-  reconcilerEveryMinutes: 1,
-  callSchedulerEveryMinutes: 1,
-  /**
-   * Concurrency reserved for (and capped at) each worker: a backlog of stream records or
-   * deliveries can never starve the API functions of the account's concurrency, nor each other.
-   */
-  workerReservedConcurrency: { 'stream-processor': 10, 'catalog-indexer': 4, 'webhook-sender': SENDER_INSTANCES, reconciler: 1, 'call-scheduler': 2 },
-} as const;
-
-/**
- * The WAF's rate-based rules, in requests per 5 minutes. Signed requests count per key id and
- * source address, above the largest rate a key can be granted (10,000 a second): the per-key
- * limit the service itself enforces stays the one a partner meets. Requests without
- * well-formed authentication headers count per source address, low: an anonymous flood never
- * reaches a function, and partners behind one shared address are not counted together.
- */
-export const WAF_RATE_LIMITS_PER_5_MINUTES = { perKeyAndAddress: 3_600_000, unsignedPerAddress: 600 } as const;

@@ -6,11 +6,11 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES } from '#functions/routes.ts';
 import { WORKERS } from '#functions/workers.ts';
+import { WAF_RATE_LIMITS_PER_5_MINUTES } from '#infra/deployment-settings.ts';
 import { CommerceInterfaceStack } from '#infra/stack.ts';
 import { ENDPOINT_SLOTS } from '#shared/api/limits.ts';
 import { WELL_FORMED_HEADERS } from '#shared/auth/authenticate.ts';
 import { GATEWAY_PROBLEMS } from '#shared/http/gateway-responses.ts';
-import { WAF_RATE_LIMITS_PER_5_MINUTES } from '#shared/storage/definition.ts';
 import { repoRoot } from '../support/paths.ts';
 
 let template: Template;
