@@ -652,6 +652,11 @@ export interface components {
                 locale_default: string;
                 calling_days: number[];
                 display_name?: string;
+                timezone?: string;
+                quiet_hours?: {
+                    dont_call_hour_start: number;
+                    dont_call_hour_end: number;
+                };
             }[];
             quiet_hours: {
                 timezone: string;
@@ -1893,7 +1898,12 @@ export interface operations {
                      *           "calling_days": [
                      *             1
                      *           ],
-                     *           "display_name": "x"
+                     *           "display_name": "x",
+                     *           "timezone": "Europe/Berlin",
+                     *           "quiet_hours": {
+                     *             "dont_call_hour_start": 1,
+                     *             "dont_call_hour_end": 1
+                     *           }
                      *         }
                      *       ],
                      *       "quiet_hours": {

@@ -31,11 +31,13 @@ export function marketOf(config: TenantConfig, locale: string | undefined): Mark
 export function callingWindow(config: TenantConfig, locale: string | undefined): CallingWindow | undefined {
   const market = marketOf(config, locale);
   if (!market) return undefined;
+  // The customer's market's own hours where it names them: a call is lawful by the customer's clock, not the tenant's.
+  const quiet = market.quiet_hours ?? config.quiet_hours;
   return {
-    timezone: config.quiet_hours.timezone,
+    timezone: market.timezone ?? config.quiet_hours.timezone,
     callingDays: market.calling_days,
-    quietStartHour: config.quiet_hours.dont_call_hour_start,
-    quietEndHour: config.quiet_hours.dont_call_hour_end,
+    quietStartHour: quiet.dont_call_hour_start,
+    quietEndHour: quiet.dont_call_hour_end,
   };
 }
 

@@ -18,7 +18,7 @@ export function callScript(order: StoredOrder, facts: Facts, lines: readonly Sna
   return dialogScript({
     storeName: storeNameFor(order.tenant, facts.config, market),
     orderedAt: order.created_at,
-    timeZone: facts.config.quiet_hours.timezone,
+    timeZone: market?.timezone ?? facts.config.quiet_hours.timezone,
     locales: [facts.customer?.locale, market?.locale_default],
     currency,
     lines: lines.map((l) => ({ title: titleOf(l.external_variant_id), quantity: l.quantity, price: l.price })),

@@ -18,7 +18,7 @@ import { type OrderRepository, rejectionFields, type StoredOrder } from './order
 import { lastStatus, recordsAttempt } from './order-log.ts';
 import { pendingChanges } from './pending-changes.ts';
 import { type Qualification, qualify } from './qualification.ts';
-import { nextContactAt } from './scheduler.ts';
+import { isCallable, nextContactAt } from './scheduler.ts';
 import { effectiveLines } from './snapshot.ts';
 import { isFinal, type OrderState } from './state-machine.ts';
 
@@ -147,6 +147,9 @@ async function startAttempt(ports: ProcessingPorts, order: StoredOrder, now: Dat
   }
   if (!q.qualified)
     return ports.orders.write(order, { to: 'rejected', reason: q.reason, set: { next_contact_at: null, ...rejectionFields(order, q.reason) } }, now);
+  // Due is not callable: an order dialled late (a backlog, a retry at the edge of the window) waits for the market's next calling hour.
+  const window = callingWindow(facts.config, facts.customer?.locale);
+  if (window && !isCallable(now, window)) return deferCall(ports, order, now, nextContactAt(now, window).getTime() - now.getTime());
   const platform = platformFor(ports.callPlatforms, facts.config.mode);
   if (!platform) {
     // A live tenant on a deployment without a live platform (its configuration is refused, so

@@ -26,6 +26,8 @@ export const MarketSchema = builtOnFirstUse(() =>
     locale_default: text(2, 35),
     calling_days: z.array(integer(1, 7)).check(z.minLength(1), z.maxLength(7)),
     display_name: z.optional(text(1, 80)),
+    timezone: z.optional(z.string().check(z.refine(isValidTimeZone, 'an IANA time zone name'))),
+    quiet_hours: z.optional(z.strictObject({ dont_call_hour_start: hour, dont_call_hour_end: hour })),
   }),
 );
 

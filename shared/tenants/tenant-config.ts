@@ -11,6 +11,10 @@ export interface Market {
   calling_days: number[];
   /** The store's name in this market, where it differs from the tenant's `display_name`. */
   display_name?: string | undefined;
+  /** Where this market's customers are: its calling hours are their local time (default: the tenant's `quiet_hours.timezone`). */
+  timezone?: string | undefined;
+  /** This market's quiet hours, in its time zone (default: the tenant's). */
+  quiet_hours?: { dont_call_hour_start: number; dont_call_hour_end: number } | undefined;
 }
 
 /** Sandbox tenants' calls go to the simulated network; live tenants' to the deployment's call platform, never to the simulation. */
