@@ -18,6 +18,8 @@ export interface CallRequest {
   phone: string;
   /** What the customer hears and may press. */
   script: DialogScript;
+  /** The customer's market (ISO country code): a live call comes from that market's caller id. */
+  market?: string | undefined;
 }
 
 /** One call attempt of an order, as the platform knows it. */

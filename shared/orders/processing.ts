@@ -10,7 +10,7 @@ import { type AttemptReport, type CallPlatforms, longestCallSeconds, platformFor
 import { RevisionConflict } from '../errors.ts';
 import { logger } from '../logging/logger.ts';
 import { retryOnRevisionConflict } from '../storage/revision-retry.ts';
-import { attemptCounts, attemptOutcome, callingWindow, type Facts } from './call-outcome.ts';
+import { attemptCounts, attemptOutcome, callingWindow, type Facts, marketOf } from './call-outcome.ts';
 import { callRecords } from './call-records.ts';
 import { callScript } from './call-script.ts';
 import { type FactsPorts, factsFor } from './facts.ts';
@@ -180,7 +180,14 @@ async function startAttempt(ports: ProcessingPorts, order: StoredOrder, now: Dat
   if (!claimed) return undefined;
   const lines = effectiveLines(order.items, q.substitutions, facts.variants);
   const report = await platform.startAttempt(
-    { tenant: order.tenant, external_order_id: order.external_order_id, attempt, phone: facts.customer!.phone!, script: callScript(claimed, facts, lines) },
+    {
+      tenant: order.tenant,
+      external_order_id: order.external_order_id,
+      attempt,
+      phone: facts.customer!.phone!,
+      script: callScript(claimed, facts, lines),
+      market: marketOf(facts.config, facts.customer?.locale)?.country,
+    },
     now,
   );
   return report === 'pending' ? claimed : recordFinishedCall(ports, claimed, report, now, facts);

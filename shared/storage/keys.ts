@@ -155,6 +155,10 @@ export const keys = {
   orderEvent: (orderPk: string, revision: number, suffix = ''): ItemKey => ({ pk: orderPk, sk: `EVENT#${String(revision).padStart(6, '0')}${suffix}` }),
   orderAttempt: (orderPk: string, attempt: number): ItemKey => ({ pk: orderPk, sk: `ATTEMPT#${String(attempt).padStart(3, '0')}` }),
   orderResult: (orderPk: string): ItemKey => ({ pk: orderPk, sk: 'RESULT' }),
+  /** The live call platform's contact of an attempt, kept with the order (a cancel finds it by the attempt). */
+  orderContact: (orderPk: string, attempt: number): ItemKey => ({ pk: orderPk, sk: `CONTACT#${String(attempt).padStart(3, '0')}` }),
+  /** A contact id's attempt (its events and its flow's turns find the order by it). */
+  contact: (contactId: string): ItemKey => ({ pk: `CONTACT#${contactId}`, sk: 'CONTACT' }),
   /** A stretch of an order's log moved out of the order item, by the revision of its first entry. */
   orderHistory: (orderPk: string, firstRevision: number): ItemKey => ({ pk: orderPk, sk: `HISTORY#${String(firstRevision).padStart(6, '0')}` }),
   /** The one `commerce.writeback.failed.v1` event an order's result can have. */

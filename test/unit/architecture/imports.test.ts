@@ -33,6 +33,7 @@ const SHARED_FLOORS: readonly (readonly string[])[] = [
 const AWS_ADAPTERS = [
   'shared/auth/key-secret-deriver.ts',
   'shared/auth/key-secrets.ts',
+  'shared/calls/connect/connect-platform.ts',
   'shared/catalog/product-store.ts',
   'shared/customers/customer-store.ts',
   'shared/orders/call-history.ts',
