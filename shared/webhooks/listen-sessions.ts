@@ -6,11 +6,12 @@
  * session's feed as well (the same payload bytes), and the reader pulls the feed, so it works
  * wherever the reader can call the API, with no address the service must reach.
  */
-import { randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { randomBytes } from 'node:crypto';
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { LimitReachedError, NotFoundError } from '../errors.ts';
 import type { PublicEventType } from '../events/event-types.ts';
 import { tableClient, tableName } from '../storage/clients.ts';
+import { landed } from '../storage/conditional.ts';
 import { keys } from '../storage/keys.ts';
 import { epochSeconds, expiresAfter } from '../storage/ttl.ts';
 
@@ -59,18 +60,38 @@ export async function liveListenSessions(tenant: string, now: Date): Promise<Lis
   return Items as ListenSession[];
 }
 
+/**
+ * A tenant's sessions live in its LISTEN_SESSIONS_PER_TENANT slots: a session is the item of
+ * the slot it claimed, by a conditional write that succeeds only on a free or expired slot, so
+ * concurrent creates can never hold more than the cap. The slot is the first hex digit of the
+ * session's id, so a read finds its session by one key.
+ */
+const slotKey = (tenant: string, slot: number) => keys.listenSession(tenant, `slot-${slot}`);
+
+function slotOf(sessionId: string): number | undefined {
+  const slot = Number.parseInt(sessionId.charAt('lsn_'.length), 16);
+  return Number.isInteger(slot) && slot < LISTEN_SESSIONS_PER_TENANT ? slot : undefined;
+}
+
 export async function createListenSession(tenant: string, eventTypes: PublicEventType[], now: Date) {
-  if ((await liveListenSessions(tenant, now)).length >= LISTEN_SESSIONS_PER_TENANT)
-    throw new LimitReachedError(`At most ${LISTEN_SESSIONS_PER_TENANT} listen sessions at once; one ends ${LISTEN_SESSION_SECONDS} s after its last read`);
-  const session: ListenSession = {
-    listen_session_id: `lsn_${randomUUID().replaceAll('-', '')}`,
-    event_types: eventTypes,
-    expires_at: expiresAfter(now, LISTEN_SESSION_SECONDS),
-  };
-  await tableClient().send(
-    new PutCommand({ TableName: tableName(), Item: { ...keys.listenSession(tenant, session.listen_session_id), entity: 'listen_session', ...session } }),
-  );
-  return { listen_session_id: session.listen_session_id, event_types: eventTypes, expires_at: isoOf(session.expires_at) };
+  const expiresAt = expiresAfter(now, LISTEN_SESSION_SECONDS);
+  for (let slot = 0; slot < LISTEN_SESSIONS_PER_TENANT; slot++) {
+    const session: ListenSession = {
+      listen_session_id: `lsn_${slot.toString(16)}${randomBytes(16).toString('hex').slice(1)}`,
+      event_types: eventTypes,
+      expires_at: expiresAt,
+    };
+    const claimed = await landed({
+      put: {
+        TableName: tableName(),
+        Item: { ...slotKey(tenant, slot), entity: 'listen_session', ...session },
+        ConditionExpression: 'attribute_not_exists(pk) OR expires_at <= :now',
+        ExpressionAttributeValues: { ':now': epochSeconds(now) },
+      },
+    });
+    if (claimed) return { listen_session_id: session.listen_session_id, event_types: eventTypes, expires_at: isoOf(expiresAt) };
+  }
+  throw new LimitReachedError(`At most ${LISTEN_SESSIONS_PER_TENANT} listen sessions at once; one ends ${LISTEN_SESSION_SECONDS} s after its last read`);
 }
 
 /** The fan-out's side: the event into every live session that wants it. */
@@ -104,29 +125,35 @@ export async function feedListenSessions(
 /** Renews the session and reads its feed after `after`, up to the settle time; NotFound once it has ended. */
 export async function readListenFeed(tenant: string, sessionId: string, after: string | undefined, now: Date) {
   const expiresAt = expiresAfter(now, LISTEN_SESSION_SECONDS);
-  // Read, then renewed unconditionally: a session that ends between the two is renewed once
-  // more, which is harmless, and a renewal repeated after a lost answer is the same write.
-  const key = keys.listenSession(tenant, sessionId);
-  const { Item } = await tableClient().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
-  if (!(typeof Item?.expires_at === 'number' && Item.expires_at > epochSeconds(now)))
-    throw new NotFoundError(`No live listen session ${sessionId}: it ends ${LISTEN_SESSION_SECONDS} s after its last read; start a new one`);
-  await tableClient().send(
-    new UpdateCommand({
+  const slot = slotOf(sessionId);
+  const ended = () => new NotFoundError(`No live listen session ${sessionId}: it ends ${LISTEN_SESSION_SECONDS} s after its last read; start a new one`);
+  if (slot === undefined) throw ended();
+  // Renewed only while it is this session's and has not expired: an expired slot may be another session's already.
+  const renewed = await landed({
+    update: {
       TableName: tableName(),
-      Key: key,
+      Key: slotKey(tenant, slot),
       UpdateExpression: 'SET expires_at = :expires',
-      ExpressionAttributeValues: { ':expires': expiresAt },
-    }),
-  );
+      ConditionExpression: 'listen_session_id = :id AND expires_at > :now',
+      ExpressionAttributeValues: { ':expires': expiresAt, ':id': sessionId, ':now': epochSeconds(now) },
+    },
+  });
+  if (!renewed) throw ended();
   const settled = new Date(now.getTime() - LISTEN_SETTLE_MS).toISOString();
   const feedKey = (cursor: string) => keys.listenFeedEntry(tenant, sessionId, cursor);
   const { pk, sk: cursorPrefix } = feedKey('');
-  const { Items = [] } = await tableClient().send(
+  // `after!` sorts just past the cursor `after` (no cursor extends another); `settled~` past every cursor stamped at the settle time (`#` and an event id follow it).
+  const from = feedKey(`${after ?? ''}!`).sk;
+  const to = feedKey(`${settled}~`).sk;
+  // A cursor at or past the settle bound (a reader whose clock runs ahead, or one that asks again at once): nothing settled yet.
+  if (from > to) return { data: [], next_after: after ?? null, expires_at: isoOf(expiresAt) };
+  const { Items = [], LastEvaluatedKey } = await tableClient().send(
     new QueryCommand({
       TableName: tableName(),
-      // `after!` sorts just past the cursor `after` (no cursor extends another); `settled~` past every cursor stamped at the settle time (`#` and an event id follow it).
       KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-      ExpressionAttributeValues: { ':pk': pk, ':from': feedKey(`${after ?? ''}!`).sk, ':to': feedKey(`${settled}~`).sk },
+      // DynamoDB's TTL deletes expired entries only eventually: one past its time is never served.
+      FilterExpression: 'expires_at > :now',
+      ExpressionAttributeValues: { ':pk': pk, ':from': from, ':to': to, ':now': epochSeconds(now) },
       Limit: LISTEN_PAGE,
     }),
   );
@@ -136,5 +163,7 @@ export async function readListenFeed(tenant: string, sessionId: string, after: s
     event_type: String(item.event_type),
     payload: String(item.payload),
   }));
-  return { data, next_after: data.at(-1)?.cursor ?? after ?? null, expires_at: isoOf(expiresAt) };
+  // A page whose entries were all past their time still moves the reader on, past what it read.
+  const evaluated = LastEvaluatedKey ? String(LastEvaluatedKey.sk).slice(cursorPrefix.length) : undefined;
+  return { data, next_after: data.at(-1)?.cursor ?? evaluated ?? after ?? null, expires_at: isoOf(expiresAt) };
 }

@@ -4,7 +4,7 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { NotFoundError, RevisionConflict } from '../errors.ts';
 import type { PublicEventType } from '../events/event-types.ts';
 import { tableClient, tableName } from '../storage/clients.ts';
-import { landed } from '../storage/conditional.ts';
+import { landed, writeConditionally } from '../storage/conditional.ts';
 import { keys } from '../storage/keys.ts';
 import { retryOnRevisionConflict } from '../storage/revision-retry.ts';
 import { breakerState, type EndpointState } from './endpoint-guard.ts';
@@ -66,16 +66,31 @@ export async function putSubscription(
   ) {
     return { created: true, subscription: fresh };
   }
+  const values = { ':url': input.url, ':types': input.event_types, ':enabled': input.enabled, ':at': at };
+  // A changed endpoint (another URL, or enabled again after being disabled, by the partner or
+  // automatically) starts with a closed breaker and a fresh failure clock; a PUT of the same
+  // endpoint (a partner's deploy re-putting its subscription) leaves both as they are, so a
+  // failing endpoint is still paused and, in the end, disabled.
+  const changedEndpoint = await writeConditionally({
+    update: {
+      TableName: tableName(),
+      Key: key,
+      UpdateExpression:
+        'SET #url = :url, event_types = :types, enabled = :enabled, updated_at = :at REMOVE failing_since, disabled_reason, disabled_at, consecutive_failures, paused_until, pauses',
+      ConditionExpression: input.enabled ? '#url <> :url OR enabled = :false' : '#url <> :url',
+      ExpressionAttributeNames: { '#url': 'url' },
+      ExpressionAttributeValues: { ...values, ...(input.enabled ? { ':false': false } : {}) },
+      ReturnValues: 'ALL_NEW',
+    },
+  });
+  if (changedEndpoint.written && changedEndpoint.item) return { created: false, subscription: subscriptionFromItem(changedEndpoint.item) };
   const { Attributes } = await tableClient().send(
     new UpdateCommand({
       TableName: tableName(),
       Key: key,
-      // The partner's PUT decides `enabled`: an automatic disabling ends with it.
-      // A changed endpoint starts with a closed breaker.
-      UpdateExpression:
-        'SET #url = :url, event_types = :types, enabled = :enabled, updated_at = :at REMOVE failing_since, disabled_reason, disabled_at, consecutive_failures, paused_until, pauses',
+      UpdateExpression: 'SET #url = :url, event_types = :types, enabled = :enabled, updated_at = :at',
       ExpressionAttributeNames: { '#url': 'url' },
-      ExpressionAttributeValues: { ':url': input.url, ':types': input.event_types, ':enabled': input.enabled, ':at': at },
+      ExpressionAttributeValues: values,
       ReturnValues: 'ALL_NEW',
     }),
   );

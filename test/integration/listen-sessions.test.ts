@@ -53,4 +53,44 @@ describe('listen sessions (the feed `sandbox listen` reads)', () => {
     for (let i = 1; i < LISTEN_SESSIONS_PER_TENANT; i++) await createListenSession(tenant, [STATUS], now);
     await expect(createListenSession(tenant, [STATUS], now)).rejects.toBeInstanceOf(LimitReachedError);
   });
+
+  it('hold the cap under concurrent creates: seven at once give five sessions and two refusals', async () => {
+    const tenant = `listen-${randomUUID()}`;
+    const now = new Date();
+    const results = await Promise.allSettled(Array.from({ length: 7 }, () => createListenSession(tenant, [STATUS], now)));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(LISTEN_SESSIONS_PER_TENANT);
+    for (const r of results.filter((x) => x.status === 'rejected')) expect((r as PromiseRejectedResult).reason).toBeInstanceOf(LimitReachedError);
+    expect(await liveListenSessions(tenant, now)).toHaveLength(LISTEN_SESSIONS_PER_TENANT);
+    // A session that ended frees its slot for the next one.
+    const afterEnd = later(now, (LISTEN_SESSION_SECONDS + 1) * 1000);
+    expect((await createListenSession(tenant, [STATUS], afterEnd)).listen_session_id).toMatch(/^lsn_[0-4][a-f0-9]{31}$/);
+  });
+
+  it('answer an empty page for a cursor at or past the settle bound, and never serve an entry past its time', async () => {
+    const tenant = `listen-${randomUUID()}`;
+    const start = new Date();
+    const session = await createListenSession(tenant, [STATUS], start);
+    // A reader whose clock runs ahead: its cursor is later than anything settled.
+    const ahead = later(start, 60_000).toISOString();
+    expect(await readListenFeed(tenant, session.listen_session_id, ahead, later(start, 10))).toMatchObject({ data: [], next_after: ahead });
+    await feedListenSessions(tenant, await liveListenSessions(tenant, start), { event_id: 'evt_old', event_type: STATUS }, '{}', start);
+    // Read after the entry's hour (the reader kept its session alive): TTL may not have deleted it, but it is not served.
+    const { PutCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { tableClient, tableName } = await import('#shared/storage/clients.ts');
+    const { keys } = await import('#shared/storage/keys.ts');
+    await tableClient().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...keys.listenFeedEntry(tenant, session.listen_session_id, `${start.toISOString()}#evt_expired`),
+          event_id: 'evt_expired',
+          event_type: STATUS,
+          payload: '{}',
+          expires_at: Math.floor(start.getTime() / 1000) - 1,
+        },
+      }),
+    );
+    const read = await readListenFeed(tenant, session.listen_session_id, undefined, later(start, LISTEN_SETTLE_MS + 100));
+    expect(read.data.map((e) => e.event_id)).toEqual(['evt_old']);
+  });
 });

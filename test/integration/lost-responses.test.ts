@@ -542,6 +542,20 @@ describe('a conditional write whose answer was lost', () => {
     expect(lossy).toEqual(clean);
   });
 
+  it('listen sessions: a session claims its slot once (not "the cap is reached"), and a read renews it (not "ended")', async () => {
+    const { createListenSession, readListenFeed } = await import('#shared/webhooks/listen-sessions.ts');
+    const { clean, lossy } = await bothWays(async () => {
+      const tenant = tenantId();
+      const now = new Date();
+      const sessions = [];
+      for (let i = 0; i < 5; i++) sessions.push(await createListenSession(tenant, ['commerce.order.status_changed.v1'], now));
+      const read = await readListenFeed(tenant, sessions[0]!.listen_session_id, undefined, now);
+      return { created: sessions.length, ids: new Set(sessions.map((x) => x.listen_session_id)).size, read: read.data };
+    });
+    expect(clean).toEqual({ created: 5, ids: 5, read: [] });
+    expect(lossy).toEqual(clean);
+  });
+
   it('system secrets: the cursor key is created once and read back as written', async () => {
     const { systemSecret } = await import('#shared/storage/pagination.ts');
     const { clean, lossy } = await bothWays(async () => {
