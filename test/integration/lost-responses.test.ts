@@ -452,16 +452,28 @@ describe('a conditional write whose answer was lost', () => {
       const recovered = await noteEndpointAttempt(tenant, (await readWebhookSubscription(tenant))!, true, now, 3600);
       await noteEndpointAttempt(tenant, (await readWebhookSubscription(tenant))!, false, new Date(now.getTime() - 7200_000), 3600);
       const disabled = await noteEndpointAttempt(tenant, (await readWebhookSubscription(tenant))!, false, now, 3600);
+      const enabledAfterDisabling = (await readWebhookSubscription(tenant))!.enabled;
+      // Enabled again by the partner: a changed endpoint, so it starts afresh (not "the same endpoint, still disabled").
+      const reEnabled = await putSubscription(tenant, input, now);
       return {
         created: created.created,
         rotatedIsStored: rotated.secret === afterRotation.secret,
         failing,
         recovered,
         disabled,
-        enabled: (await readWebhookSubscription(tenant))!.enabled,
+        enabled: enabledAfterDisabling,
+        reEnabled: { enabled: reEnabled.subscription.enabled, failingSince: reEnabled.subscription.failing_since ?? null },
       };
     });
-    expect(clean).toEqual({ created: true, rotatedIsStored: true, failing: 'failing', recovered: 'recovered', disabled: 'disabled', enabled: false });
+    expect(clean).toEqual({
+      created: true,
+      rotatedIsStored: true,
+      failing: 'failing',
+      recovered: 'recovered',
+      disabled: 'disabled',
+      enabled: false,
+      reEnabled: { enabled: true, failingSince: null },
+    });
     expect(lossy).toEqual(clean);
   });
 
