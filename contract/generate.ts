@@ -4,9 +4,9 @@
  * committed file is out of date.
  */
 
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as z from 'zod/mini';
 import { ROUTES } from '#functions/routes.ts';
 import { FUNCTION_SETTINGS, WAF_RATE_LIMITS_PER_5_MINUTES } from '#infra/deployment-settings.ts';
@@ -288,7 +288,20 @@ export async function buildOpenApi(): Promise<Record<string, unknown>> {
 
 export const renderOpenApi = async () => `${JSON.stringify(await buildOpenApi(), null, 2)}\n`;
 
+/** Where each version's contract is kept as it was published: a version names one contract, never two. */
+export const publishedFile = (version: string) => fileURLToPath(new URL(`./published/${version}.json`, import.meta.url));
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  writeFileSync(OPENAPI_FILE, await renderOpenApi());
+  const rendered = await renderOpenApi();
+  const snapshot = publishedFile(CONTRACT_VERSION);
+  if (existsSync(snapshot) && readFileSync(snapshot, 'utf8') !== rendered) {
+    console.error(
+      `npm run contract: the contract changed under version ${CONTRACT_VERSION}, which names another one. ` +
+        'Raise CONTRACT_VERSION (shared/api/contract-version.ts) and add its entry to contract/CHANGELOG.md.',
+    );
+    process.exit(1);
+  }
+  writeFileSync(OPENAPI_FILE, rendered);
+  if (!existsSync(snapshot)) writeFileSync(snapshot, rendered);
   console.log(`wrote ${OPENAPI_FILE}`);
 }
