@@ -69,7 +69,9 @@ export function checkWebhookUrl(raw: string, allowPrivate: boolean): UrlCheck {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (!host) return { ok: false, reason: URL_REFUSALS.noHost };
   if (isIP(host) && !deliverable(host, allowPrivate)) return { ok: false, reason: URL_REFUSALS.address };
-  if (!isIP(host) && !allowPrivate && (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.internal') || !host.includes('.'))) {
+  // A fully qualified name may end in a dot (`localhost.` is `localhost`): the name checks read it without.
+  const name = host.replace(/\.$/, '').toLowerCase();
+  if (!isIP(host) && !allowPrivate && (name === 'localhost' || name.endsWith('.localhost') || name.endsWith('.internal') || !name.includes('.'))) {
     return { ok: false, reason: URL_REFUSALS.hostName };
   }
   return { ok: true, url };

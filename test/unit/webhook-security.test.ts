@@ -26,6 +26,10 @@ describe('SSRF protection', () => {
     ['https://[fe80::1]/x', 'public address'],
     ['https://user:pw@hooks.example.com/x', 'user information'],
     ['https://localhost/x', 'public host name'],
+    ['https://localhost./x', 'public host name'],
+    ['https://metadata.google.internal./x', 'public host name'],
+    ['https://intranet./x', 'public host name'],
+    ['https://LOCALHOST./x', 'public host name'],
     ['not a url', 'absolute URL'],
   ])('refuses %s when it is saved', (url, reason) => {
     const result = checkWebhookUrl(url, false);
