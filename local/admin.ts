@@ -179,6 +179,7 @@ const target = await selectTarget();
 const { createApiKey, revokeApiKey } = await import('#shared/tenants/store.ts');
 const { LiveModeUnavailableError, putTenantConfig } = await import('#shared/tenants/config-writer.ts');
 const { isScope } = await import('#shared/api/scopes.ts');
+const { KEY_RECORD_SECONDS } = await import('#shared/auth/dynamodb-adapters.ts');
 const { TENANT_ID_PATTERN } = await import('#shared/tenants/config.ts');
 const { queueClient } = await import('#shared/storage/clients.ts');
 const { discardDeadLetters, moveDeadLetters, peekDeadLetters } = await import('#shared/queue/dead-letters.ts');
@@ -202,7 +203,7 @@ switch (area === 'recover' ? area : `${area} ${action}`) {
   case 'keys revoke': {
     const keyId = values['key-id'] ?? fail('--key-id is required');
     if (!(await revokeApiKey(keyId))) fail(`no key ${keyId}`);
-    console.log(`Revoked ${keyId}; function instances stop accepting it within their cache time (at most 60 s).`);
+    console.log(`Revoked ${keyId}; every function instance stops accepting it within ${KEY_RECORD_SECONDS} s.`);
     break;
   }
   case 'keys reissue-legacy': {

@@ -13,14 +13,19 @@ import { readApiKey } from '../tenants/store.ts';
 import type { AuthPorts, KnownKey, Principal } from './authenticate.ts';
 import type { KeySecrets } from './key-secrets.ts';
 
-/** Keys are cached for `cacheSeconds`, so a revoked key stops working within that time. */
+/** A key's record (its status above all) is read again at least this often: a revoked key stops working within it on every instance. */
+export const KEY_RECORD_SECONDS = 5;
+/** A key's secret never changes (it is derived from the id), so its derivation (a KMS call on AWS) is kept longer. */
+const KEY_SECRET_SECONDS = 3600;
+
+/** Keys are cached for `cacheSeconds`, at most KEY_RECORD_SECONDS, so a revoked key stops working within seconds. */
 export function dynamoAuthPorts(options: { cacheSeconds: number; secrets: KeySecrets; now?: () => Date }): AuthPorts {
+  const secrets = ttlCache<string>((keyId) => options.secrets.secretFor(keyId), KEY_SECRET_SECONDS * 1000);
   const keyCache = ttlCache<KnownKey | undefined>(async (keyId) => {
     const record = await readApiKey(keyId);
     if (!record) return undefined;
-    const secret = await options.secrets.secretFor(keyId);
-    return { tenant: record.tenant, scopes: record.scopes, secret, status: record.status };
-  }, options.cacheSeconds * 1000);
+    return { tenant: record.tenant, scopes: record.scopes, secret: await secrets.get(keyId), status: record.status };
+  }, Math.min(options.cacheSeconds, KEY_RECORD_SECONDS) * 1000);
   return {
     findKey: (keyId) => keyCache.get(keyId),
     // DynamoDB TTL deletes lazily, so an item whose expiry has passed counts as free. When the

@@ -1,11 +1,12 @@
 /** API key secrets are derived, never stored: the table holds ids and scopes only. */
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { dynamoAuthPorts, KEY_RECORD_SECONDS } from '#shared/auth/dynamodb-adapters.ts';
 import { keySecrets } from '#shared/auth/key-secret-deriver.ts';
 import { tableClient, tableName } from '#shared/storage/clients.ts';
 import { keys } from '#shared/storage/keys.ts';
 import { LiveModeUnavailableError, putTenantConfig } from '#shared/tenants/config-writer.ts';
-import { createApiKey, reissueLegacyKeys } from '#shared/tenants/store.ts';
+import { createApiKey, reissueLegacyKeys, revokeApiKey } from '#shared/tenants/store.ts';
 import { call, newTenant } from '../support/stack.ts';
 
 describe('API keys', () => {
@@ -28,6 +29,15 @@ describe('API keys', () => {
     await putTenantConfig(live, { mode: 'live', markets: [] }, { callPlatform: 'connect' });
     expect((await createApiKey(live, ['commerce:read'])).key_id).toMatch(/^key_live_[0-9a-f]{24}$/);
     await expect(putTenantConfig(`${live}-2`, { mode: 'live' }, { callPlatform: 'sandbox' })).rejects.toThrow(LiveModeUnavailableError);
+  });
+
+  it('stop working within a few seconds of their revocation on an instance that caches them, whatever its cache time', { timeout: 30_000 }, async () => {
+    const key = await newTenant();
+    const ports = dynamoAuthPorts({ cacheSeconds: 30, secrets: keySecrets() });
+    expect(await ports.findKey(key.keyId)).toMatchObject({ status: 'active', secret: key.secret });
+    expect(await revokeApiKey(key.keyId)).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, (KEY_RECORD_SECONDS + 0.5) * 1000));
+    expect(await ports.findKey(key.keyId)).toMatchObject({ status: 'revoked' });
   });
 
   it('no longer honour a secret a legacy key item kept: the admin re-issue gives its tenant a new key and ends the old one', { timeout: 120_000 }, async () => {
