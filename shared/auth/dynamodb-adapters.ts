@@ -62,7 +62,7 @@ export async function takeRateToken(principal: Principal, limit: TenantConfig['r
   const windowEnd = windowStart + windowMs;
   const counters = Math.max(1, Math.ceil(limit.requests_per_second / RATE_COUNTER_WRITES_PER_SECOND));
   const counter = counters === 1 ? 0 : randomInt(counters);
-  // A retried update never counts the request twice.
+  // A retried update counts the request once unless another request's update lands between the two (writeConditionally).
   const admitted = await landed({
     update: {
       TableName: tableName(),

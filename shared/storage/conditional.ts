@@ -49,7 +49,12 @@ const stampUpdate = (expression: string) =>
  * its condition (`… AND the item does not already carry this token`), so a retry of a write
  * that was applied fails its condition on an item with this very token: that is this write's
  * own success, answered as the first attempt would have been (`repeated`), never as someone
- * else's write. A retry can therefore never apply a write twice either (a counter's `ADD`).
+ * else's write, and not applied again. That holds while the item still carries this write's
+ * token: when another stamped write lands between the first attempt and its retry, the retry's
+ * condition is met again and the write applies twice. A `SET` of the same values is unharmed;
+ * an `ADD` counts twice, so a counter that must be exact carries a guard of its own (the rate
+ * windows and the breaker's failure count accept that rare extra count: one request refused
+ * early in a window, a breaker opened one failure early).
  * Transactions need none of this: the SDK gives each one a `ClientRequestToken`, and DynamoDB
  * answers a retried transaction that already succeeded with success.
  */

@@ -125,7 +125,8 @@ export async function settleSlot(
   now: Date,
   pauseScale = 1,
 ): Promise<BreakerState> {
-  // Through the one conditional write, so a retried write never counts a failure twice. The
+  // Through the one conditional write, so a retried write counts a failure once unless another
+  // attempt's write lands between the two (writeConditionally says when it can count twice). The
   // lease is this attempt's own element: giving it back never touches another attempt's.
   const write = async (expression: string, values: Record<string, unknown> = {}) => {
     const written = await writeConditionally({
