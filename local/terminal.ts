@@ -7,7 +7,6 @@
  * as they are, for whoever pipes them into a tool.
  */
 import { appendFileSync } from 'node:fs';
-import { BASE_PATH } from '#shared/api/routes.ts';
 
 export interface TerminalOptions {
   /** `json`: every log line as the handler wrote it. */
@@ -41,7 +40,7 @@ export function terminalLine(line: LogLine): string | undefined {
     case 'request completed': {
       if (line.method === 'GET' && String(line.client ?? '').startsWith(SANDBOX_CLI_AGENT)) return undefined;
       const duration = typeof line.duration_ms === 'number' ? ` ${line.duration_ms} ms` : '';
-      const path = typeof line.path === 'string' ? line.path.replace(BASE_PATH, '') : line.route;
+      const path = typeof line.path === 'string' ? line.path : line.route;
       // The correlation id only when the partner sent one (it is the request id otherwise).
       const correlation = line.correlation_id === line.request_id ? [] : ['correlation_id'];
       return `${at} ${line.method ?? ''} ${path} ${line.status}${duration} ${ids(line, ['tenant', 'request_id', ...correlation])}`;
@@ -59,7 +58,7 @@ export function terminalLine(line: LogLine): string | undefined {
       return `${at} webhook ${line.delivery_id} → ${answer}, ${fate} (attempt ${line.attempt}) ${ids(line, ['tenant', 'event_id', 'correlation_id'])}`;
     }
     case 'call attempt':
-      return `${at} call order ${line.external_order_id} attempt ${line.attempt}: ${line.call_disposition} ${ids(line, ['tenant', 'correlation_id'])}`;
+      return `${at} call attempt ${line.attempt}: ${line.call_disposition} ${ids(line, ['tenant', 'correlation_id'])}`;
   }
   if (line.level === 'INFO' || line.level === 'DEBUG') return undefined;
   const error = typeof line.error === 'object' && line.error ? (line.error as { name?: string }).name : line.error;

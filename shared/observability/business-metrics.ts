@@ -31,10 +31,10 @@ function count(event: EventRecord) {
       }
       return;
     case 'commerce.call.attempt_completed.v1':
-      // One line per call attempt, as there is one per request and per webhook attempt: ids and the disposition only.
+      // One line per call attempt, as there is one per request and per webhook attempt: the disposition and
+      // opaque ids only. The order is named by its correlation id (in its every event and result), never by the partner's id.
       logger.info('call attempt', {
         tenant: event.tenant,
-        external_order_id: event.external_order_id,
         correlation_id: event.correlation_id,
         attempt: data.attempt,
         call_disposition: data.call_disposition,

@@ -20,8 +20,10 @@ describe('structured logs', () => {
     expect(lines).toContainEqual(
       expect.objectContaining({ request_id: requestId, tenant: key.tenant, route: 'putCustomer', correlation_id: 'partner-trace-42', status: 200 }),
     );
+    // The route's template, not the path: the partner's customer id is not in the line.
+    expect(lines).toContainEqual(expect.objectContaining({ message: 'request completed', path: '/customers/{externalCustomerId}' }));
     const text = JSON.stringify(lines);
-    for (const secretish of [key.secret, '17000000077', 'withdrawn', 'source_version']) expect(text).not.toContain(secretish);
+    for (const secretish of [key.secret, '17000000077', 'withdrawn', 'source_version', 'log-1']) expect(text).not.toContain(secretish);
     expect(text).not.toMatch(/signature/i);
   });
 });

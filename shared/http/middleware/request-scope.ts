@@ -26,7 +26,9 @@ export function requestScope(route: Route): HttpMiddleware {
     logger.info('request completed', {
       status: request.response?.statusCode,
       method: request.event.httpMethod,
-      path: request.context.http?.path,
+      // The route's template, never the path itself: a partner's ids (an order, a customer) can be
+      // personal data, and an erasure cannot reach a log. The request and correlation ids find the request.
+      path: route.path,
       duration_ms: request.context.http ? Math.round(performance.now() - request.context.http.startedAt) : undefined,
       // The partner's integration as it names itself: which client made a request, for support.
       client: request.context.http?.headers['user-agent']?.slice(0, MAX_CLIENT_CHARS),

@@ -12,7 +12,7 @@ describe('the npm start terminal', () => {
         message: 'request completed',
         timestamp: at,
         method: 'POST',
-        path: '/api/v1/commerce/orders',
+        path: '/orders',
         status: 201,
         duration_ms: 38,
         tenant: 'sandbox',
@@ -20,15 +20,15 @@ describe('the npm start terminal', () => {
         correlation_id: 'c-1',
       }),
     ).toBe('17:01:02 POST /orders 201 38 ms tenant=sandbox req=r-1 corr=c-1');
-    const uncorrelated = { level: 'INFO', message: 'request completed', method: 'GET', path: '/api/v1/commerce/orders', status: 200, request_id: 'r-2' };
+    const uncorrelated = { level: 'INFO', message: 'request completed', method: 'GET', path: '/orders', status: 200, request_id: 'r-2' };
     expect(terminalLine({ ...uncorrelated, correlation_id: 'r-2' })).toMatch(/ req=r-2$/);
   });
 
   it('leaves out the sandbox CLI’s own polling, but not what it changes', () => {
-    const polled = { level: 'INFO', message: 'request completed', method: 'GET', path: '/api/v1/commerce/webhook-deliveries', status: 200 };
+    const polled = { level: 'INFO', message: 'request completed', method: 'GET', path: '/webhook-deliveries', status: 200 };
     expect(terminalLine({ ...polled, client: 'commerce-sandbox-cli' })).toBeUndefined();
     expect(terminalLine({ ...polled, client: 'curl/8.5' })).toContain('GET /webhook-deliveries 200');
-    expect(terminalLine({ ...polled, method: 'PUT', path: '/api/v1/commerce/webhook-subscription', client: 'commerce-sandbox-cli' })).toContain(
+    expect(terminalLine({ ...polled, method: 'PUT', path: '/webhook-subscription', client: 'commerce-sandbox-cli' })).toContain(
       'PUT /webhook-subscription 200',
     );
   });
@@ -43,10 +43,10 @@ describe('the npm start terminal', () => {
     expect(terminalLine({ ...attempt, status_code: 500, error: 'http_500', status: 'dead_lettered' })).toContain('→ 500, dead-lettered');
   });
 
-  it('shows each call attempt with its disposition', () => {
+  it('shows each call attempt with its disposition and the order by its correlation id, never the partner id', () => {
     expect(
-      terminalLine({ level: 'INFO', message: 'call attempt', timestamp: at, external_order_id: 'o-1', attempt: 1, call_disposition: 'no_answer', tenant: 't' }),
-    ).toBe('17:01:02 call order o-1 attempt 1: no_answer tenant=t');
+      terminalLine({ level: 'INFO', message: 'call attempt', timestamp: at, correlation_id: 'cor_1', attempt: 1, call_disposition: 'no_answer', tenant: 't' }),
+    ).toBe('17:01:02 call attempt 1: no_answer tenant=t corr=cor_1');
   });
 
   it('shows warnings and errors with their ids and error class, and no other information line', () => {
