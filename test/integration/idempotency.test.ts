@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
@@ -7,6 +7,7 @@ import { lambdaContext } from '#local/gateway.ts';
 import type { HttpMethod } from '#shared/api/routes.ts';
 import { idempotency, REPLAYED_HEADER, tableIdempotencyStore } from '#shared/http/middleware/idempotency.ts';
 import type { HttpContext } from '#shared/http/middleware/types.ts';
+import { MIDDY_OPTIONS } from '#shared/http/pipeline.ts';
 import { dynamoClient, tableClient, tableName } from '#shared/storage/clients.ts';
 import { scanByKeyPrefix } from '../support/scan.ts';
 import { newTenant } from '../support/stack.ts';
@@ -19,7 +20,8 @@ function runIdempotent(
   ctx: Context,
   execute: () => Promise<APIGatewayProxyResult>,
 ): Promise<APIGatewayProxyResult> {
-  const chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>()
+  // The pipeline's own Middy options (no early timeout), as every function runs the chain.
+  const chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>(MIDDY_OPTIONS)
     .use({
       before: ({ context }) => {
         context.http = {
@@ -129,6 +131,23 @@ describe('idempotency on the single table (DynamoDB Local)', () => {
     await expect(runIdempotent(requestFor(tenant, key), context(), async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     const retry = await runIdempotent(requestFor(tenant, key), context(), countingMutation(counter, 0));
     expect(retry.headers?.[REPLAYED_HEADER]).toBeUndefined();
+    expect(await executions(counter)).toBe(1);
+  });
+
+  it('keeps the claim when the answer cannot be stored: a duplicate gets in_progress, never a second run beside the first', async () => {
+    const { tenant } = await newTenant();
+    const counter = `T#${tenant}#TEST#${randomUUID()}`;
+    const key = randomUUID();
+    // An answer too large to keep even compressed (random bytes do not compress).
+    const unkeepable = async () => {
+      await countingMutation(counter, 0)();
+      return { statusCode: 201, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ blob: randomBytes(400_000).toString('base64') }) };
+    };
+    expect((await runIdempotent(requestFor(tenant, key), context(), unkeepable)).statusCode).toBe(201);
+    await expect(runIdempotent(requestFor(tenant, key), context(), countingMutation(counter, 0))).rejects.toMatchObject({
+      name: 'IdempotencyConflictError',
+      reason: 'in_progress',
+    });
     expect(await executions(counter)).toBe(1);
   });
 

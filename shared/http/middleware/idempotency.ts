@@ -9,7 +9,9 @@
  * - Each record gets its own partition key under the tenant prefix instead of Powertools'
  *   static partition key, which would put every record of the service on one partition.
  * - Every rendered response (2xx and 4xx) is stored; an unexpected error (5xx) propagates,
- *   so the in-progress record is deleted and a retry executes again.
+ *   so the in-progress record is deleted and a retry executes again. A response that cannot be
+ *   stored leaves the in-progress record to expire: the work ran, and no duplicate may run
+ *   beside it.
  * - A replay is handed to the handler (`http.replay`) rather than returned early, so the
  *   rest of the chain (request id, the completion log line) still runs for it.
  */
@@ -220,10 +222,11 @@ export function idempotency(method: HttpMethod, storeFor: (tenant: string) => Ba
         if (!kept) throw new Error('answer too large to keep, even compressed');
         await claim.delegate.after!({ ...claim.request, response: kept } as DelegateRequest);
       } catch (error) {
-        // The work is done and its answer goes out; without a record a retry runs again,
-        // which the versioned writes make harmless. Never a 500 after the work committed.
-        logger.warn('idempotency record not saved; a retry will run again', { error: (error as Error).name });
-        await Promise.resolve(claim.delegate.onError!(claim.request)).catch(() => undefined);
+        // The work is done and its answer goes out; never a 500 after the work committed. The
+        // claim is kept, not released: a duplicate gets 409 in_progress until the claim expires
+        // with this request's deadline, so it can never run alongside this one; after that a
+        // retry runs again, which the versioned writes make harmless.
+        logger.warn('idempotency record not saved; a retry runs again once the claim expires', { error: (error as Error).name });
       }
     },
     onError: async (request) => {
