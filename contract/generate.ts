@@ -179,6 +179,9 @@ function parametersOf(schema: Schema | undefined, location: 'path' | 'query', co
   }));
 }
 
+/** The problem statuses that carry `Retry-After` (429 rate_limited, 409 in_progress, 503 tenant_unavailable, 504 gateway_timeout). */
+const RETRY_AFTER_STATUSES = new Set([409, 429, 503, 504]);
+
 /** The responses of an operation: its success responses, then one problem response per status it can answer. */
 function responsesOf(route: Route, contract: OperationContract, components: Components, problemRef: unknown): Record<string, unknown> {
   const mutation = isMutation(route.method);
@@ -187,7 +190,11 @@ function responsesOf(route: Route, contract: OperationContract, components: Comp
   for (const [status, response] of Object.entries(contract.responses)) {
     responses[status] = {
       description: response.description,
-      headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } },
+      headers: {
+        'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
+        // A mutation's answer replayed for a retry with the same Idempotency-Key says so.
+        ...(mutation ? { 'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' } } : {}),
+      },
       ...(response.schema ? { content: { 'application/json': { schema: components.add(response.schema, 'output') } } } : {}),
     };
   }
@@ -196,7 +203,11 @@ function responsesOf(route: Route, contract: OperationContract, components: Comp
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
     responses[String(status)] = {
       description: codes.join(', '),
-      headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } },
+      headers: {
+        'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
+        // Throttled, unavailable or still in progress: when to try again.
+        ...(RETRY_AFTER_STATUSES.has(status) ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}),
+      },
       content: { 'application/problem+json': { schema: problemRef } },
     };
   }
@@ -218,7 +229,15 @@ function operationOf(route: Route, contract: OperationContract, components: Comp
       ...parametersOf(contract.query, 'query', components),
       ...(isMutation(route.method) ? [{ $ref: '#/components/parameters/Idempotency-Key' }] : []),
     ],
-    ...(contract.body ? { requestBody: { required: true, content: { 'application/json': { schema: components.add(contract.body, 'input') } } } } : {}),
+    ...(contract.body
+      ? {
+          // An operation that accepts no body as well (cancel, rotate) declares its body optional.
+          requestBody: {
+            required: (contract.body as { _zod?: { optin?: string } })._zod?.optin !== 'optional',
+            content: { 'application/json': { schema: components.add(contract.body, 'input') } },
+          },
+        }
+      : {}),
     responses,
   };
 }
@@ -279,7 +298,14 @@ export async function buildOpenApi(): Promise<Record<string, unknown>> {
       components: {
         securitySchemes: SECURITY_SCHEMES,
         parameters: PARAMETERS,
-        headers: { 'X-Request-Id': { description: 'Identifier of this request; quote it to support.', schema: { type: 'string' } } },
+        headers: {
+          'X-Request-Id': { description: 'Identifier of this request; quote it to support.', schema: { type: 'string' } },
+          'Retry-After': { description: 'Seconds to wait before retrying with the same Idempotency-Key.', schema: { type: 'integer', minimum: 1 } },
+          'Idempotent-Replayed': {
+            description: 'Present (`true`) when this is the stored answer of an earlier request with the same Idempotency-Key.',
+            schema: { type: 'string', enum: ['true'] },
+          },
+        },
         schemas: components.schemas,
       },
     }),
