@@ -15,6 +15,7 @@ import { MAX_SALES_RULES } from '#shared/api/limits.ts';
 import { BASE_PATH, isMutation, type Route } from '#shared/api/routes.ts';
 import { SCOPES } from '#shared/api/scopes.ts';
 import type { Schema } from '#shared/api/zod.ts';
+import { JSON_LIMITS } from '#shared/http/json-shape.ts';
 import type { OperationContract } from '#shared/http/operation.ts';
 import { PROBLEM_CODES, type ProblemCode } from '#shared/http/problem.ts';
 import { ProblemSchema } from '#shared/http/problem-schema.ts';
@@ -133,9 +134,15 @@ Every mutation carries Idempotency-Key (1 to 255 printable ASCII). Scope: (tenan
 application/problem+json with type, title, status, code, detail, instance, request_id; validation failures list every offending field in errors[] with a JSON Pointer. Every response carries X-Request-Id.
 
 ## Limits
-Request body 2 MiB (413 payload_too_large), page limit 1..200 (default 50), per-key rate limit (default 50 requests per second with bursts of 100; 429 rate_limited with Retry-After). A suspended tenant gets 503 tenant_unavailable with Retry-After.
+Request body 2 MiB (413 payload_too_large); any array longer than ${JSON_LIMITS.arrayItems.toLocaleString('en')} items is 413 too, however few bytes it has, and nesting deeper than ${JSON_LIMITS.depth} levels is 422. Page limit 1..200 (default 50), per-key rate limit (default 50 requests per second with bursts of 100; 429 rate_limited with Retry-After). A suspended tenant gets 503 tenant_unavailable with Retry-After.
 At the edge: signed requests at most ${WAF_RATE_LIMITS_PER_5_MINUTES.perKeyAndAddress.toLocaleString('en')} per key id and source address in 5 minutes (above any rate a key is granted), requests without well-formed X-SVC headers at most ${WAF_RATE_LIMITS_PER_5_MINUTES.unsignedPerAddress} per source address in 5 minutes; past either, 429 rate_limited with Retry-After: 60.
 Per tenant: at most ${MAX_SALES_RULES} sales rules that are not archived (409 limit_reached); test and replay deliveries at most ${WEBHOOK_SEND_LIMIT.burst} in ${WEBHOOK_SEND_LIMIT.burst / WEBHOOK_SEND_LIMIT.requests_per_second} s (429); \`contact_not_before\` at most ${CONTACT_HORIZON_DAYS} days ahead (422). Partner ids are at most 255 bytes in UTF-8. A webhook endpoint gets at most ${ENDPOINT_SLOTS} attempts at once.
+
+## Retention
+Idempotency records 24 h; events and webhook deliveries, with their attempt logs, 35 days; orders, their call attempts (with a sandbox tenant's transcripts) and results as long as the tenant keeps them, their customer's data blanked by an erasure. Live calls are neither recorded nor transcribed.
+
+## Sandbox
+A sandbox tenant's calls go to a simulated network whose customer hears the real conversation and behaves by the last digit of their phone number: 0, 6, 7 answer and confirm; 1 never answers; 2 answers the second call and confirms; 3 answers and cancels; 4 answers and takes the suggestion of an applicable upsell or cross-sell rule (confirms when there is none); 5 is busy, then answers and confirms; 8 answers and confirms, and the write-back to the store fails; 9 is not a valid number.
 
 ## Fairness
 One deployment serves every tenant. \`priority\` orders a tenant's own orders only: each call sweep serves tenants in turn, at most ${CALLS_PER_TENANT_PER_SWEEP} orders of one tenant per sweep, so another tenant's backlog delays your due calls by at most one sweep (${FUNCTION_SETTINGS.callSchedulerEveryMinutes} min). Webhook queue messages are grouped by tenant (SQS fair queues), an endpoint's attempts are capped and a failing endpoint is paused as a whole (its circuit breaker), so a slow or failing endpoint delays only its own tenant's deliveries.

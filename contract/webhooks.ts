@@ -47,7 +47,7 @@ const deliveryHeaders = [
   {
     name: CORRELATION_HEADER,
     required: false,
-    description: "The event's correlation_id (the same for every event of one order), to join your logs with ours",
+    description: "The event's correlation_id (shared by an order's events until an accepted PATCH or upsert starts a new one), to join your logs with ours",
     schema: { type: 'string' },
   },
   {

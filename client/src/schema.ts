@@ -716,6 +716,7 @@ export interface components {
         ProductInput: {
             /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters, and not "." or ".." */
             external_product_id: string;
+            /** @description Required (a decision beyond the spec, which shows title only in its upsert example): the title is what a customer hears when their order is read back to them. */
             title: string;
             category?: string;
             /**
@@ -1544,7 +1545,7 @@ export interface components {
             /** @description The receiving integration (tenant) */
             integration_ref: string;
             external_order_id: string | null;
-            /** @description The same for every event of one order */
+            /** @description The correlation id of the request behind this change: an order's events share it until an accepted PATCH or upsert of the order starts a new one (the order's own `correlation_id` is the latest) */
             correlation_id: string;
             /** @description The event or request that caused this one */
             causation_id: string | null;
@@ -1586,7 +1587,7 @@ export interface components {
             /** @description The receiving integration (tenant) */
             integration_ref: string;
             external_order_id: string | null;
-            /** @description The same for every event of one order */
+            /** @description The correlation id of the request behind this change: an order's events share it until an accepted PATCH or upsert of the order starts a new one (the order's own `correlation_id` is the latest) */
             correlation_id: string;
             /** @description The event or request that caused this one */
             causation_id: string | null;
@@ -1628,7 +1629,7 @@ export interface components {
             /** @description The receiving integration (tenant) */
             integration_ref: string;
             external_order_id: string | null;
-            /** @description The same for every event of one order */
+            /** @description The correlation id of the request behind this change: an order's events share it until an accepted PATCH or upsert of the order starts a new one (the order's own `correlation_id` is the latest) */
             correlation_id: string;
             /** @description The event or request that caused this one */
             causation_id: string | null;
@@ -1658,7 +1659,7 @@ export interface components {
             /** @description The receiving integration (tenant) */
             integration_ref: string;
             external_order_id: string | null;
-            /** @description The same for every event of one order */
+            /** @description The correlation id of the request behind this change: an order's events share it until an accepted PATCH or upsert of the order starts a new one (the order's own `correlation_id` is the latest) */
             correlation_id: string;
             /** @description The event or request that caused this one */
             causation_id: string | null;
@@ -7129,7 +7130,7 @@ export interface operations {
                 "X-SVC-Webhook-Event-Id": string;
                 /** @description Hex HMAC-SHA256(secret, timestamp + "." + event_id + "." + raw body) */
                 "X-SVC-Webhook-Signature": string;
-                /** @description The event's correlation_id (the same for every event of one order), to join your logs with ours */
+                /** @description The event's correlation_id (shared by an order's events until an accepted PATCH or upsert starts a new one), to join your logs with ours */
                 "X-SVC-Correlation-Id"?: string;
                 /** @description The same with the previous secret, during a rotation's overlap */
                 "X-SVC-Webhook-Signature-Previous"?: string;
@@ -7193,7 +7194,7 @@ export interface operations {
                 "X-SVC-Webhook-Event-Id": string;
                 /** @description Hex HMAC-SHA256(secret, timestamp + "." + event_id + "." + raw body) */
                 "X-SVC-Webhook-Signature": string;
-                /** @description The event's correlation_id (the same for every event of one order), to join your logs with ours */
+                /** @description The event's correlation_id (shared by an order's events until an accepted PATCH or upsert starts a new one), to join your logs with ours */
                 "X-SVC-Correlation-Id"?: string;
                 /** @description The same with the previous secret, during a rotation's overlap */
                 "X-SVC-Webhook-Signature-Previous"?: string;
@@ -7258,7 +7259,7 @@ export interface operations {
                 "X-SVC-Webhook-Event-Id": string;
                 /** @description Hex HMAC-SHA256(secret, timestamp + "." + event_id + "." + raw body) */
                 "X-SVC-Webhook-Signature": string;
-                /** @description The event's correlation_id (the same for every event of one order), to join your logs with ours */
+                /** @description The event's correlation_id (shared by an order's events until an accepted PATCH or upsert starts a new one), to join your logs with ours */
                 "X-SVC-Correlation-Id"?: string;
                 /** @description The same with the previous secret, during a rotation's overlap */
                 "X-SVC-Webhook-Signature-Previous"?: string;
@@ -7342,7 +7343,7 @@ export interface operations {
                 "X-SVC-Webhook-Event-Id": string;
                 /** @description Hex HMAC-SHA256(secret, timestamp + "." + event_id + "." + raw body) */
                 "X-SVC-Webhook-Signature": string;
-                /** @description The event's correlation_id (the same for every event of one order), to join your logs with ours */
+                /** @description The event's correlation_id (shared by an order's events until an accepted PATCH or upsert starts a new one), to join your logs with ours */
                 "X-SVC-Correlation-Id"?: string;
                 /** @description The same with the previous secret, during a rotation's overlap */
                 "X-SVC-Webhook-Signature-Previous"?: string;

@@ -75,7 +75,10 @@ export const ProductInputSchema = builtOnFirstUse(() =>
     z
       .strictObject({
         external_product_id: builtSchema(ExternalId),
-        title: text(1, 500),
+        title: meta(text(1, 500), {
+          description:
+            'Required (a decision beyond the spec, which shows title only in its upsert example): the title is what a customer hears when their order is read back to them.',
+        }),
         category: z.optional(
           z.string().check(z.regex(/^[^/\s][^/]*(\/[^/]+)*$/, 'must be a slash-separated path such as "beverages/coffee"'), z.maxLength(500)),
         ),

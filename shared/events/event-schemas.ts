@@ -64,7 +64,10 @@ const envelopeOf = <T extends PublicEventType>(type: T) =>
       occurred_at: UtcTime,
       integration_ref: meta(z.string(), { description: 'The receiving integration (tenant)' }),
       external_order_id: z.nullable(z.string()),
-      correlation_id: meta(z.string(), { description: 'The same for every event of one order' }),
+      correlation_id: meta(z.string(), {
+        description:
+          "The correlation id of the request behind this change: an order's events share it until an accepted PATCH or upsert of the order starts a new one (the order's own `correlation_id` is the latest)",
+      }),
       causation_id: meta(z.nullable(z.string()), { description: 'The event or request that caused this one' }),
       test: meta(z.optional(z.literal(true)), { description: 'Present on test deliveries (POST /webhook-subscription/test)' }),
       data: z.union([EVENT_DATA_SCHEMAS[type], TruncatedDataSchema]),
