@@ -173,6 +173,8 @@ export class PartnerApi {
             responseParameters: {
               'method.response.header.Allow': `'${allowed.join(', ')}'`,
               'method.response.header.Content-Type': "'application/problem+json'",
+              // Every answer carries its request id, the gateway's own 405 included.
+              'method.response.header.X-Request-Id': 'context.requestId',
             },
             responseTemplates: { 'application/json': JSON.stringify(problem.body) },
           },
@@ -180,7 +182,16 @@ export class PartnerApi {
       });
       this.api.root.resourceForPath(BASE_PATH + path).addMethod('ANY', integration, {
         operationName: `methodNotAllowed${path.replace(/\W/g, '_')}`,
-        methodResponses: [{ statusCode: '405', responseParameters: { 'method.response.header.Allow': true, 'method.response.header.Content-Type': true } }],
+        methodResponses: [
+          {
+            statusCode: '405',
+            responseParameters: {
+              'method.response.header.Allow': true,
+              'method.response.header.Content-Type': true,
+              'method.response.header.X-Request-Id': true,
+            },
+          },
+        ],
       });
     }
   }

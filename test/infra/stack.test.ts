@@ -62,6 +62,20 @@ describe('the CDK app', () => {
     template.hasResourceProperties('AWS::ApiGateway::RestApi', { EndpointConfiguration: { Types: ['REGIONAL'] } });
   });
 
+  it('answers an unsupported method with a 405 problem that carries Allow and the request id, as every other answer does', () => {
+    const mocks = Object.values(template.findResources('AWS::ApiGateway::Method', { Properties: { HttpMethod: 'ANY', Integration: { Type: 'MOCK' } } }));
+    expect(mocks.length).toBeGreaterThan(10);
+    for (const method of mocks as {
+      Properties: { Integration: { IntegrationResponses: { StatusCode: string; ResponseParameters: Record<string, string> }[] } };
+    }[]) {
+      const [response] = method.Properties.Integration.IntegrationResponses;
+      expect(response).toMatchObject({
+        StatusCode: '405',
+        ResponseParameters: { 'method.response.header.X-Request-Id': 'context.requestId', 'method.response.header.Allow': expect.any(String) },
+      });
+    }
+  });
+
   it('has one on-demand table with pk/sk, three GSIs (the facet index projecting only list views), a NEW_AND_OLD_IMAGES stream, TTL and point-in-time recovery', () => {
     template.resourceCountIs('AWS::DynamoDB::Table', 1);
     template.hasResourceProperties('AWS::DynamoDB::Table', {
