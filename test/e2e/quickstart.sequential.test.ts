@@ -108,7 +108,10 @@ describe('the README quickstart', () => {
     const shown = runtime.output();
     expect(shown).toMatch(/reference: http:\/\/127\.0\.0\.1:\d+\/docs/);
     expect(shown).toMatch(/^\d\d:\d\d:\d\d POST \/orders 201 \d+ ms tenant=sandbox req=\S+( corr=\S+)?$/m);
-    expect(shown).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d call order ${orderId} attempt 1: answered tenant=sandbox`, 'm'));
+    // A call line names the order by its correlation id, never by the partner's own order id.
+    const { correlation_id } = await client.orders.get(orderId!);
+    expect(shown).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d call attempt 1: answered tenant=sandbox corr=${correlation_id}$`, 'm'));
+    expect(shown).not.toContain(orderId!);
     expect(shown).not.toContain('"_aws"');
     expect(shown).not.toMatch(/GET \/webhook-(deliveries|listen-sessions)/);
   }, 300_000);
