@@ -30,8 +30,6 @@ export interface ConnectStandIn {
   contacts: Map<string, StandInContact>;
   /** Ends a contact as the network would: connected or not, with Connect's codes. */
   finish(contactId: string, outcome: { connected: boolean; disconnectReason: string; detection?: string }): void;
-  /** At most this many dials a second (Connect's account throttle); beyond, ThrottlingException. */
-  throttleDials(perSecond: number | undefined): void;
   /** The next `count` dials are throttled, whatever the time (a deterministic throttle for tests). */
   throttleNextDials(count: number): void;
   close(): Promise<void>;
@@ -137,22 +135,14 @@ async function handle(state: StandInState, request: IncomingMessage, response: S
 }
 
 export async function startConnectStandIn(): Promise<ConnectStandIn> {
-  let dialsPerSecond: number | undefined;
   let nextThrottled = 0;
-  let window = { second: 0, dials: 0 };
   const state: StandInState = {
     contacts: new Map(),
     byToken: new Map(),
     throttled() {
-      if (nextThrottled > 0) {
-        nextThrottled--;
-        return true;
-      }
-      if (!dialsPerSecond) return false;
-      const second = Math.floor(Date.now() / 1000);
-      if (window.second !== second) window = { second, dials: 0 };
-      window.dials++;
-      return window.dials > dialsPerSecond;
+      if (nextThrottled === 0) return false;
+      nextThrottled--;
+      return true;
     },
   };
   const server = createServer((request, response) => {
@@ -173,9 +163,6 @@ export async function startConnectStandIn(): Promise<ConnectStandIn> {
         disconnectReason: outcome.disconnectReason,
         ...(outcome.detection ? { detection: outcome.detection } : {}),
       });
-    },
-    throttleDials(perSecond) {
-      dialsPerSecond = perSecond;
     },
     throttleNextDials(count) {
       nextThrottled = count;

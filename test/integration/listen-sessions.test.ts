@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import '../support/stack.ts';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { LimitReachedError, NotFoundError } from '#shared/errors.ts';
+import { tableClient, tableName } from '#shared/storage/clients.ts';
+import { keys } from '#shared/storage/keys.ts';
 import {
   createListenSession,
   feedListenSessions,
@@ -75,9 +78,6 @@ describe('listen sessions (the feed `sandbox listen` reads)', () => {
     expect(await readListenFeed(tenant, session.listen_session_id, ahead, later(start, 10))).toMatchObject({ data: [], next_after: ahead });
     await feedListenSessions(tenant, await liveListenSessions(tenant, start), { event_id: 'evt_old', event_type: STATUS }, '{}', start);
     // Read after the entry's hour (the reader kept its session alive): TTL may not have deleted it, but it is not served.
-    const { PutCommand } = await import('@aws-sdk/lib-dynamodb');
-    const { tableClient, tableName } = await import('#shared/storage/clients.ts');
-    const { keys } = await import('#shared/storage/keys.ts');
     await tableClient().send(
       new PutCommand({
         TableName: tableName(),
