@@ -5,24 +5,19 @@
  */
 
 import { ttlCache } from '#shared/caching/ttl-cache.ts';
-import { type CallPlatform, callPlatforms, platformFor } from '#shared/calls/call-platform.ts';
+import { type CallPlatform, platformFor } from '#shared/calls/call-platform.ts';
 import { resolveVariants } from '#shared/catalog/variant-index.ts';
 import { readCustomer } from '#shared/customers/customer-store.ts';
 import { orderCommands } from '#shared/orders/order-commands.ts';
 import { dynamoOrderRepository } from '#shared/orders/order-store.ts';
 import { orderProcessing } from '#shared/orders/processing.ts';
 import { activeRules } from '#shared/rules/rule-store.ts';
+import { dialRate, platforms } from './call-platforms.ts';
 import { config } from './composition-root.ts';
 import { tenantConfigOf } from './tenant-configs.ts';
 
 /** A tenant's rules change rarely and every order step reads them: cached as briefly as keys and tenant configuration. */
 const rules = ttlCache((tenant) => activeRules(tenant), config.authCacheSeconds * 1000);
-
-/** CALL_STUCK_AFTER_SECONDS, where set, replaces every platform's longest call (tests, and an operator's override). */
-const withStuckAfter = (platform: CallPlatform): CallPlatform =>
-  config.callStuckAfterSeconds ? { ...platform, stuckAfterSeconds: config.callStuckAfterSeconds } : platform;
-const deployed = callPlatforms(config.callPlatform);
-const platforms = { sandbox: withStuckAfter(deployed.sandbox), live: deployed.live && withStuckAfter(deployed.live) };
 
 export const processing = orderProcessing({
   orders: dynamoOrderRepository,
@@ -31,6 +26,7 @@ export const processing = orderProcessing({
   rules: { active: rules.get },
   tenantConfigOf,
   callPlatforms: platforms,
+  dialRate,
   settings: { variantIndexGraceSeconds: config.variantIndexGraceSeconds, callRetryDelaySeconds: config.callRetryDelaySeconds },
 });
 

@@ -41,3 +41,20 @@ export const WORKERS = {
     description: 'Re-enqueues records whose queue message is overdue',
   },
 } as const satisfies Record<string, Worker>;
+
+/**
+ * The functions of live calls on Amazon Connect, deployed only with `-c callPlatform=connect`:
+ * the dialog the contact flow invokes turn by turn, and the worker of Connect's contact events.
+ */
+export const LIVE_CALL_FUNCTIONS = {
+  dialog: {
+    name: 'call-dialog',
+    handler: 'functions/live-calls/dialog.ts',
+    description: 'Answers each turn of the contact flow: what the customer hears and which keys they may press',
+  },
+  contactEvents: {
+    name: 'contact-events',
+    handler: 'functions/live-calls/contact-events.ts',
+    description: "Records each call attempt from Amazon Connect's contact events",
+  },
+} as const;

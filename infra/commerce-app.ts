@@ -4,16 +4,55 @@
  * run every function under the permissions and settings the template gives it.
  */
 import type { App } from 'aws-cdk-lib';
+import type { LiveCallSettings } from './parts/live-calls.ts';
 import { CommerceInterfaceStack } from './stack.ts';
 
 export const DEFAULT_STACK_NAME = 'CommerceInterface';
 
 export function addCommerceStack(app: App): CommerceInterfaceStack {
   return new CommerceInterfaceStack(app, app.node.tryGetContext('stackName') ?? DEFAULT_STACK_NAME, {
-    callPlatform: app.node.tryGetContext('callPlatform') ?? 'sandbox',
+    ...callPlatformOf(app),
     traceAwsCalls: String(app.node.tryGetContext('traceAwsCalls') ?? 'false') === 'true',
     sourceMapsInStackTraces: String(app.node.tryGetContext('sourceMapsInStackTraces') ?? 'false') === 'true',
     runbookUrl: app.node.tryGetContext('runbookUrl'),
     description: 'Commerce Interface v1: partner API, single-table store, signed webhooks',
   });
+}
+
+/** Refuses at synth what would deploy a stack whose every call fails: an unknown platform, or Connect without its instance and numbers. */
+export function callPlatformOf(app: App): { callPlatform: 'sandbox' | 'connect'; connect?: LiveCallSettings } {
+  const context = (name: string): unknown => app.node.tryGetContext(name);
+  const platform = String(context('callPlatform') ?? 'sandbox');
+  if (platform === 'sandbox') return { callPlatform: 'sandbox' };
+  if (platform !== 'connect') throw new Error(`-c callPlatform must be "sandbox" or "connect", not "${platform}"`);
+  const instanceArn = String(context('connectInstanceArn') ?? '');
+  if (!/^arn:aws[\w-]*:connect:[\w-]+:\d{12}:instance\/[\w-]+$/.test(instanceArn))
+    throw new Error('-c callPlatform=connect needs -c connectInstanceArn=arn:aws:connect:<region>:<account>:instance/<id>');
+  const raw = context('connectCallerIds');
+  let callerIds: unknown = raw;
+  if (typeof raw === 'string') {
+    try {
+      callerIds = JSON.parse(raw);
+    } catch {
+      callerIds = undefined;
+    }
+  }
+  const entries = callerIds && typeof callerIds === 'object' && !Array.isArray(callerIds) ? Object.entries(callerIds) : [];
+  if (
+    entries.length === 0 ||
+    !entries.every(([country, number]) => /^[A-Z]{2}$/.test(country) && typeof number === 'string' && /^\+[1-9]\d{6,14}$/.test(number))
+  )
+    throw new Error('-c callPlatform=connect needs -c connectCallerIds=\'{"DE":"+4930…"}\': each market\'s claimed number in E.164');
+  const dialsPerSecond = Number(context('connectDialsPerSecond') ?? 2);
+  if (!Number.isInteger(dialsPerSecond) || dialsPerSecond < 1 || dialsPerSecond > 1000)
+    throw new Error('-c connectDialsPerSecond must be an integer from 1 to 1000');
+  return {
+    callPlatform: 'connect',
+    connect: {
+      instanceArn,
+      callerIds: Object.fromEntries(entries) as Record<string, string>,
+      campaignTraffic: String(context('connectCampaignTraffic') ?? 'false') === 'true',
+      dialsPerSecond,
+    },
+  };
 }

@@ -17,14 +17,18 @@ import type { Construct } from 'constructs';
 import { BASE_PATH, type Route } from '#shared/api/routes.ts';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '#shared/observability/metric-names.ts';
 import { functionNodeOptions } from './bundling.ts';
+import { routeFunctionId, workerFunctionId } from './parts/commerce-function.ts';
 import { DataStore } from './parts/data-store.ts';
+import { type LiveCallSettings, LiveCalls } from './parts/live-calls.ts';
 import { Monitoring } from './parts/monitoring.ts';
 import { PartnerApi } from './parts/partner-api.ts';
 import { Workers } from './parts/workers.ts';
 
 export interface CommerceStackProps extends StackProps {
-  /** Which call platform adapter the workers use; only the sandbox dialer exists so far. */
-  callPlatform?: 'sandbox';
+  /** Where live tenants' customers are called: nowhere (`sandbox`, every tenant simulated) or Amazon Connect. */
+  callPlatform?: 'sandbox' | 'connect';
+  /** The Connect instance, its claimed numbers and the dial rate (`callPlatform: 'connect'` only). */
+  connect?: LiveCallSettings;
   /** X-Ray subsegments for every DynamoDB and SQS call (costs cold-start time; off by default). */
   traceAwsCalls?: boolean;
   /**
@@ -52,7 +56,7 @@ export class CommerceInterfaceStack extends Stack {
     this.webhookQueue = data.webhookQueue;
     this.webhookDlq = data.webhookDlq;
     const nodeOptions = functionNodeOptions(props.sourceMapsInStackTraces ?? false);
-    const environment = {
+    const baseEnvironment: Record<string, string> = {
       TABLE_NAME: data.table.tableName,
       WEBHOOK_QUEUE_URL: data.webhookQueue.queueUrl,
       WEBHOOK_DLQ_URL: data.webhookDlq.queueUrl,
@@ -62,20 +66,30 @@ export class CommerceInterfaceStack extends Stack {
       ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
       TRACE_AWS_CALLS: String(props.traceAwsCalls ?? false),
     };
+    if (baseEnvironment.CALL_PLATFORM === 'connect' && !props.connect) throw new Error('callPlatform "connect" needs the Connect instance and its numbers');
+    const liveCalls = props.connect && baseEnvironment.CALL_PLATFORM === 'connect' ? new LiveCalls(this, data, baseEnvironment, props.connect) : undefined;
+    const environment = { ...baseEnvironment, ...liveCalls?.environment };
     const partnerApi = new PartnerApi(this, data, environment, props.routes);
     this.api = partnerApi.api;
     const workers = new Workers(this, data, environment);
+    if (liveCalls) {
+      // The order pipeline dials, stops, asks after and erases calls; a partner's cancel stops one.
+      for (const fn of workers.functions)
+        if (['stream-processor', 'reconciler', 'call-scheduler'].some((name) => fn.node.id === workerFunctionId(name))) liveCalls.grant(fn, 'dial');
+      liveCalls.grant(partnerApi.functions.find((fn) => fn.node.id === routeFunctionId('cancelOrder'))!, 'stop');
+    }
     const monitoring = new Monitoring(
       this,
       data,
       this.api,
       {
         api: partnerApi.functions,
-        workers: workers.functions,
+        workers: [...workers.functions, ...(liveCalls?.functions ?? [])],
         streamProcessor: workers.streamProcessor,
         webhookSender: workers.sender,
       },
       props.runbookUrl,
+      liveCalls?.contactEventsDlq,
     );
 
     new CfnOutput(this, 'ApiBaseUrl', { value: `${this.api.url.replace(/\/$/, '')}${BASE_PATH}` });
@@ -88,7 +102,7 @@ export class CommerceInterfaceStack extends Stack {
     new CfnOutput(this, 'AlarmTopicArn', { value: monitoring.topic.topicArn });
     new CfnOutput(this, 'ApiKeySecretsKeyArn', { value: data.keySecrets.keyArn });
     // The admin CLI refuses a live tenant on a deployment whose calls can only be simulated.
-    new CfnOutput(this, 'CallPlatform', { value: environment.CALL_PLATFORM });
+    new CfnOutput(this, 'CallPlatform', { value: environment.CALL_PLATFORM! });
 
     this.acknowledgeNagFindings();
   }

@@ -304,6 +304,8 @@ export interface LocalStandIns {
   streamArn: string;
   /** Each queue's URL (`Ref`) and ARN by its construct id. */
   queues: Record<string, { Ref: string; Arn: string }>;
+  /** The Connect instance the template was synthesized with, where it calls through Connect. */
+  connectInstanceArn?: string | undefined;
 }
 
 /** The deployment with every reference resolved to the local stand-ins. */

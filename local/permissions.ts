@@ -22,6 +22,8 @@ export interface ResourceNames {
   tableArn: (tableName: string) => string;
   streamArn: string;
   queueArn: (queueUrl: string) => string;
+  /** The ARN of the Connect instance an id names. */
+  connectInstanceArn: (instanceId: string) => string;
 }
 
 const leadingKey = (item: AttributeMap | undefined): string[] => {
@@ -96,6 +98,12 @@ export function sqsRequests(operation: string, input: Input, names: ResourceName
 
 export const kmsRequests = (operation: string, input: Input): AccessRequest[] => [{ action: `kms:${operation}`, resource: input.KeyId as string }];
 
+/** Connect's contact calls are authorized on the contact's ARN in its instance (a dial: any contact of the instance). */
+export function connectRequests(operation: string, input: Input, names: ResourceNames): AccessRequest[] {
+  const contact = (input.ContactId ?? input.InitialContactId) as string | undefined;
+  return [{ action: `connect:${operation}`, resource: `${names.connectInstanceArn(input.InstanceId as string)}/contact/${contact ?? '*'}` }];
+}
+
 /** AWS's answer to a call the caller's policy does not allow. */
 export class AccessDeniedException extends Error {
   override readonly name = 'AccessDeniedException';
@@ -145,11 +153,12 @@ export function authorize(check: PermissionCheck, requests: AccessRequest[]): vo
   }
 }
 
-type Service = 'dynamodb' | 'sqs' | 'kms';
+type Service = 'dynamodb' | 'sqs' | 'kms' | 'connect';
 const REQUESTS: Record<Service, (operation: string, input: Input, names: ResourceNames) => AccessRequest[]> = {
   dynamodb: dynamodbRequests,
   sqs: sqsRequests,
   kms: kmsRequests,
+  connect: connectRequests,
 };
 
 /** Any SDK v3 client (DynamoDB, DynamoDB Streams, SQS, KMS): only its middleware stack is used. */
@@ -186,6 +195,8 @@ export function permissionCheck(
       tableArn: (name) => `${tableArnPrefix}${name}`,
       streamArn: standIns.streamArn,
       queueArn: (url) => queueArns.get(url) ?? `arn:aws:sqs:us-east-1:000000000000:${url.split('/').at(-1)}`,
+      connectInstanceArn: (id) =>
+        standIns.connectInstanceArn?.endsWith(`/${id}`) ? standIns.connectInstanceArn : `arn:aws:connect:us-east-1:000000000000:instance/${id}`,
     },
     refused: [],
     used: new Set(),

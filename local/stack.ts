@@ -138,7 +138,8 @@ function switchFaultsOn(running: Running, dataDir: string | undefined) {
   if (running.faults.size === 0) return;
   decorateClients((service, client) => {
     // The root key stands in for KMS locally: there is no call in flight to fail.
-    if (service !== 'kms') injectClientFaults(service, client as never, running.faults.get(service) ?? 0);
+    // Connect's calls reach the stand-in, whose own switches drop, delay and throttle.
+    if (service === 'dynamodb' || service === 'sqs') injectClientFaults(service, client as never, running.faults.get(service) ?? 0);
     if (service === 'dynamodb') injectLostAnswers(client as never, running.faults.get('dynamodb-lost') ?? 0);
   });
   running.log(`LOCAL_FAULTS: ${[...running.faults].map(([name, share]) => `${name} ${share}`).join(', ')}`);

@@ -11,6 +11,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sns from 'aws-cdk-lib/aws-sns';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { FUNCTION_SETTINGS } from '#infra/deployment-settings.ts';
 import { METRIC, METRICS_NAMESPACE, SERVICE_NAME } from '#shared/observability/metric-names.ts';
@@ -56,7 +57,7 @@ export class Monitoring {
 
   private readonly runbook: string;
 
-  constructor(scope: Construct, data: DataStore, api: apigw.RestApi, functions: MonitoredFunctions, runbook = DEFAULT_RUNBOOK) {
+  constructor(scope: Construct, data: DataStore, api: apigw.RestApi, functions: MonitoredFunctions, runbook = DEFAULT_RUNBOOK, contactEventsDlq?: sqs.IQueue) {
     this.scope = scope;
     this.runbook = runbook;
     const key = new kms.Key(scope, 'AlarmTopicKey', {
@@ -66,6 +67,13 @@ export class Monitoring {
     key.grant(new iam.ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
     this.topic = new sns.Topic(scope, 'AlarmTopic', { displayName: 'Commerce Interface alarms', enforceSSL: true, masterKey: key });
     for (const spec of this.alarmSpecs(data, api, functions)) this.alarm(spec);
+    if (contactEventsDlq)
+      this.alarm({
+        id: 'ContactEventsDlqDepth',
+        metric: contactEventsDlq.metricApproximateNumberOfMessagesVisible({ period: fiveMinutes }),
+        threshold: 0,
+        what: 'Amazon Connect contact events could not be recorded after 5 receives: those attempts are recorded at their deadline from DescribeContact instead, or as failed.',
+      });
     this.dashboard = this.dashboardOf(data, api, functions);
   }
 

@@ -13,6 +13,8 @@ import { converse, sandboxCustomer, type TranscriptEntry } from './simulated-cus
 export interface CallRequest {
   tenant: string;
   external_order_id: string;
+  /** Whose call it is: a platform that keeps anything about a call finds it again for an erasure. */
+  external_customer_id: string;
   attempt: number;
   /** E.164; handed to the platform only, never logged or stored with the attempt. */
   phone: string;
@@ -48,6 +50,7 @@ export interface CallPlatform {
    * died mid-call) has its attempt recorded as failed and retried under the attempt limit.
    */
   readonly stuckAfterSeconds: number;
+  /** Places the attempt's call; throws DialThrottled when the platform refuses to dial now (nothing was dialled). */
   startAttempt(request: CallRequest, now: Date): Promise<AttemptReport | 'pending'>;
   /**
    * Ends the attempt's call, or keeps it from starting if it has not yet: an order cancelled
@@ -56,6 +59,19 @@ export interface CallPlatform {
   cancel(request: AttemptKey): Promise<void>;
   /** GDPR erasure: the platform forgets what it keeps of the customer (numbers, recordings, transcripts). */
   erase(request: { tenant: string; external_customer_id: string }): Promise<void>;
+  /**
+   * A platform that reports later: what it says became of an attempt whose report never came, at
+   * the attempt's deadline (`ongoing`: the call still runs; undefined: it knows of no call).
+   */
+  outcomeOf?(key: AttemptKey, now: Date): Promise<AttemptReport | 'ongoing' | undefined>;
+}
+
+/** Claims a place for one live dial at `now` in the deployment's dial rate: false when the second is full. */
+export type DialRate = (now: Date) => Promise<boolean>;
+
+/** The platform refused to dial now (its rate): nothing was dialled, and the attempt is dialled again shortly. */
+export class DialThrottled extends Error {
+  override readonly name = 'DialThrottled';
 }
 
 /** What the simulated network was asked to erase (it keeps nothing else): tenant and customer id, newest last. */
@@ -89,11 +105,3 @@ export const platformFor = (platforms: CallPlatforms, mode: TenantMode): CallPla
 
 /** The longest call of any of the deployment's platforms. */
 export const longestCallSeconds = (platforms: CallPlatforms): number => Math.max(platforms.sandbox.stuckAfterSeconds, platforms.live?.stuckAfterSeconds ?? 0);
-
-/** The deployment's platforms for `CALL_PLATFORM` (sandbox: no live platform, so no tenant can be live). */
-export function callPlatforms(name: 'sandbox'): CallPlatforms {
-  switch (name) {
-    case 'sandbox':
-      return { sandbox: sandboxDialer, live: undefined };
-  }
-}

@@ -51,7 +51,9 @@ export type RuntimeConfig = {
   webhookTimeoutScale: number;
   callRetryDelaySeconds: number;
   variantIndexGraceSeconds: number;
-  callPlatform: 'sandbox';
+  callPlatform: 'sandbox' | 'connect';
+  /** The Amazon Connect instance and its flow, numbers and dial rate (CALL_PLATFORM=connect only). */
+  connect: ConnectConfig | undefined;
   callStuckAfterSeconds: number | undefined;
   streamRecoverySeconds: number;
   queueRedeliveryGraceSeconds: number;
@@ -61,9 +63,51 @@ export type RuntimeConfig = {
   keySecretsRootFile: string | undefined;
 };
 
+export interface ConnectConfig {
+  instanceArn: string;
+  contactFlowId: string;
+  /** The claimed number each market's calls come from, by ISO country code. */
+  callerIds: Record<string, string>;
+  /** Campaign traffic (a service-quota approval) brings answering-machine detection. */
+  campaignTraffic: boolean;
+  /** Dials a second across every tenant: the account's StartOutboundVoiceContact quota. */
+  dialsPerSecond: number;
+  /** Locally: the stand-in that speaks Connect's protocol. */
+  endpoint: string | undefined;
+}
+
+const E164 = /^\+[1-9]\d{6,14}$/;
+
+function callerIds(env: Env): Record<string, string> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text(env, 'CONNECT_CALLER_IDS'));
+  } catch {
+    parsed = undefined;
+  }
+  const entries = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? Object.entries(parsed) : [];
+  if (entries.length === 0 || !entries.every(([country, number]) => /^[A-Z]{2}$/.test(country) && typeof number === 'string' && E164.test(number)))
+    throw new RuntimeConfigError('CONNECT_CALLER_IDS', 'a JSON object of ISO country codes to E.164 numbers, e.g. {"DE":"+4930123456"}');
+  return Object.fromEntries(entries) as Record<string, string>;
+}
+
+function connectConfig(env: Env): ConnectConfig {
+  const instanceArn = text(env, 'CONNECT_INSTANCE_ARN');
+  if (!/^arn:aws[\w-]*:connect:[\w-]+:\d{12}:instance\/[\w-]+$/.test(instanceArn))
+    throw new RuntimeConfigError('CONNECT_INSTANCE_ARN', 'an Amazon Connect instance ARN');
+  return {
+    instanceArn,
+    contactFlowId: text(env, 'CONNECT_CONTACT_FLOW_ID'),
+    callerIds: callerIds(env),
+    campaignTraffic: flag(env, 'CONNECT_CAMPAIGN_TRAFFIC'),
+    dialsPerSecond: number(env, 'CONNECT_DIALS_PER_SECOND', { min: 1, max: 1000, integer: true }, 2),
+    endpoint: optionalText(env, 'CONNECT_ENDPOINT'),
+  };
+}
+
 export function parseRuntimeConfig(env: Env): RuntimeConfig {
   const callPlatform = text(env, 'CALL_PLATFORM', 'sandbox');
-  if (callPlatform !== 'sandbox') throw new RuntimeConfigError('CALL_PLATFORM', '"sandbox"');
+  if (callPlatform !== 'sandbox' && callPlatform !== 'connect') throw new RuntimeConfigError('CALL_PLATFORM', '"sandbox" or "connect"');
   const stuckAfter = optionalText(env, 'CALL_STUCK_AFTER_SECONDS');
   return {
     tableName: text(env, 'TABLE_NAME'),
@@ -83,6 +127,7 @@ export function parseRuntimeConfig(env: Env): RuntimeConfig {
     /** How long a new order waits for its variants to reach the variant index before it is rejected. */
     variantIndexGraceSeconds: number(env, 'VARIANT_INDEX_GRACE_SECONDS', { min: 0, max: 3600 }, 60),
     callPlatform,
+    connect: callPlatform === 'connect' ? connectConfig(env) : undefined,
     /** Overrides the call platform's own longest call, after which an order still in a call is recovered. */
     callStuckAfterSeconds: stuckAfter === undefined ? undefined : number(env, 'CALL_STUCK_AFTER_SECONDS', { min: 10, max: 86_400, integer: true }),
     /**

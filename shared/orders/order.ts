@@ -48,6 +48,8 @@ export interface StoredOrder extends VersionAttributes {
   call_deadline_at?: string | null | undefined;
   /** The attempt whose dial was claimed: set just before the call platform is asked to call. */
   dialing?: number | undefined;
+  /** While in a call whose dial the platform throttled: when the same attempt is dialled again. */
+  redial_at?: string | undefined;
   /** When the order's content last changed by a PATCH or upsert: the variant-index grace counts from here (else from creation). */
   content_changed_at?: string | undefined;
   created_at: string;
@@ -183,6 +185,7 @@ export function dueOf(o: StoredOrder, now: Date, streamRecoverySeconds = STREAM_
   // the call scheduler finds the order here and takes the step itself.
   if (o.processing_state === 'received' || o.processing_state === 'validated') return new Date(now.getTime() + streamRecoverySeconds * 1000);
   if (o.processing_state === 'scheduled' && o.next_contact_at) return new Date(o.next_contact_at);
+  if (o.processing_state === 'in_call' && o.redial_at) return new Date(o.redial_at);
   if (o.processing_state === 'in_call') return new Date(o.call_deadline_at ?? now.getTime() + STUCK_CALL_SECONDS * 1000);
   return undefined;
 }

@@ -6,28 +6,21 @@
  * outside the domain (orders, customers, variants, rules, configuration, the call platform)
  * comes in through `ProcessingPorts`, built once per function by its composition root.
  */
-import { type AttemptReport, type CallPlatforms, longestCallSeconds, platformFor } from '../calls/call-platform.ts';
+import { longestCallSeconds, platformFor } from '../calls/call-platform.ts';
 import { RevisionConflict } from '../errors.ts';
 import { logger } from '../logging/logger.ts';
-import { retryOnRevisionConflict } from '../storage/revision-retry.ts';
-import { attemptCounts, attemptOutcome, callingWindow, type Facts, marketOf } from './call-outcome.ts';
-import { callRecords } from './call-records.ts';
-import { callScript } from './call-script.ts';
-import { type FactsPorts, factsFor } from './facts.ts';
-import { type OrderRepository, rejectionFields, type StoredOrder } from './order.ts';
-import { lastStatus, recordsAttempt } from './order-log.ts';
+import { claimOrUndefined, dial, ONGOING_CALL_RETRY_MS, REDIAL_MS, recordAttempt, recordUnreportedCall, redial, unreportedOutcome } from './call-attempts.ts';
+import { callingWindow, type Facts } from './call-outcome.ts';
+import { factsFor } from './facts.ts';
+import { rejectionFields, type StoredOrder } from './order.ts';
 import { pendingChanges } from './pending-changes.ts';
+import type { ProcessingPorts } from './processing-ports.ts';
 import { type Qualification, qualify } from './qualification.ts';
 import { isCallable, nextContactAt } from './scheduler.ts';
-import { effectiveLines } from './snapshot.ts';
 import { isFinal, type OrderState } from './state-machine.ts';
 
-export interface ProcessingPorts extends FactsPorts {
-  orders: OrderRepository;
-  /** The simulated network for sandbox tenants, the deployment's live platform (if any) for live ones. */
-  callPlatforms: CallPlatforms;
-  settings: { variantIndexGraceSeconds: number; callRetryDelaySeconds: number };
-}
+export { recordAttempt, recordFinishedCall, reportAttempt } from './call-attempts.ts';
+export type { ProcessingPorts } from './processing-ports.ts';
 
 /** While an order waits for a variant to reach the variant index, qualification is retried this often. */
 const QUALIFICATION_RETRY_MS = 2_000;
@@ -115,13 +108,18 @@ async function step(ports: ProcessingPorts, order: StoredOrder, now: Date, facts
       return startAttempt(ports, order, now, await factsOf(order));
     }
     case 'in_call': {
-      // Only the scheduler's check for a stuck call gets here: record the attempt as failed.
+      // A dial the platform throttled: the same attempt is dialled again (its claim is the order's write).
+      if (order.redial_at) return Date.parse(order.redial_at) > now.getTime() ? undefined : redial(ports, order, now, await factsOf(order));
+      // Only the scheduler's check for a stuck call gets here: what the platform says became of it, else failed.
       const deadline = order.call_deadline_at
         ? Date.parse(order.call_deadline_at)
         : Date.parse(order.updated_at) + longestCallSeconds(ports.callPlatforms) * 1000;
       if (deadline > now.getTime()) return undefined;
-      const stuck: AttemptReport = { call_disposition: 'failed', started_at: order.updated_at, ended_at: now.toISOString() };
-      return recordAttempt(ports, order, stuck, now, await factsOf(order));
+      const facts = await factsOf(order);
+      const report = await unreportedOutcome(order, now, platformFor(ports.callPlatforms, facts.config.mode));
+      if (report === 'ongoing')
+        return void (await ports.orders.write(order, { set: { call_deadline_at: new Date(now.getTime() + ONGOING_CALL_RETRY_MS).toISOString() } }, now));
+      return recordAttempt(ports, order, report, now, facts);
     }
     default:
       return undefined;
@@ -157,6 +155,8 @@ async function startAttempt(ports: ProcessingPorts, order: StoredOrder, now: Dat
     logger.error('no call platform for a live tenant; its calls wait', { tenant: order.tenant });
     return deferCall(ports, order, now, SUSPENDED_RETRY_MS);
   }
+  // A live dial takes its place in the deployment's dial rate first: without one, the order stays scheduled.
+  if (platform !== ports.callPlatforms.sandbox && ports.dialRate && !(await ports.dialRate(now))) return deferCall(ports, order, now, REDIAL_MS);
   const attempt = order.call_attempts + 1;
   const inCall = await ports.orders.write(
     order,
@@ -173,77 +173,8 @@ async function startAttempt(ports: ProcessingPorts, order: StoredOrder, now: Dat
   );
   // The dial is claimed on the order just before it: a cancel or an erasure that landed after
   // the in_call write wins, and no one is called (a claim lost otherwise is a stuck call, retried).
-  const claimed = await ports.orders.write(inCall, { set: { dialing: attempt } }, now).catch((error: unknown) => {
-    if (error instanceof RevisionConflict) return undefined;
-    throw error;
-  });
-  if (!claimed) return undefined;
-  const lines = effectiveLines(order.items, q.substitutions, facts.variants);
-  const report = await platform.startAttempt(
-    {
-      tenant: order.tenant,
-      external_order_id: order.external_order_id,
-      attempt,
-      phone: facts.customer!.phone!,
-      script: callScript(claimed, facts, lines),
-      market: marketOf(facts.config, facts.customer?.locale)?.country,
-    },
-    now,
-  );
-  return report === 'pending' ? claimed : recordFinishedCall(ports, claimed, report, now, facts);
-}
-
-/**
- * Records a call that ended. A partner may cancel while it runs (the order is cancelled at
- * once, as the contract says), and an erasure rejects the order: the call's attempt and its
- * event are still kept with the order, whatever it became, so its history says what happened
- * to the customer. Each attempt is its own item, written once: a report that comes again
- * changes nothing.
- */
-export async function recordFinishedCall(ports: ProcessingPorts, inCall: StoredOrder, report: AttemptReport, now: Date, facts?: Facts): Promise<StoredOrder> {
-  try {
-    return await recordAttempt(ports, inCall, report, now, facts);
-  } catch (error) {
-    if (!(error instanceof RevisionConflict)) throw error;
-    return retryOnRevisionConflict(async () => {
-      const current = await ports.orders.read(inCall.tenant, inCall.external_order_id);
-      if (!current) throw error;
-      if (current.processing_state === 'in_call' && current.call_attempts === inCall.call_attempts) return recordAttempt(ports, current, report, now, facts);
-      if (recordsAttempt(current.log, inCall.call_attempts)) return current;
-      return ports.orders.write(current, { set: { call_deadline_at: null }, calls: callRecords(inCall, report) }, now);
-    });
-  }
-}
-
-/**
- * A call the order became final during (a cancel, an erasure) whose report was never recorded:
- * the run that had it failed, or was killed, after the attempt item went ahead of the order's
- * write, and a final order is never advanced again. At the call's deadline its attempt goes
- * into the order's log, as failed unless its item (which keeps the first report) says
- * otherwise, so the attempt's event is published; the order leaves the call scheduler.
- */
-async function recordUnreportedCall(ports: ProcessingPorts, order: StoredOrder, now: Date): Promise<void> {
-  if (!order.call_deadline_at || Date.parse(order.call_deadline_at) > now.getTime()) return;
-  if (recordsAttempt(order.log, order.call_attempts)) {
-    await ports.orders.write(order, { set: { call_deadline_at: null } }, now);
-    return;
-  }
-  const unreported: AttemptReport = { call_disposition: 'failed', started_at: order.updated_at, ended_at: now.toISOString() };
-  const inCall = { ...order, status_revision: lastStatus(order.log, 'in_call')?.revision ?? order.status_revision };
-  await ports.orders.write(order, { set: { call_deadline_at: null }, calls: callRecords(inCall, unreported) }, now);
-}
-
-/**
- * Records a finished attempt: the attempt item and its event, and either the result (the
- * order completes, with `result_ready`) or the next attempt's contact time.
- */
-export async function recordAttempt(ports: ProcessingPorts, order: StoredOrder, report: AttemptReport, now: Date, known?: Facts): Promise<StoredOrder> {
-  const facts = known ?? (await factsFor(ports, order));
-  const { to, result, nextContact } = attemptOutcome(order, report, facts, now, ports.settings.callRetryDelaySeconds);
-  const reason = result ? result.business_outcome : report.call_disposition;
-  const calls = callRecords(order, report, result, facts.config.writeback.enabled);
-  const lost = report.call_disposition === 'failed' ? { lost_attempts: attemptCounts(order, report).lost } : {};
-  return ports.orders.write(order, { to, reason, set: { next_contact_at: nextContact, call_deadline_at: null, ...lost }, calls }, now);
+  const claimed = await claimOrUndefined(() => ports.orders.write(inCall, { set: { dialing: attempt } }, now));
+  return claimed && dial(ports, platform, claimed, now, facts);
 }
 
 /** States from which a step may start a call: whatever the run decided before must be durable first. */

@@ -5,6 +5,7 @@
  * the configuration: resources are where the deployment put them.
  */
 
+import type { ConnectClient } from '@aws-sdk/client-connect';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -13,7 +14,8 @@ import { ConfiguredRetryStrategy } from '@smithy/core/retry';
 import { runtimeConfig } from '../config/runtime.ts';
 import { retryDelayMs } from './transient.ts';
 
-export type ClientDecorator = (service: 'dynamodb' | 'sqs' | 'kms', client: DynamoDBClient | SQSClient | KMSClient) => void;
+export type AwsService = 'dynamodb' | 'sqs' | 'kms' | 'connect';
+export type ClientDecorator = (service: AwsService, client: DynamoDBClient | SQSClient | KMSClient | ConnectClient) => void;
 const decorators: ClientDecorator[] = [];
 
 /**
@@ -29,7 +31,7 @@ export const withoutSdkLogging = <C extends { middlewareStack: { remove(name: st
 /** Wraps every client a function builds: tracing on AWS; locally also the fault switch and the permission check. */
 export const decorateClients = (decorator: ClientDecorator): void => void decorators.push(decorator);
 /** Applies the decorators to a client built outside this module (the key secrets' KMS client). */
-export const decorated = <C extends DynamoDBClient | SQSClient | KMSClient>(service: 'dynamodb' | 'sqs' | 'kms', client: C): C => {
+export const decorated = <C extends DynamoDBClient | SQSClient | KMSClient | ConnectClient>(service: AwsService, client: C): C => {
   for (const decorate of decorators) decorate(service, client);
   return client;
 };

@@ -159,6 +159,8 @@ export const keys = {
   orderContact: (orderPk: string, attempt: number): ItemKey => ({ pk: orderPk, sk: `CONTACT#${String(attempt).padStart(3, '0')}` }),
   /** A contact id's attempt (its events and its flow's turns find the order by it). */
   contact: (contactId: string): ItemKey => ({ pk: `CONTACT#${contactId}`, sk: 'CONTACT' }),
+  /** The deployment's live dials in one second, across every tenant (the call platform's dial rate). */
+  dialRate: (epochSecond: number): ItemKey => ({ pk: `DIALRATE#${epochSecond}`, sk: 'DIALRATE' }),
   /** A stretch of an order's log moved out of the order item, by the revision of its first entry. */
   orderHistory: (orderPk: string, firstRevision: number): ItemKey => ({ pk: orderPk, sk: `HISTORY#${String(firstRevision).padStart(6, '0')}` }),
   /** The one `commerce.writeback.failed.v1` event an order's result can have. */

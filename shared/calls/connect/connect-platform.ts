@@ -10,14 +10,29 @@
  * again after its contact ended dials again.
  */
 import { createHash } from 'node:crypto';
-import { type ConnectClient, DescribeContactCommand, StartOutboundVoiceContactCommand, StopContactCommand } from '@aws-sdk/client-connect';
-import type { AttemptKey, CallPlatform, CallRequest } from '../call-platform.ts';
-import { type ContactOutcome, connectDisposition } from './dispositions.ts';
+import {
+  type ConnectClient,
+  DescribeContactCommand,
+  StartOutboundVoiceContactCommand,
+  StopContactCommand,
+  UpdateContactAttributesCommand,
+} from '@aws-sdk/client-connect';
+import { type AttemptKey, type AttemptReport, type CallPlatform, type CallRequest, DialThrottled } from '../call-platform.ts';
+import type { ContactMap } from './contact-store.ts';
+import { connectDisposition } from './dispositions.ts';
 
 /** How long a dial rings before it is `no_answer`. */
 export const RING_TIMEOUT_SECONDS = 30;
+/**
+ * The longest a Connect call can last: the ring, the opening and two questions read out with
+ * their input waits, and the goodbye, with room to spare. Past it, Connect is asked what became of it.
+ */
+export const CONNECT_LONGEST_CALL_SECONDS = 600;
+/** The attribute that carries the attempt's opaque reference, and nothing else is set on a contact. */
+export const ATTEMPT_ATTRIBUTE = 'attempt_ref';
 
 export interface ConnectSettings {
+  /** The instance's id (the last part of its ARN). */
   instanceId: string;
   contactFlowId: string;
   /** The claimed number each market's calls come from, by ISO country code. */
@@ -28,72 +43,98 @@ export interface ConnectSettings {
   stuckAfterSeconds: number;
 }
 
-/** Where the platform keeps which contact is which attempt (DynamoDB items on AWS and locally). */
-export interface ContactMap {
-  /** Records a dial's contact; a repeat of the same attempt's record changes nothing. */
-  put(contact: { contactId: string; reference: string } & AttemptKey): Promise<void>;
-  /** The contact of an attempt, and whether a stop was already sent for it (a stop is sent once). */
-  ofAttempt(key: AttemptKey): Promise<{ contactId: string } | undefined>;
-  /** Claims the one stop of an attempt's contact: false when it was claimed before. */
-  claimStop(key: AttemptKey): Promise<boolean>;
-}
-
 /** An attempt's opaque reference: what the contact's attributes carry instead of anything about the customer. */
 export const attemptReference = (key: AttemptKey): string =>
   createHash('sha256').update(`${key.tenant}\n${key.external_order_id}\n${key.attempt}`).digest('base64url').slice(0, 32);
 
-export function connectCallPlatform(
-  client: ConnectClient,
-  settings: ConnectSettings,
-  contacts: ContactMap,
-): CallPlatform & {
-  /** What Connect says became of an attempt's contact (for an attempt whose events never came). */
-  outcomeOf(key: AttemptKey): Promise<(ContactOutcome & { ended: boolean; disposition: ReturnType<typeof connectDisposition> }) | undefined>;
-} {
+const isThrottling = (error: unknown) =>
+  (error as { name?: string }).name === 'ThrottlingException' || (error as { name?: string }).name === 'LimitExceededException';
+
+const iso = (at: Date | undefined, fallback: Date) => (at ?? fallback).toISOString();
+
+export function connectCallPlatform(client: ConnectClient, settings: ConnectSettings, contacts: ContactMap): CallPlatform {
   const callerIdFor = (request: CallRequest) => settings.callerIds[request.market ?? ''] ?? Object.values(settings.callerIds)[0];
+  const dial = (request: CallRequest, reference: string) =>
+    client.send(
+      new StartOutboundVoiceContactCommand({
+        InstanceId: settings.instanceId,
+        ContactFlowId: settings.contactFlowId,
+        DestinationPhoneNumber: request.phone,
+        SourcePhoneNumber: callerIdFor(request),
+        ClientToken: reference,
+        Attributes: { [ATTEMPT_ATTRIBUTE]: reference },
+        RingTimeoutInSeconds: RING_TIMEOUT_SECONDS,
+        ...(settings.campaignTraffic
+          ? { TrafficType: 'CAMPAIGN', AnswerMachineDetectionConfig: { EnableAnswerMachineDetection: true, AwaitAnswerMachinePrompt: true } }
+          : { TrafficType: 'GENERAL' }),
+      }),
+    );
   return {
     name: 'connect',
     stuckAfterSeconds: settings.stuckAfterSeconds,
     async startAttempt(request) {
       const reference = attemptReference(request);
-      const { ContactId } = await client.send(
-        new StartOutboundVoiceContactCommand({
-          InstanceId: settings.instanceId,
-          ContactFlowId: settings.contactFlowId,
-          DestinationPhoneNumber: request.phone,
-          SourcePhoneNumber: callerIdFor(request),
-          ClientToken: reference,
-          Attributes: { attempt_ref: reference },
-          RingTimeoutInSeconds: RING_TIMEOUT_SECONDS,
-          ...(settings.campaignTraffic
-            ? { TrafficType: 'CAMPAIGN', AnswerMachineDetectionConfig: { EnableAnswerMachineDetection: true, AwaitAnswerMachinePrompt: true } }
-            : { TrafficType: 'GENERAL' }),
-        }),
-      );
+      const { ContactId } = await dial(request, reference).catch((error: unknown) => {
+        if (isThrottling(error)) throw new DialThrottled('Amazon Connect throttled the dial');
+        throw error;
+      });
       if (!ContactId) throw new Error('Connect answered a dial without a contact id');
-      await contacts.put({ contactId: ContactId, reference, tenant: request.tenant, external_order_id: request.external_order_id, attempt: request.attempt });
+      const { tenant, external_order_id, attempt, external_customer_id } = request;
+      await contacts.put({ contactId: ContactId, reference, tenant, external_order_id, attempt, external_customer_id });
       return 'pending';
     },
     async cancel(key) {
       const contact = await contacts.ofAttempt(key);
       // No contact yet: the dial has not returned, and the caller checks the order right after it does.
       if (!contact || !(await contacts.claimStop(key))) return;
-      await client.send(new StopContactCommand({ InstanceId: settings.instanceId, ContactId: contact.contactId }));
+      await client.send(new StopContactCommand({ InstanceId: settings.instanceId, ContactId: contact.contactId })).catch((error: unknown) => {
+        // A contact that already ended cannot be stopped: that is what the stop wanted.
+        if ((error as { name?: string }).name !== 'ContactNotFoundException') throw error;
+      });
     },
-    async erase() {
-      // What Connect keeps of a contact is its record (24 months, not deletable); its attributes carry no personal data.
+    async erase({ tenant, external_customer_id }) {
+      // Connect keeps its contact record (24 months, not deletable); what this service put on it, the reference, is blanked.
+      for (const contact of await contacts.ofCustomer(tenant, external_customer_id)) {
+        await client
+          .send(
+            new UpdateContactAttributesCommand({
+              InstanceId: settings.instanceId,
+              InitialContactId: contact.contactId,
+              Attributes: { [ATTEMPT_ATTRIBUTE]: '' },
+            }),
+          )
+          .catch((error: unknown) => {
+            // Connect updates attributes for a while after a contact ends; a contact past that has its reference as it was, meaning nothing without the items.
+            if ((error as { name?: string }).name !== 'ResourceNotFoundException') throw error;
+          });
+        await contacts.forget(contact);
+      }
     },
-    async outcomeOf(key) {
-      const contact = await contacts.ofAttempt(key);
-      if (!contact) return undefined;
-      const { Contact } = await client.send(new DescribeContactCommand({ InstanceId: settings.instanceId, ContactId: contact.contactId }));
-      if (!Contact) return undefined;
-      const outcome = {
-        detection: Contact.AnsweringMachineDetectionStatus,
-        disconnectReason: Contact.DisconnectReason,
-        connected: Contact.ConnectedToSystemTimestamp !== undefined,
-      };
-      return { ...outcome, ended: Contact.DisconnectTimestamp !== undefined, disposition: connectDisposition(outcome) };
-    },
+    outcomeOf: (key, now) => contactOutcome(client, settings, contacts, key, now),
   };
+}
+
+/** What Connect says became of an attempt's contact: `ongoing` until it disconnected; the dialog's decision with an answered call. */
+async function contactOutcome(
+  client: ConnectClient,
+  settings: ConnectSettings,
+  contacts: ContactMap,
+  key: AttemptKey,
+  now: Date,
+): Promise<AttemptReport | 'ongoing' | undefined> {
+  const mapped = await contacts.ofAttempt(key);
+  if (!mapped) return undefined;
+  const [contact, { Contact }] = await Promise.all([
+    contacts.byContact(mapped.contactId),
+    client.send(new DescribeContactCommand({ InstanceId: settings.instanceId, ContactId: mapped.contactId })),
+  ]);
+  if (!Contact) return undefined;
+  if (!Contact.DisconnectTimestamp) return 'ongoing';
+  const call_disposition = connectDisposition({
+    detection: Contact.AnsweringMachineDetectionStatus,
+    disconnectReason: Contact.DisconnectReason,
+    connected: Contact.ConnectedToSystemTimestamp !== undefined,
+  });
+  const report: AttemptReport = { call_disposition, started_at: iso(Contact.InitiationTimestamp, now), ended_at: iso(Contact.DisconnectTimestamp, now) };
+  return call_disposition === 'answered' && contact?.decision ? { ...report, decision: contact.decision } : report;
 }

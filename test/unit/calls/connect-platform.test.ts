@@ -6,8 +6,9 @@
 import { ConnectClient } from '@aws-sdk/client-connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ConnectStandIn, startConnectStandIn } from '#local/connect-stand-in.ts';
-import type { AttemptKey } from '#shared/calls/call-platform.ts';
-import { attemptReference, type ContactMap, connectCallPlatform } from '#shared/calls/connect/connect-platform.ts';
+import { type AttemptKey, DialThrottled } from '#shared/calls/call-platform.ts';
+import { attemptReference, connectCallPlatform } from '#shared/calls/connect/connect-platform.ts';
+import type { ContactMap, ContactOfAttempt } from '#shared/calls/connect/contact-store.ts';
 import { dialogScript } from '#shared/calls/dialog.ts';
 
 let standIn: ConnectStandIn;
@@ -16,22 +17,37 @@ beforeAll(async () => {
 });
 afterAll(() => standIn.close());
 
-function memoryContacts(): ContactMap & { items: Map<string, { contactId: string; reference: string; stopped: boolean }> } {
-  const items = new Map<string, { contactId: string; reference: string; stopped: boolean }>();
+type Item = ContactOfAttempt & { stopped: boolean };
+function memoryContacts(): ContactMap & { items: Map<string, Item> } {
+  const items = new Map<string, Item>();
   const keyOf = (k: AttemptKey) => `${k.tenant}/${k.external_order_id}/${k.attempt}`;
+  const byContact = (id: string) => [...items.values()].find((i) => i.contactId === id);
   return {
     items,
     async put(c) {
-      if (!items.has(keyOf(c))) items.set(keyOf(c), { contactId: c.contactId, reference: c.reference, stopped: false });
+      if (!items.has(keyOf(c))) items.set(keyOf(c), { ...c, stopped: false });
     },
     async ofAttempt(k) {
       return items.get(keyOf(k));
+    },
+    async byContact(id) {
+      return byContact(id);
     },
     async claimStop(k) {
       const item = items.get(keyOf(k));
       if (!item || item.stopped) return false;
       item.stopped = true;
       return true;
+    },
+    async decide(id, decision) {
+      const item = byContact(id);
+      if (item && !item.decision) item.decision = decision;
+    },
+    async ofCustomer(tenant, customer) {
+      return [...items.values()].filter((i) => i.tenant === tenant && i.external_customer_id === customer);
+    },
+    async forget(c) {
+      items.delete(keyOf(c));
     },
   };
 }
@@ -58,7 +74,7 @@ function platform(contacts: ContactMap, campaignTraffic = false) {
 describe('the Connect call platform', () => {
   it('dials with a token of tenant, order and attempt, the market caller id and an opaque reference, and answers pending', async () => {
     const contacts = memoryContacts();
-    const request = { tenant: 'acme', external_order_id: 'o-1', attempt: 1, phone: '+4915100000001', script, market: 'AT' };
+    const request = { tenant: 'acme', external_order_id: 'o-1', attempt: 1, phone: '+4915100000001', script, market: 'AT', external_customer_id: 'c-1' };
     expect(await platform(contacts, true).startAttempt(request, new Date())).toBe('pending');
     const [mapped] = [...contacts.items.values()];
     const contact = standIn.contacts.get(mapped!.contactId)!;
@@ -79,7 +95,7 @@ describe('the Connect call platform', () => {
     const key = { tenant: 'acme', external_order_id: 'o-2', attempt: 1 };
     const live = platform(contacts);
     await live.cancel(key);
-    await live.startAttempt({ ...key, phone: '+4915100000002', script }, new Date());
+    await live.startAttempt({ ...key, external_customer_id: 'c-1', phone: '+4915100000002', script }, new Date());
     const contactId = contacts.items.get('acme/o-2/1')!.contactId;
     await Promise.all([live.cancel(key), live.cancel(key), live.cancel(key)]);
     expect(standIn.contacts.get(contactId)!.stops).toBe(1);
@@ -89,20 +105,55 @@ describe('the Connect call platform', () => {
     const contacts = memoryContacts();
     const key = { tenant: 'acme', external_order_id: 'o-3', attempt: 2 };
     const live = platform(contacts);
-    await live.startAttempt({ ...key, phone: '+4915100000003', script }, new Date());
-    expect(await live.outcomeOf(key)).toMatchObject({ ended: false });
+    await live.startAttempt({ ...key, external_customer_id: 'c-1', phone: '+4915100000003', script }, new Date());
+    const now = new Date();
+    expect(await live.outcomeOf!(key, now)).toBe('ongoing');
     standIn.finish(contacts.items.get('acme/o-3/2')!.contactId, { connected: true, disconnectReason: 'CUSTOMER_DISCONNECT', detection: 'VOICEMAIL_BEEP' });
-    expect(await live.outcomeOf(key)).toMatchObject({ ended: true, disposition: 'voicemail' });
-    expect(await live.outcomeOf({ ...key, attempt: 3 })).toBeUndefined();
+    expect(await live.outcomeOf!(key, now)).toMatchObject({ call_disposition: 'voicemail' });
+    expect(await live.outcomeOf!({ ...key, attempt: 3 }, now)).toBeUndefined();
+  });
+
+  it("reports an answered call's decision kept from the flow, and never a decision for a call not answered", async () => {
+    const contacts = memoryContacts();
+    const live = platform(contacts);
+    const answered = { tenant: 'acme', external_order_id: 'o-4', attempt: 1 };
+    await live.startAttempt({ ...answered, external_customer_id: 'c-1', phone: '+4915100000005', script }, new Date());
+    const contactId = contacts.items.get('acme/o-4/1')!.contactId;
+    await contacts.decide(contactId, 'declined');
+    standIn.finish(contactId, { connected: true, disconnectReason: 'CONTACT_FLOW_DISCONNECT' });
+    expect(await live.outcomeOf!(answered, new Date())).toMatchObject({ call_disposition: 'answered', decision: 'declined' });
+  });
+
+  it("erases a customer's contacts: their reference blanked in Connect, their items gone", async () => {
+    const contacts = memoryContacts();
+    const live = platform(contacts);
+    await live.startAttempt({ tenant: 'acme', external_order_id: 'o-5', attempt: 1, external_customer_id: 'c-9', phone: '+4915100000006', script }, new Date());
+    await live.startAttempt({ tenant: 'acme', external_order_id: 'o-6', attempt: 1, external_customer_id: 'c-8', phone: '+4915100000007', script }, new Date());
+    const erased = contacts.items.get('acme/o-5/1')!.contactId;
+    await live.erase({ tenant: 'acme', external_customer_id: 'c-9' });
+    expect(standIn.contacts.get(erased)!.attributes).toEqual({ attempt_ref: '' });
+    expect([...contacts.items.keys()]).toEqual(['acme/o-6/1']);
   });
 
   it('places one contact for an attempt whose dial Connect throttled and the SDK retried', async () => {
     const live = platform(memoryContacts());
     // Twice throttled, then placed: the SDK's own retries (three attempts) carry the dial through.
     standIn.throttleNextDials(2);
-    expect(await live.startAttempt({ tenant: 'acme', external_order_id: 't-1', attempt: 1, phone: '+4915100000004', script }, new Date())).toBe('pending');
+    const dial = { tenant: 'acme', external_order_id: 't-1', attempt: 1, external_customer_id: 'c-1', phone: '+4915100000004', script };
+    expect(await live.startAttempt(dial, new Date())).toBe('pending');
     const placed = [...standIn.contacts.values()].filter((c) => c.destination === '+4915100000004');
     // A throttled request placed nothing, so its retry is the attempt's only contact.
     expect(placed).toHaveLength(1);
+  });
+});
+
+describe('a dial Connect keeps throttling', () => {
+  it('is refused as DialThrottled, having placed nothing', async () => {
+    const live = platform(memoryContacts());
+    standIn.throttleNextDials(10);
+    const dial = { tenant: 'acme', external_order_id: 't-2', attempt: 1, external_customer_id: 'c-1', phone: '+4915100000008', script };
+    await expect(live.startAttempt(dial, new Date())).rejects.toBeInstanceOf(DialThrottled);
+    standIn.throttleNextDials(0);
+    expect([...standIn.contacts.values()].filter((c) => c.destination === '+4915100000008')).toEqual([]);
   });
 });

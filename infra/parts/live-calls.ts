@@ -1,0 +1,136 @@
+/**
+ * Live calls through Amazon Connect (`-c callPlatform=connect`): the contact flow every call
+ * runs and the dialog function it invokes (its integration association and the permission for
+ * `connect.amazonaws.com` from this instance only), the EventBridge rule that sends our
+ * contacts' events to a queue (with its dead-letter queue, alarmed by Monitoring) and the worker
+ * that records each attempt from them. The instance and its claimed numbers are the
+ * platform team's (docs/deploying.md): the stack refers to them and creates nothing in Connect
+ * but the flow and the association.
+ */
+import { Duration, Fn, Stack, Validations } from 'aws-cdk-lib';
+import * as connect from 'aws-cdk-lib/aws-connect';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { LIVE_CALL_FUNCTIONS } from '#functions/workers.ts';
+import { FUNCTION_SETTINGS } from '#infra/deployment-settings.ts';
+import { contactEventPattern } from '#shared/calls/connect/contact-events.ts';
+import { contactFlow } from '#shared/calls/connect/contact-flow.ts';
+import { CommerceFunction, workerFunctionId } from './commerce-function.ts';
+import { DataStore } from './data-store.ts';
+
+export const LIVE_CALL_IDS = {
+  flow: 'CallContactFlow',
+  contactEventsQueue: 'ContactEventsQueue',
+  contactEventsDlq: 'ContactEventsDeadLetterQueue',
+  contactEventsRule: 'ContactEventsRule',
+} as const;
+
+/** What each function may ask of Connect: on this instance's contacts only. */
+export const CONNECT_ACTIONS = {
+  dial: ['connect:StartOutboundVoiceContact', 'connect:StopContact', 'connect:DescribeContact', 'connect:UpdateContactAttributes'],
+  stop: ['connect:StopContact'],
+} as const;
+
+export interface LiveCallSettings {
+  instanceArn: string;
+  callerIds: Record<string, string>;
+  campaignTraffic: boolean;
+  dialsPerSecond: number;
+}
+
+/** The dialog answers a turn in milliseconds; Connect waits at most 8 s, and the function gives up first. */
+const DIALOG_TIMEOUT_SECONDS = 6;
+
+export class LiveCalls {
+  readonly functions: lambda.IFunction[] = [];
+  readonly contactEventsDlq: sqs.Queue;
+  /** The variables every function gets: the instance, its flow, its numbers and the dial rate. */
+  readonly environment: Record<string, string>;
+  private readonly instanceArn: string;
+
+  constructor(scope: Construct, data: DataStore, baseEnvironment: Record<string, string>, settings: LiveCallSettings) {
+    this.instanceArn = settings.instanceArn;
+    const shared = {
+      CONNECT_INSTANCE_ARN: settings.instanceArn,
+      CONNECT_CALLER_IDS: JSON.stringify(settings.callerIds),
+      CONNECT_CAMPAIGN_TRAFFIC: String(settings.campaignTraffic),
+      CONNECT_DIALS_PER_SECOND: String(settings.dialsPerSecond),
+    };
+    // The dialog function places no call: it needs no flow id (and the flow needs its ARN first).
+    const dialog = this.liveFunction(scope, data, LIVE_CALL_FUNCTIONS.dialog, DIALOG_TIMEOUT_SECONDS, { ...baseEnvironment, ...shared });
+    // Reads the order and its facts; keeps the customer's choice with the contact.
+    data.table.grant(dialog, 'dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:UpdateItem');
+    const flow = new connect.CfnContactFlow(scope, LIVE_CALL_IDS.flow, {
+      instanceArn: settings.instanceArn,
+      name: `${Stack.of(scope).stackName}-order-call`,
+      type: 'CONTACT_FLOW',
+      description: 'Reads the order back and asks to confirm, cancel or take the suggestion; every decision is the dialog function’s',
+      content: Stack.of(scope).toJsonString(contactFlow(dialog.functionArn)),
+    });
+    new connect.CfnIntegrationAssociation(scope, 'CallDialogIntegration', {
+      instanceId: settings.instanceArn,
+      integrationType: 'LAMBDA_FUNCTION',
+      integrationArn: dialog.functionArn,
+    });
+    dialog.addPermission('InvokedByConnect', {
+      principal: new iam.ServicePrincipal('connect.amazonaws.com'),
+      sourceArn: settings.instanceArn,
+      sourceAccount: Stack.of(scope).account,
+    });
+    // The flow's id is the last part of its ARN (`…:instance/{instance}/contact-flow/{flow}`), as StartOutboundVoiceContact wants it.
+    this.environment = { ...shared, CONNECT_CONTACT_FLOW_ID: Fn.select(3, Fn.split('/', flow.attrContactFlowArn)) };
+    const queueDefaults = { enforceSSL: true, encryption: sqs.QueueEncryption.SQS_MANAGED };
+    this.contactEventsDlq = new sqs.Queue(scope, LIVE_CALL_IDS.contactEventsDlq, { ...queueDefaults, retentionPeriod: Duration.days(14) });
+    const queue = new sqs.Queue(scope, LIVE_CALL_IDS.contactEventsQueue, {
+      ...queueDefaults,
+      visibilityTimeout: Duration.seconds(FUNCTION_SETTINGS.workerTimeoutSeconds * 6),
+      deadLetterQueue: { queue: this.contactEventsDlq, maxReceiveCount: 5 },
+    });
+    new events.Rule(scope, LIVE_CALL_IDS.contactEventsRule, {
+      description: "This stack's contacts' ends (Amazon Connect contact events), to the contact events worker",
+      eventPattern: contactEventPattern(settings.instanceArn),
+      targets: [new targets.SqsQueue(queue)],
+    });
+    const worker = this.liveFunction(scope, data, LIVE_CALL_FUNCTIONS.contactEvents, FUNCTION_SETTINGS.workerTimeoutSeconds, {
+      ...baseEnvironment,
+      ...this.environment,
+    });
+    data.table.grant(worker, 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query', 'dynamodb:BatchGetItem');
+    worker.addEventSource(new SqsEventSource(queue, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: 5 }));
+  }
+
+  /** Lets a function use this instance's contacts: `dial` for the order pipeline, `stop` for a cancel. */
+  grant(fn: lambda.IFunction, actions: keyof typeof CONNECT_ACTIONS): void {
+    const contacts = `${this.instanceArn}/contact/*`;
+    fn.addToRolePolicy(new iam.PolicyStatement({ actions: [...CONNECT_ACTIONS[actions]], resources: [contacts] }));
+    Validations.of(fn).acknowledge({
+      id: `AwsSolutions::AwsSolutions-IAM5[Resource::${contacts}]`,
+      reason:
+        "A contact's ARN exists only once Connect placed the call: the grant reaches the contacts of this one instance, for the actions this function makes.",
+    });
+  }
+
+  private liveFunction(
+    scope: Construct,
+    data: DataStore,
+    spec: { name: string; handler: string; description: string },
+    timeoutSeconds: number,
+    environment: Record<string, string>,
+  ): CommerceFunction {
+    const fn = new CommerceFunction(scope, workerFunctionId(spec.name), {
+      entry: spec.handler,
+      timeoutSeconds,
+      memoryMb: FUNCTION_SETTINGS.workerMemoryMb,
+      description: spec.description,
+      environment,
+    });
+    DataStore.denyApiKeyWrites(fn.role, data.table);
+    this.functions.push(fn);
+    return fn;
+  }
+}

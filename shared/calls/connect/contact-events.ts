@@ -1,0 +1,74 @@
+/**
+ * Amazon Connect's contact events, as EventBridge delivers them (`source: aws.connect`,
+ * `detail-type: Amazon Connect Contact Event`), read into what an attempt's report needs.
+ * They are best-effort and unordered, and Connect's documented samples spell some fields in
+ * more than one casing (`disconnectReason`, `DisconnectReason`, a string or `{ code }`): every
+ * field is read whatever its casing. Only the end of a contact (DISCONNECTED, or COMPLETED
+ * right after it with the same data) says how the attempt went; every other event is ignored.
+ */
+import type { AttemptReport } from '../call-platform.ts';
+import type { Decision } from '../dialog.ts';
+import { connectDisposition } from './dispositions.ts';
+
+/** The rule's pattern: our instance's contacts placed through the API (our dials), and nothing else. */
+export const contactEventPattern = (instanceArn: string) => ({
+  source: ['aws.connect'],
+  detailType: ['Amazon Connect Contact Event'],
+  detail: { instanceArn: [instanceArn], initiationMethod: ['API'], eventType: ['DISCONNECTED', 'COMPLETED'] },
+});
+
+export interface ContactEnd {
+  contactId: string;
+  initiatedAt: string | undefined;
+  connectedAt: string | undefined;
+  disconnectedAt: string | undefined;
+  disconnectReason: string | undefined;
+  detection: string | undefined;
+}
+
+/** The detail's fields by their lower-cased names, whichever casing the event used. */
+function fieldsOf(detail: unknown): Map<string, unknown> {
+  return new Map(detail && typeof detail === 'object' ? Object.entries(detail).map(([name, value]) => [name.toLowerCase(), value]) : []);
+}
+
+const textOf = (value: unknown): string | undefined => {
+  if (typeof value === 'string' && value) return value;
+  // Outbound campaigns give the disconnect reason as `{ code }`.
+  if (value && typeof value === 'object') return textOf(fieldsOf(value).get('code'));
+  return undefined;
+};
+
+const instantOf = (value: unknown): string | undefined => {
+  const text = textOf(value);
+  if (!text) return undefined;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? undefined : new Date(at).toISOString();
+};
+
+/** The end of a contact an event tells of; undefined for any other event (or one that is not a contact's end). */
+export function contactEnd(event: unknown): ContactEnd | undefined {
+  const detail = fieldsOf(fieldsOf(event).get('detail'));
+  const type = textOf(detail.get('eventtype'))?.toUpperCase();
+  const contactId = textOf(detail.get('contactid'));
+  if ((type !== 'DISCONNECTED' && type !== 'COMPLETED') || !contactId) return undefined;
+  return {
+    contactId,
+    initiatedAt: instantOf(detail.get('initiationtimestamp')),
+    connectedAt: instantOf(detail.get('connectedtosystemtimestamp')),
+    disconnectedAt: instantOf(detail.get('disconnecttimestamp')),
+    disconnectReason: textOf(detail.get('disconnectreason')),
+    detection: textOf(detail.get('answeringmachinedetectionstatus')),
+  };
+}
+
+/** The attempt's report from the end of its contact and the choice the dialog kept (an answered call's decision). */
+export function reportOfContactEnd(end: ContactEnd, decision: Decision | undefined, receivedAt: Date): AttemptReport {
+  const call_disposition = connectDisposition({ detection: end.detection, disconnectReason: end.disconnectReason, connected: end.connectedAt !== undefined });
+  const ended_at = end.disconnectedAt ?? receivedAt.toISOString();
+  return {
+    call_disposition,
+    started_at: end.initiatedAt ?? ended_at,
+    ended_at,
+    ...(call_disposition === 'answered' && decision ? { decision } : {}),
+  };
+}

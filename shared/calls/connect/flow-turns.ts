@@ -1,0 +1,75 @@
+/**
+ * The dialog function's work: one turn of the conversation for the contact flow. The flow holds
+ * no business logic: it invokes this with the key the customer pressed (or nothing), says what
+ * it answers, reads one key, and comes back, until the answer is `end`. Every decision is the
+ * dialog's (dialog.ts); the script is the same `callScript` the sandbox's simulated customer hears.
+ *
+ * The flow carries the dialog's state between turns (`state`, the misses so far) in the
+ * function's own answer, so a turn reads the order and its facts and writes nothing until the
+ * customer has chosen: then the choice is kept with the contact, where the event worker finds it.
+ */
+
+import type { Facts } from '../../orders/call-outcome.ts';
+import { callScript } from '../../orders/call-script.ts';
+import type { OrderRepository, StoredOrder } from '../../orders/order.ts';
+import { effectiveLines } from '../../orders/snapshot.ts';
+import { type DialogState, nextTurn, openingTurn, type Turn } from '../dialog.ts';
+import { ATTEMPT_ATTRIBUTE } from './connect-platform.ts';
+import type { ContactMap } from './contact-store.ts';
+
+/** What the flow passes: the turn (`first`, or `next` with the key and the state it was given). */
+export interface FlowTurnRequest {
+  contactId: string;
+  /** The contact's attributes: the attempt's reference, checked against the contact's item. */
+  attributes: Readonly<Record<string, string | undefined>>;
+  parameters: Readonly<Record<string, string | undefined>>;
+}
+
+/** The flow's STRING_MAP: `ask` says `say` and reads a key; `end` says `say` (may be empty) and hangs up. */
+export interface FlowTurnAnswer {
+  [key: string]: string;
+  action: 'ask' | 'end';
+  say: string;
+  state: string;
+}
+
+export interface FlowTurnPorts {
+  contacts: Pick<ContactMap, 'byContact' | 'decide'>;
+  orders: Pick<OrderRepository, 'read'>;
+  factsOf(order: StoredOrder): Promise<Facts>;
+}
+
+/** Hang up without a word: the contact is not (or no longer) a call this service places. */
+const HANG_UP: FlowTurnAnswer = { action: 'end', say: '', state: '' };
+
+function stateOf(text: string | undefined): DialogState | undefined {
+  try {
+    const parsed = JSON.parse(text ?? '') as DialogState;
+    return Number.isInteger(parsed.misses) && parsed.misses >= 0 ? { misses: parsed.misses } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const answerOf = (state: DialogState, turn: Turn): FlowTurnAnswer => ({
+  action: turn.end ? 'end' : 'ask',
+  say: turn.say,
+  state: JSON.stringify(state),
+});
+
+export async function flowTurn(ports: FlowTurnPorts, request: FlowTurnRequest): Promise<FlowTurnAnswer> {
+  const contact = await ports.contacts.byContact(request.contactId);
+  if (!contact || request.attributes[ATTEMPT_ATTRIBUTE] !== contact.reference) return HANG_UP;
+  const order = await ports.orders.read(contact.tenant, contact.external_order_id);
+  // Still this attempt's call: a cancel or an erasure that landed since the dial places no conversation.
+  if (order?.processing_state !== 'in_call' || order.call_attempts !== contact.attempt) return HANG_UP;
+  const facts = await ports.factsOf(order);
+  const script = callScript(order, facts, effectiveLines(order.items, order.substitutions, facts.variants));
+  const first = request.parameters.turn !== 'next';
+  const state = first ? undefined : stateOf(request.parameters.state);
+  if (!first && !state) return HANG_UP;
+  const pressed = request.parameters.pressed ? request.parameters.pressed : null;
+  const { state: next, turn } = first ? openingTurn(script) : nextTurn(script, state!, pressed);
+  if (turn.end?.decision) await ports.contacts.decide(request.contactId, turn.end.decision);
+  return answerOf(next, turn);
+}
