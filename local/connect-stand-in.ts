@@ -28,8 +28,14 @@ export interface StandInContact {
 export interface ConnectStandIn {
   endpoint: string;
   contacts: Map<string, StandInContact>;
+  /** Called once for each contact a dial placed: the telephone network and the flow take it from there. */
+  onDial: ((contact: StandInContact) => void) | undefined;
+  /** The contact reached the flow (media established), with what answering-machine detection made of it. */
+  connect(contactId: string, detection?: string): void;
   /** Ends a contact as the network would: connected or not, with Connect's codes. */
   finish(contactId: string, outcome: { connected: boolean; disconnectReason: string; detection?: string }): void;
+  /** How long a dial's answer takes (the contact is placed first): a test's cancel can race it. */
+  dialAnswerDelayMs: number;
   /** The next `count` dials are throttled, whatever the time (a deterministic throttle for tests). */
   throttleNextDials(count: number): void;
   close(): Promise<void>;
@@ -62,6 +68,8 @@ interface StandInState {
   contacts: Map<string, StandInContact>;
   byToken: Map<string, string>;
   throttled(): boolean;
+  placed(contact: StandInContact): void;
+  answerDelayMs(): number;
 }
 
 function startOutbound(state: StandInState, body: Record<string, unknown>, response: ServerResponse): void {
@@ -89,7 +97,11 @@ function startOutbound(state: StandInState, body: Record<string, unknown>, respo
   };
   state.contacts.set(contact.id, contact);
   if (token) state.byToken.set(token, contact.id);
-  answer(response, 200, { ContactId: contact.id });
+  const delay = state.answerDelayMs();
+  setTimeout(() => {
+    answer(response, 200, { ContactId: contact.id });
+    state.placed(contact);
+  }, delay);
 }
 
 function describeContact(contact: StandInContact) {
@@ -136,7 +148,10 @@ async function handle(state: StandInState, request: IncomingMessage, response: S
 
 export async function startConnectStandIn(): Promise<ConnectStandIn> {
   let nextThrottled = 0;
+  let standIn: ConnectStandIn | undefined;
   const state: StandInState = {
+    placed: (contact) => standIn?.onDial?.(contact),
+    answerDelayMs: () => standIn?.dialAnswerDelayMs ?? 0,
     contacts: new Map(),
     byToken: new Map(),
     throttled() {
@@ -150,15 +165,22 @@ export async function startConnectStandIn(): Promise<ConnectStandIn> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return {
+  standIn = {
     endpoint: `http://127.0.0.1:${port}`,
     contacts: state.contacts,
+    onDial: undefined,
+    dialAnswerDelayMs: 0,
+    connect(contactId, detection) {
+      const contact = state.contacts.get(contactId);
+      if (!contact) throw new Error(`no contact ${contactId}`);
+      Object.assign(contact, { connectedAt: Date.now(), ...(detection ? { detection } : {}) });
+    },
     finish(contactId, outcome) {
       const contact = state.contacts.get(contactId);
       if (!contact) throw new Error(`no contact ${contactId}`);
       const at = Date.now();
       Object.assign(contact, {
-        ...(outcome.connected ? { connectedAt: at } : {}),
+        ...(outcome.connected && contact.connectedAt === undefined ? { connectedAt: at } : {}),
         disconnectedAt: at,
         disconnectReason: outcome.disconnectReason,
         ...(outcome.detection ? { detection: outcome.detection } : {}),
@@ -169,4 +191,5 @@ export async function startConnectStandIn(): Promise<ConnectStandIn> {
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+  return standIn;
 }

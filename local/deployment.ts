@@ -13,9 +13,10 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ROUTES } from '#functions/routes.ts';
-import { WORKERS } from '#functions/workers.ts';
+import { LIVE_CALL_FUNCTIONS, WORKERS } from '#functions/workers.ts';
 import { routeFunctionId, workerFunctionId } from '#infra/parts/commerce-function.ts';
 import { DATA_STORE_IDS } from '#infra/parts/data-store.ts';
+import { LIVE_CALL_IDS } from '#infra/parts/live-calls.ts';
 import { writeFileAtomic } from './durable-file.ts';
 import type { PolicyStatement } from './iam.ts';
 
@@ -46,8 +47,8 @@ function templateSources(): string[] {
 }
 
 /** The synthesized template of the stack with `cdk.json`'s context, from the cache when its sources are unchanged. */
-export async function synthesizedTemplate(): Promise<Template> {
-  const hash = createHash('sha256');
+export async function synthesizedTemplate(extraContext: Record<string, string> = {}): Promise<Template> {
+  const hash = createHash('sha256').update(JSON.stringify(extraContext));
   for (const file of templateSources()) hash.update(relative(repoRoot, file)).update('\0').update(readFileSync(file)).update('\0');
   const cacheDir = join(repoRoot, 'node_modules', '.cache', 'commerce-interface');
   const cacheFile = join(cacheDir, `template-${hash.digest('hex').slice(0, 24)}.json`);
@@ -60,7 +61,7 @@ export async function synthesizedTemplate(): Promise<Template> {
   }
   const [{ App }, { addCommerceStack }] = await Promise.all([import('aws-cdk-lib'), import('#infra/commerce-app.ts')]);
   const { context } = JSON.parse(readFileSync(join(repoRoot, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> };
-  const app = new App({ context: { ...context, 'aws:cdk:bundling-stacks': [], 'aws:cdk:enable-path-metadata': true } });
+  const app = new App({ context: { ...context, ...extraContext, 'aws:cdk:bundling-stacks': [], 'aws:cdk:enable-path-metadata': true } });
   const stack = addCommerceStack(app);
   const template = app.synth().getStackByName(stack.stackName).template as Template;
   mkdirSync(cacheDir, { recursive: true });
@@ -121,6 +122,8 @@ export interface Deployment {
   queues: Map<string, QueueSettings>;
   /** API Gateway's integration timeout per route (operation id). */
   integrationTimeoutSeconds: Map<string, number>;
+  /** The deployed contact flow's JSON, references resolved (a deployment with live calls). */
+  contactFlow?: unknown;
 }
 
 const constructIdOf = (resource: TemplateResource): string | undefined => {
@@ -185,6 +188,14 @@ function resolverFor(template: Template, local: LocalResources): Resolver {
         const [separator, parts] = value['Fn::Join'] as [string, TemplateValue[]];
         return parts.map(resolve).join(separator);
       }
+      if ('Fn::Select' in value) {
+        const [index, list] = value['Fn::Select'] as [number, { 'Fn::Split'?: [string, TemplateValue] }];
+        if (!list['Fn::Split']) throw new Error(`The local runtime selects only from Fn::Split: ${JSON.stringify(value)}`);
+        const [separator, source] = list['Fn::Split'];
+        const part = resolve(source).split(separator)[Number(index)];
+        if (part === undefined) throw new Error(`Fn::Select ${index} of ${JSON.stringify(value)} is out of range`);
+        return part;
+      }
     }
     throw new Error(`The local runtime cannot resolve ${JSON.stringify(value)} from the template`);
   };
@@ -224,7 +235,7 @@ function readFunctions(template: Template, resolver: Resolver, functionNames: Re
       statements: policies.get(roleId) ?? [],
     });
   }
-  const missing = [...functionNames.values()].filter((name) => !functions.has(name));
+  const missing = [...functionNames.values()].filter((name) => !functions.has(name) && !OPTIONAL_FUNCTIONS.has(name));
   if (missing.length) throw new Error(`The template deploys no function for ${missing.join(', ')}`);
   return functions;
 }
@@ -286,14 +297,34 @@ export function readDeployment(template: Template, local: LocalResources, functi
     eventSources: readEventSources(template, resolver, functions),
     queues: queueSettings(template),
     integrationTimeoutSeconds: readIntegrationTimeouts(template),
+    ...readContactFlow(template, resolver),
   };
 }
+
+function readContactFlow(template: Template, { resolve }: Resolver): { contactFlow?: unknown } {
+  const [flow] = resourcesOfType(template, 'AWS::Connect::ContactFlow');
+  return flow ? { contactFlow: JSON.parse(resolve(flow[1].Properties!.Content!)) } : {};
+}
+
+/** The ARN a local function answers to, where something in the template invokes it by ARN (the contact flow). */
+export const localFunctionArn = (name: string) => `arn:aws:lambda:us-east-1:000000000000:function:${name}`;
 
 /** The name the local runtime calls each function of the template by: a route's operation id, a worker's name. */
 export const FUNCTION_NAMES: ReadonlyMap<string, string> = new Map([
   ...ROUTES.map((route) => [routeFunctionId(route.operationId), route.operationId] as const),
-  ...Object.values(WORKERS).map((worker) => [workerFunctionId(worker.name), worker.name] as const),
+  ...[...Object.values(WORKERS), ...Object.values(LIVE_CALL_FUNCTIONS)].map((fn) => [workerFunctionId(fn.name), fn.name] as const),
 ]);
+/** Functions only some deployments have: live calls' with `callPlatform=connect`. */
+const OPTIONAL_FUNCTIONS: ReadonlySet<string> = new Set(Object.values(LIVE_CALL_FUNCTIONS).map((fn) => fn.name));
+
+/** The Connect instance a local runtime with live calls is synthesized with (the stand-in answers for it). */
+export const LOCAL_CONNECT_INSTANCE_ARN = 'arn:aws:connect:us-east-1:000000000000:instance/local-instance';
+/** The stack context of a local runtime with live calls: the local instance and a claimed number per market the sandbox uses. */
+export const LOCAL_CONNECT_CONTEXT = {
+  callPlatform: 'connect',
+  connectInstanceArn: LOCAL_CONNECT_INSTANCE_ARN,
+  connectCallerIds: JSON.stringify({ DE: '+4930555000100', AT: '+431555000100', US: '+12025550100', GB: '+442055500100' }),
+} as const;
 
 /** The local stand-in of the API key secrets' KMS key (the root key file answers its GenerateMac calls). */
 export const LOCAL_KEY_ARN = 'arn:aws:kms:us-east-1:000000000000:key/local-key-root';
@@ -318,6 +349,8 @@ export function localDeployment(template: Template, standIns: LocalStandIns): De
         ...standIns.queues,
         [DATA_STORE_IDS.table]: { Ref: tableName, Arn: standIns.tableArn, StreamArn: standIns.streamArn },
         [DATA_STORE_IDS.keySecrets]: { Ref: LOCAL_KEY_ARN.split('/')[1]!, Arn: LOCAL_KEY_ARN },
+        [LIVE_CALL_IDS.flow]: { ContactFlowArn: `${LOCAL_CONNECT_INSTANCE_ARN}/contact-flow/local-order-call` },
+        [workerFunctionId(LIVE_CALL_FUNCTIONS.dialog.name)]: { Arn: localFunctionArn(LIVE_CALL_FUNCTIONS.dialog.name) },
       },
     },
     FUNCTION_NAMES,

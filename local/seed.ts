@@ -17,16 +17,18 @@ export interface LocalCredentials {
   key_id: string;
   secret: string;
   base_url: string;
+  /** The local EventBridge bus (PutEvents): another Connect stand-in publishes its contact events here. */
+  events_endpoint?: string;
 }
 
-export async function seedSandbox(credentialsFile: string, baseUrl: string): Promise<LocalCredentials> {
+export async function seedSandbox(credentialsFile: string, baseUrl: string, eventsEndpoint: string): Promise<LocalCredentials> {
   if (!(await readTenantConfig(SANDBOX_TENANT)))
     await putTenantConfig(SANDBOX_TENANT, SANDBOX_CONFIG, { callPlatform: process.env.CALL_PLATFORM ?? 'sandbox' });
   const existing = readJsonFile<LocalCredentials>(credentialsFile, (reason) => console.error(`WARNING: ${reason}; a new key is created`));
   const stillValid = typeof existing?.key_id === 'string' && (await readApiKey(existing.key_id))?.status === 'active';
   const credentials = stillValid
-    ? { ...existing, base_url: baseUrl }
-    : await createApiKey(SANDBOX_TENANT, [...SCOPES]).then((k) => ({ key_id: k.key_id, secret: k.secret, base_url: baseUrl }));
+    ? { ...existing, base_url: baseUrl, events_endpoint: eventsEndpoint }
+    : await createApiKey(SANDBOX_TENANT, [...SCOPES]).then((k) => ({ key_id: k.key_id, secret: k.secret, base_url: baseUrl, events_endpoint: eventsEndpoint }));
   writeFileAtomic(credentialsFile, `${JSON.stringify(credentials, null, 2)}\n`, 0o600);
   return credentials;
 }

@@ -13,17 +13,31 @@ import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { ConnectContactFlowEvent, Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { startFauxqs } from 'fauxqs';
-import { WORKERS } from '#functions/workers.ts';
+import { LIVE_CALL_FUNCTIONS, WORKERS } from '#functions/workers.ts';
 import { FUNCTION_SETTINGS } from '#infra/deployment-settings.ts';
 import { meterEveryTableClient } from '#local/metering/capacity-meter.ts';
 import { BASE_PATH } from '#shared/api/routes.ts';
 import { scopeLogKeysPerAsyncContext } from '#shared/logging/logger.ts';
 import { decorateClients, withoutSdkLogging } from '#shared/storage/clients.ts';
 import type { Reaction } from '#shared/stream/stream-dispatch.ts';
-import { type Deployment, type EventSourceSettings, localDeployment, queueSettings, synthesizedTemplate, type Template } from './deployment.ts';
+import { type SimulatedCalls, simulateCalls } from './connect-calls.ts';
+import type { FlowDocument } from './connect-flow.ts';
+import { type ConnectStandIn, startConnectStandIn } from './connect-stand-in.ts';
+import {
+  type Deployment,
+  type EventSourceSettings,
+  LOCAL_CONNECT_CONTEXT,
+  LOCAL_CONNECT_INSTANCE_ARN,
+  localDeployment,
+  localFunctionArn,
+  queueSettings,
+  synthesizedTemplate,
+  type Template,
+} from './deployment.ts';
 import { writeFileAtomic } from './durable-file.ts';
+import { eventRoutes, type LocalEventBus, startLocalEventBus } from './event-bus.ts';
 import { teachFairQueues } from './fair-queues.ts';
 import { type FaultSpec, injectClientFaults, injectedFaults, injectInvocationFaults, injectLostAnswers, parseFaults } from './faults.ts';
 import { lambdaContext, loadHandler, loadModule, startGateway } from './gateway.ts';
@@ -85,6 +99,10 @@ export interface LocalStack {
    * benchmark measures a request's own work without the pipeline's work for it on the same cores.
    */
   withPipelineHeld<T>(work: () => Promise<T>): Promise<T>;
+  /** The local EventBridge bus (`PutEvents`), routing by the template's rules. */
+  eventsEndpoint: string;
+  /** With CALL_PLATFORM=connect and no CONNECT_ENDPOINT of its own: the Connect stand-in, its calls and the bus they publish to. */
+  connect?: { standIn: ConnectStandIn; calls: SimulatedCalls; bus: LocalEventBus };
   stop(): Promise<void>;
 }
 
@@ -220,7 +238,7 @@ function templateEnvironment(deployment: Deployment): Record<string, string> {
 }
 
 /** DynamoDB Local and the SQS emulator, with the table and queues created; the deployment read against them. */
-async function startResources(running: Running, options: LocalStackOptions, dynamoPort: number, template: Template) {
+async function startResources(running: Running, options: LocalStackOptions, dynamoPort: number, template: Template, connectInstanceArn?: string) {
   running.log('starting DynamoDB Local and the SQS emulator…');
   if (options.dataDir) mkdirSync(join(options.dataDir, 'dynamodb'), { recursive: true });
   const dynamo = spawnDynamoDbLocal(dynamoPort, options.dataDir && join(options.dataDir, 'dynamodb'));
@@ -243,7 +261,8 @@ async function startResources(running: Running, options: LocalStackOptions, dyna
   const sqsClient = new SQSClient({ endpoint: sqsEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
   const { tableArn, streamArn } = await ensureTable(dynamoClient, LOCAL_TABLE);
   const queues = await ensureQueues(sqsClient, sqsEndpoint, 'local', queueSettings(template));
-  const deployment = localDeployment(template, { tableArn, streamArn, queues: queues.byConstructId });
+  const standIns = { tableArn, streamArn, queues: queues.byConstructId, connectInstanceArn };
+  const deployment = localDeployment(template, standIns);
   const env: Record<string, string> = {
     ...templateEnvironment(deployment),
     KEY_SECRETS_ROOT_FILE: ensureKeyRoot(options.dataDir),
@@ -256,7 +275,7 @@ async function startResources(running: Running, options: LocalStackOptions, dyna
     POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
     ...options.env,
   };
-  const check = permissionCheck(deployment, { tableArn, streamArn, queues: queues.byConstructId }, options.editPolicy);
+  const check = permissionCheck(deployment, standIns, options.editPolicy);
   return { dynamodbEndpoint, sqsEndpoint, dynamoClient, sqsClient, streamArn, queues, env, deployment, check };
 }
 
@@ -299,15 +318,18 @@ async function startPollers(running: Running, options: LocalStackOptions, resour
     running.stopAll.unshift(streamPoller.stop);
     running.activity.push(streamPoller.lastActivityAt);
   }
-  const sender = WORKERS.webhookSender;
-  const senderHandler = await loadHandler<SQSEvent, SQSBatchResponse>(sender.handler);
-  const mapping = mappingOf(resources, sender.name);
-  running.pollerSettings[sender.name] = mapping;
+  await startQueueWorker(running, resources, WORKERS.webhookSender);
+}
+
+/** A queue-triggered function, fed by a poller with Lambda's SQS event-source semantics (receiving and deleting with the function's role). */
+async function startQueueWorker(running: Running, resources: Resources, worker: { name: string; handler: string }) {
+  const handler = await loadHandler<SQSEvent, SQSBatchResponse>(worker.handler);
+  const mapping = mappingOf(resources, worker.name);
+  running.pollerSettings[worker.name] = mapping;
   const queue = resources.queues.byConstructId[mapping.source]!;
-  // Lambda receives and deletes the messages with the function's role.
   const pollerClient = withoutSdkLogging(new SQSClient({ endpoint: resources.sqsEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS }));
   enforcePermissions('sqs', pollerClient, resources.check);
-  const queuePoller = asFunction(sender.name, () =>
+  const queuePoller = asFunction(worker.name, () =>
     startQueuePoller({
       client: pollerClient,
       queueUrl: queue.Ref,
@@ -315,7 +337,7 @@ async function startPollers(running: Running, options: LocalStackOptions, resour
       region: LOCAL_REGION,
       batchSize: mapping.batchSize,
       ...(mapping.maxConcurrency ? { maxConcurrency: mapping.maxConcurrency } : {}),
-      handler: injectInvocationFaults(sender.name, running.faults.get(sender.name) ?? 0, invoker(resources, sender.name, senderHandler)),
+      handler: injectInvocationFaults(worker.name, running.faults.get(worker.name) ?? 0, invoker(resources, worker.name, handler)),
       onError: (error) => running.log(`queue poller: ${String(error)}`),
     }),
   );
@@ -400,20 +422,29 @@ const settledOf =
     return Date.now() - started;
   };
 
+const runningOf = (options: LocalStackOptions): Running => ({
+  stopAll: [],
+  activity: [pipelineReleasedAt],
+  log: options.log ?? (() => undefined),
+  faults: parseFaults(options.env?.LOCAL_FAULTS),
+  pollerSettings: {},
+});
+
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
-  const running: Running = {
-    stopAll: [],
-    activity: [pipelineReleasedAt],
-    log: options.log ?? (() => undefined),
-    faults: parseFaults(options.env?.LOCAL_FAULTS),
-    pollerSettings: {},
-  };
+  const running = runningOf(options);
   const stopEverything = async () => {
     for (const stop of running.stopAll) await stop().catch(() => undefined);
   };
-  const [dynamoPort, gatewayPort, template] = await Promise.all([freePort(), options.port ?? freePort(), synthesizedTemplate()]);
+  const liveCalls = (options.env?.CALL_PLATFORM ?? process.env.CALL_PLATFORM) === 'connect';
+  const [dynamoPort, gatewayPort, template] = await Promise.all([
+    freePort(),
+    options.port ?? freePort(),
+    synthesizedTemplate(liveCalls ? LOCAL_CONNECT_CONTEXT : {}),
+  ]);
   try {
-    const resources = await startResources(running, options, dynamoPort, template);
+    const resources = await startResources(running, options, dynamoPort, template, liveCalls ? LOCAL_CONNECT_INSTANCE_ARN : undefined);
+    const bus = await startEventBus(running, resources, template);
+    const connectStandIn = liveCalls ? await startConnectParts(running, resources, options) : undefined;
     // The handlers run in this process, as one warm Lambda instance each.
     Object.assign(process.env, resources.env);
     // ...and side by side, so each request keeps its log keys in its own async context.
@@ -433,6 +464,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     });
     running.stopAll.unshift(() => new Promise<void>((resolve) => server.close(() => resolve())));
     await startPollers(running, options, resources);
+    if (liveCalls) await startQueueWorker(running, resources, LIVE_CALL_FUNCTIONS.contactEvents);
+    const calls = connectStandIn && (await playCalls(running, resources, connectStandIn, bus));
     await startSchedules(running, options, resources);
     let stopped = false;
     return {
@@ -447,6 +480,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       refusedCalls: resources.check.refused,
       usedActions: resources.check.used,
       pollerSettings: running.pollerSettings,
+      eventsEndpoint: bus.endpoint,
+      ...(connectStandIn && calls ? { connect: { standIn: connectStandIn, calls, bus } } : {}),
       stop: async () => {
         if (stopped) return;
         stopped = true;
@@ -459,6 +494,59 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     await stopEverything();
     throw error;
   }
+}
+
+/** The local EventBridge bus, routing to the queues the template's rules target. */
+async function startEventBus(running: Running, resources: Resources, template: Template): Promise<LocalEventBus> {
+  const queueArnOf = (logicalId: string) => {
+    const constructId = String(template.Resources[logicalId]?.Metadata?.['aws:cdk:path'] ?? '').split('/')[1] ?? '';
+    const queue = resources.queues.byConstructId[constructId];
+    if (!queue) throw new Error(`an event rule targets ${logicalId}, which is not a queue of the template`);
+    return queue.Arn;
+  };
+  const queueUrlOf = (arn: string) => Object.values(resources.queues.byConstructId).find((q) => q.Arn === arn)!.Ref;
+  const bus = await startLocalEventBus({ routes: eventRoutes(template, queueArnOf), sqs: resources.sqsClient, queueUrlOf, region: LOCAL_REGION });
+  running.stopAll.unshift(bus.close);
+  return bus;
+}
+
+/** Amazon Connect for live tenants: CONNECT_ENDPOINT where one is given (another stand-in), else the local stand-in. */
+async function startConnectParts(running: Running, resources: Resources, options: LocalStackOptions): Promise<ConnectStandIn | undefined> {
+  const given = options.env?.CONNECT_ENDPOINT ?? process.env.CONNECT_ENDPOINT;
+  if (given) {
+    resources.env.CONNECT_ENDPOINT = given;
+    return undefined;
+  }
+  const standIn = await startConnectStandIn();
+  running.stopAll.unshift(standIn.close);
+  resources.env.CONNECT_ENDPOINT = standIn.endpoint;
+  running.log(`Amazon Connect stand-in at ${standIn.endpoint}: live tenants' calls are played by the sandbox scenarios' customers`);
+  return standIn;
+}
+
+/** The stand-in's contacts played through the deployed flow, the dialog function invoked under its timeout and policy, as Connect invokes it. */
+async function playCalls(running: Running, resources: Resources, standIn: ConnectStandIn, bus: LocalEventBus): Promise<SimulatedCalls> {
+  const dialog = LIVE_CALL_FUNCTIONS.dialog;
+  const run = invoker(resources, dialog.name, await loadHandler<ConnectContactFlowEvent, unknown>(dialog.handler));
+  const calls = simulateCalls({
+    standIn,
+    flow: resources.deployment.contactFlow as FlowDocument,
+    instanceArn: LOCAL_CONNECT_INSTANCE_ARN,
+    eventsEndpoint: bus.endpoint,
+    region: LOCAL_REGION,
+    invokeDialog: (functionArn, event, timeLimitMs) => {
+      if (functionArn !== localFunctionArn(dialog.name)) return Promise.reject(new Error(`the flow invokes ${functionArn}, which is not the dialog function`));
+      let timer: NodeJS.Timeout | undefined;
+      const timeLimit = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error("the dialog function did not answer within the flow's time limit")), timeLimitMs);
+      });
+      return Promise.race([run(event), timeLimit]).finally(() => clearTimeout(timer));
+    },
+    log: running.log,
+  });
+  running.stopAll.unshift(async () => calls.stop());
+  running.activity.push(() => (calls.inFlight() > 0 ? Date.now() : 0));
+  return calls;
 }
 
 /** What Lambda sends to a stream event source's on-failure destination: where the skipped records are, never their content. */

@@ -80,6 +80,8 @@ const stack: LocalStack = await startLocalStack({
       'QUEUE_REDELIVERY_GRACE_SECONDS',
       'WEBHOOK_DISABLE_AFTER_SECONDS',
       'CALL_STUCK_AFTER_SECONDS',
+      'CALL_PLATFORM',
+      'CONNECT_ENDPOINT',
       'LOCAL_FAULTS',
       'POWERTOOLS_LOG_LEVEL',
     ]
@@ -99,7 +101,7 @@ writeFileAtomic(
   ),
 );
 const credentialsFile = join(localDir, 'credentials.json');
-const credentials = await seedSandbox(credentialsFile, stack.baseUrl).catch(async (error) => {
+const credentials = await seedSandbox(credentialsFile, stack.baseUrl, stack.eventsEndpoint).catch(async (error) => {
   await stack.stop();
   return cannotStart(error);
 });

@@ -52,9 +52,11 @@ export class LiveCalls {
   /** The variables every function gets: the instance, its flow, its numbers and the dial rate. */
   readonly environment: Record<string, string>;
   private readonly instanceArn: string;
+  private readonly data: DataStore;
 
   constructor(scope: Construct, data: DataStore, baseEnvironment: Record<string, string>, settings: LiveCallSettings) {
     this.instanceArn = settings.instanceArn;
+    this.data = data;
     const shared = {
       CONNECT_INSTANCE_ARN: settings.instanceArn,
       CONNECT_CALLER_IDS: JSON.stringify(settings.callerIds),
@@ -104,8 +106,9 @@ export class LiveCalls {
     worker.addEventSource(new SqsEventSource(queue, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: 5 }));
   }
 
-  /** Lets a function use this instance's contacts: `dial` for the order pipeline, `stop` for a cancel. */
+  /** Lets a function use this instance's contacts: `dial` for the order pipeline (an erasure also deletes their items), `stop` for a cancel. */
   grant(fn: lambda.IFunction, actions: keyof typeof CONNECT_ACTIONS): void {
+    if (actions === 'dial') this.data.table.grant(fn, 'dynamodb:DeleteItem');
     const contacts = `${this.instanceArn}/contact/*`;
     fn.addToRolePolicy(new iam.PolicyStatement({ actions: [...CONNECT_ACTIONS[actions]], resources: [contacts] }));
     Validations.of(fn).acknowledge({

@@ -5,7 +5,7 @@
  * they are told and what their keys mean is the dialog's.
  */
 import type { CallDisposition } from '../orders/order-schemas.ts';
-import { type Decision, type DialogScript, nextTurn, openingTurn, type Turn } from './dialog.ts';
+import { type Decision, type DialogScript, nextTurn, openingTurn } from './dialog.ts';
 
 /** What the customer does when called. */
 export type CustomerBehaviour =
@@ -46,8 +46,8 @@ export function sandboxCustomer(phone: string, attempt: number): CustomerBehavio
   }
 }
 
-function keyFor(wants: Extract<CustomerBehaviour, { kind: 'answers' }>['wants'], turn: Turn): string | null {
-  const offered = turn.input?.digits ?? [];
+/** The key a simulated customer who wants `wants` presses when told it may press `offered` (null: none). */
+export function keyFor(wants: Extract<CustomerBehaviour, { kind: 'answers' }>['wants'], offered: readonly string[]): string | null {
   switch (wants) {
     case 'confirm':
       return '1';
@@ -69,7 +69,7 @@ export function converse(script: DialogScript, behaviour: CustomerBehaviour): Co
   for (;;) {
     transcript.push({ speaker: 'service', text: turn.say });
     if (turn.end) return { call_disposition: 'answered', ...(turn.end.decision ? { decision: turn.end.decision } : {}), transcript };
-    const key = keyFor(behaviour.wants, turn);
+    const key = keyFor(behaviour.wants, turn.input?.digits ?? []);
     transcript.push({ speaker: 'customer', key });
     ({ state, turn } = nextTurn(script, state, key));
   }

@@ -568,6 +568,36 @@ describe('a conditional write whose answer was lost', () => {
     expect(lossy).toEqual(clean);
   });
 
+  it("live calls: an attempt's one stop is claimed once, the customer's first choice stands", async () => {
+    const { dynamoContactMap } = await import('#shared/calls/connect/contact-store.ts');
+    const { clean, lossy } = await bothWays(async () => {
+      const key = { tenant: tenantId(), external_order_id: 'o-1', attempt: 1 };
+      const contactId = randomUUID();
+      await dynamoContactMap.put({ ...key, contactId, reference: 'ref', external_customer_id: 'c-1' });
+      const claims = [await dynamoContactMap.claimStop(key), await dynamoContactMap.claimStop(key)];
+      await dynamoContactMap.decide(contactId, 'declined');
+      await dynamoContactMap.decide(contactId, 'confirmed');
+      return { claims, decision: (await dynamoContactMap.byContact(contactId))?.decision };
+    });
+    expect(clean).toEqual({ claims: [true, false], decision: 'declined' });
+    expect(lossy).toEqual(clean);
+  });
+
+  it('the dial rate: a second lets through at most its rate, a lost answer never lets one more through', async () => {
+    const { dynamoDialRate } = await import('#shared/calls/dial-rate.ts');
+    const { clean, lossy } = await bothWays(async () => {
+      // A second of its own, far from any other test's dials.
+      const second = new Date(Date.UTC(2000, 0, 1) + Math.floor(Math.random() * 1e9) * 1000);
+      const claims = [];
+      for (let i = 0; i < 3; i++) claims.push(await dynamoDialRate(2)(second));
+      return claims.filter(Boolean).length;
+    });
+    expect(clean).toBe(2);
+    // A retried claim whose first answer was lost may count twice: never more dials, at worst one fewer.
+    expect(lossy).toBeGreaterThanOrEqual(1);
+    expect(lossy).toBeLessThanOrEqual(2);
+  });
+
   it('system secrets: the cursor key is created once and read back as written', async () => {
     const { systemSecret } = await import('#shared/storage/pagination.ts');
     const { clean, lossy } = await bothWays(async () => {

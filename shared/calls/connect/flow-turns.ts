@@ -25,12 +25,16 @@ export interface FlowTurnRequest {
   parameters: Readonly<Record<string, string | undefined>>;
 }
 
-/** The flow's STRING_MAP: `ask` says `say` and reads a key; `end` says `say` (may be empty) and hangs up. */
+/**
+ * The flow's STRING_MAP: `ask` says `say` and reads a key; `end` says `say` (may be empty) and
+ * hangs up. `keys` are the keys `say` offers (the flow ignores them; they are what the words say).
+ */
 export interface FlowTurnAnswer {
   [key: string]: string;
   action: 'ask' | 'end';
   say: string;
   state: string;
+  keys: string;
 }
 
 export interface FlowTurnPorts {
@@ -40,7 +44,7 @@ export interface FlowTurnPorts {
 }
 
 /** Hang up without a word: the contact is not (or no longer) a call this service places. */
-const HANG_UP: FlowTurnAnswer = { action: 'end', say: '', state: '' };
+const HANG_UP: FlowTurnAnswer = { action: 'end', say: '', state: '', keys: '' };
 
 function stateOf(text: string | undefined): DialogState | undefined {
   try {
@@ -55,6 +59,7 @@ const answerOf = (state: DialogState, turn: Turn): FlowTurnAnswer => ({
   action: turn.end ? 'end' : 'ask',
   say: turn.say,
   state: JSON.stringify(state),
+  keys: turn.input?.digits.join('') ?? '',
 });
 
 export async function flowTurn(ports: FlowTurnPorts, request: FlowTurnRequest): Promise<FlowTurnAnswer> {

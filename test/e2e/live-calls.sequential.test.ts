@@ -1,0 +1,252 @@
+/**
+ * Live calls end to end on a runtime of its own with `CALL_PLATFORM=connect`: a live tenant's
+ * orders go through the Connect adapter (the real SDK client against the stand-in), the
+ * deployed flow JSON run by the interpreter, the dialog function invoked under its policy and
+ * timeout, Connect's contact events through the local EventBridge bus routed by the template's
+ * rule, and the contact-events worker. Each sandbox scenario's customer ends as it does in the
+ * sandbox; duplicated, reordered, delayed and lost events record exactly one attempt per dial;
+ * cancels stop a call once and a cancel racing the dial places no conversation; an erasure
+ * blanks the contacts and forgets them.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type BenchKey, send } from '#bench/lib/client.ts';
+import { LOCAL_CONNECT_INSTANCE_ARN } from '#local/deployment.ts';
+import { captureJsonLogs } from '#local/log-capture.ts';
+import { type LocalStack, startLocalStack } from '#local/stack.ts';
+import { eventually } from '../support/eventually.ts';
+import { CALL_NOW_CONFIG, customerBody, ORDER_TENANT_CATALOG, orderBody } from '../support/order-fixtures.ts';
+
+let stack: LocalStack;
+let live: BenchKey;
+const logFile = join(mkdtempSync(join(tmpdir(), 'live-calls-logs-')), 'handlers.ndjson');
+const restoreLogs = captureJsonLogs(logFile);
+/** Every number a test dialled: none may reach a log line. */
+const dialled: string[] = [];
+
+/** The sandbox scenarios' results (the sandbox-scenarios suite holds the sandbox to the same table). */
+const SCENARIOS = [
+  { digit: '0', calls: ['answered'], outcome: 'confirmed', total: '19.98' },
+  { digit: '1', calls: ['no_answer', 'no_answer', 'no_answer'], outcome: 'unreachable', total: '19.98' },
+  { digit: '2', calls: ['no_answer', 'answered'], outcome: 'confirmed', total: '19.98' },
+  { digit: '3', calls: ['answered'], outcome: 'declined', total: '19.98' },
+  { digit: '4', calls: ['answered'], outcome: 'modified', total: '49.00' },
+  { digit: '5', calls: ['busy', 'answered'], outcome: 'confirmed', total: '19.98' },
+  { digit: '6', calls: ['answered'], outcome: 'confirmed', total: '19.98' },
+  { digit: '7', calls: ['answered'], outcome: 'confirmed', total: '19.98' },
+  { digit: '8', calls: ['answered'], outcome: 'confirmed', total: '19.98' },
+  { digit: '9', calls: ['invalid_number'], outcome: 'invalid_number', total: '19.98' },
+];
+
+beforeAll(async () => {
+  stack = await startLocalStack({
+    env: {
+      CALL_PLATFORM: 'connect',
+      // The deadline at which a call whose events were lost is asked after (DescribeContact).
+      CALL_STUCK_AFTER_SECONDS: '10',
+      CALL_RETRY_DELAY_SECONDS: '1',
+      AUTH_CACHE_SECONDS: '1',
+      POWERTOOLS_LOG_LEVEL: 'ERROR',
+    },
+    callSweepEveryMs: 500,
+  });
+  const { putTenantConfig } = await import('#shared/tenants/config-writer.ts');
+  const { createApiKey } = await import('#shared/tenants/store.ts');
+  const tenant = `live-${randomUUID().slice(0, 8)}`;
+  await putTenantConfig(tenant, { ...CALL_NOW_CONFIG, mode: 'live' }, { callPlatform: 'connect' });
+  const key = await createApiKey(tenant, ['orders:read', 'orders:write', 'results:read', 'customers:write', 'customers:erase', 'catalog:write', 'rules:write']);
+  live = { tenant, keyId: key.key_id, secret: key.secret };
+  expect(key.key_id).toMatch(/^key_live_/);
+  expect((await send(stack.baseUrl, live, 'POST', '/products/batch', ORDER_TENANT_CATALOG)).body.rejected).toBe(0);
+  const rule = {
+    rule_type: 'upsell',
+    priority: 5,
+    applies_to: { external_variant_ids: ['beans'] },
+    action: { suggest_variant: 'beans-1kg' },
+    source_version: '1',
+  };
+  expect((await send(stack.baseUrl, live, 'PUT', '/sales-rules/upsell-1', rule)).status).toBe(200);
+}, 180_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  restoreLogs();
+  expect(stack?.refusedCalls ?? []).toEqual([]);
+  const logs = readFileSync(logFile, 'utf8');
+  expect(logs).toContain('call attempt');
+  for (const phone of dialled) expect(logs, 'a dialled number in the logs').not.toContain(phone.slice(1));
+});
+
+/** A number of its own for each order (the simulated customer counts how often a number was rung), ending in the scenario's digit. */
+const numberEnding = (digit: string) => `+49151${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}${digit}`;
+
+async function placeOrder(digit: string, phone = numberEnding(digit)) {
+  const id = `o-${randomUUID().slice(0, 8)}`;
+  const customer = `c-${id}`;
+  dialled.push(phone);
+  expect((await send(stack.baseUrl, live, 'PUT', `/customers/${customer}`, customerBody(phone))).status).toBe(200);
+  expect((await send(stack.baseUrl, live, 'POST', '/orders', orderBody(id, customer))).status).toBe(201);
+  return { id, customer, phone };
+}
+
+const finished = (id: string, timeoutMs = 60_000) =>
+  eventually(
+    async () => (await send(stack.baseUrl, live, 'GET', `/orders/${id}`)).body,
+    (order) => ['completed', 'cancelled', 'rejected'].includes(order?.processing_state),
+    { timeoutMs, everyMs: 250 },
+  );
+
+const attemptsOf = async (id: string) =>
+  ((await send(stack.baseUrl, live, 'GET', `/orders/${id}/calls`)).body.data as { attempt: number; call_disposition: string }[]).map((a) => [
+    a.attempt,
+    a.call_disposition,
+  ]);
+
+const contactsTo = (phone: string) => [...stack.connect!.standIn.contacts.values()].filter((c) => c.destination === phone);
+
+async function expectScenario(s: (typeof SCENARIOS)[number], timeoutMs?: number) {
+  const { id, phone } = await placeOrder(s.digit);
+  const order = await finished(id, timeoutMs);
+  expect(order).toMatchObject({ processing_state: 'completed', call_attempts: s.calls.length });
+  const result = (await send(stack.baseUrl, live, 'GET', `/orders/${id}/result`)).body;
+  expect(result).toMatchObject({ call_disposition: s.calls.at(-1), business_outcome: s.outcome, final_order_snapshot: { total: s.total } });
+  // Exactly one attempt per dial, each as the network ended it.
+  expect(await attemptsOf(id)).toEqual(s.calls.map((c, i) => [i + 1, c]));
+  expect(contactsTo(phone)).toHaveLength(s.calls.length);
+  return { id, phone };
+}
+
+describe('a live tenant calling through Amazon Connect (the stand-in)', () => {
+  it.concurrent.each(SCENARIOS)('scenario $digit: $calls ends $outcome, as in the sandbox', async (s) => {
+    const { phone } = await expectScenario(s);
+    const contacts = contactsTo(phone);
+    // Every dial came from the market's claimed number, carrying the opaque reference and nothing else.
+    for (const contact of contacts) {
+      expect(contact.instanceId).toBe(LOCAL_CONNECT_INSTANCE_ARN.split('/').at(-1));
+      expect(contact.source).toBe('+4930555000100');
+      expect(Object.keys(contact.attributes)).toEqual(['attempt_ref']);
+    }
+    // What an answered customer heard is the dialog's conversation, in the customer's language.
+    const answered = contacts.filter((c) => c.connectedAt !== undefined);
+    for (const contact of answered) expect(stack.connect!.calls.heard.get(contact.id)?.said[0]).toMatch(/Bestellung/);
+  });
+});
+
+describe('contact events as unreliable as Connect documents them', () => {
+  const checked = [SCENARIOS[0]!, SCENARIOS[2]!, SCENARIOS[3]!];
+  const faults = [
+    { name: 'duplicated', faults: { duplicate: 1 } },
+    { name: 'reordered', faults: { reorder: true } },
+    { name: 'delayed', faults: { delayMs: 2_000 } },
+    { name: 'lost (the deadline asks DescribeContact)', faults: { drop: 1 } },
+  ];
+  for (const { name, faults: set } of faults) {
+    it(`gives the same results with ${name} events, one attempt recorded per dial`, async () => {
+      Object.assign(stack.connect!.calls.faults, { drop: 0, duplicate: 0, delayMs: 0, reorder: false }, set);
+      try {
+        await Promise.all(checked.map((s) => expectScenario(s, 90_000)));
+      } finally {
+        Object.assign(stack.connect!.calls.faults, { drop: 0, duplicate: 0, delayMs: 0, reorder: false });
+      }
+    }, 120_000);
+  }
+});
+
+describe('cancels and erasure on the telephone network', () => {
+  it('ends a call the customer is on with exactly one StopContact, however often the partner cancels', async () => {
+    stack.connect!.calls.timing.speechMs = 4_000;
+    try {
+      const { id, phone } = await placeOrder('0');
+      const [contact] = await eventually(
+        () => contactsTo(phone),
+        (cs) => cs[0]?.connectedAt !== undefined,
+        { timeoutMs: 20_000, everyMs: 50 },
+      );
+      const cancels = await Promise.all([1, 2, 3].map(() => send(stack.baseUrl, live, 'POST', `/orders/${id}/cancel`)));
+      expect(cancels.map((c) => c.status).filter((s) => s === 200).length).toBeGreaterThan(0);
+      const order = await finished(id);
+      expect(order.processing_state).toBe('cancelled');
+      expect(contact!.stops).toBe(1);
+      // The stopped call's attempt is still recorded with the order.
+      expect(
+        await eventually(
+          () => attemptsOf(id),
+          (a) => a.length === 1,
+        ),
+      ).toEqual([[1, 'answered']]);
+    } finally {
+      stack.connect!.calls.timing.speechMs = 5;
+    }
+  });
+
+  it('places no conversation when the cancel races the dial', async () => {
+    const { standIn, calls } = stack.connect!;
+    standIn.dialAnswerDelayMs = 1_500;
+    calls.timing.ringMs = 1_000;
+    try {
+      const { id, phone } = await placeOrder('0');
+      await eventually(
+        () => contactsTo(phone),
+        (cs) => cs.length === 1,
+        { timeoutMs: 20_000, everyMs: 20 },
+      );
+      // The dial is on its way (Connect has placed the contact, its answer is not back).
+      expect((await send(stack.baseUrl, live, 'POST', `/orders/${id}/cancel`)).status).toBe(200);
+      expect((await finished(id)).processing_state).toBe('cancelled');
+      const [contact] = await eventually(
+        () => contactsTo(phone),
+        (cs) => cs[0]?.disconnectedAt !== undefined,
+        { timeoutMs: 20_000 },
+      );
+      expect(contact!.stops).toBe(1);
+      expect(calls.heard.get(contact!.id)?.said ?? []).toEqual([]);
+    } finally {
+      standIn.dialAnswerDelayMs = 0;
+      calls.timing.ringMs = 20;
+    }
+  });
+
+  it("erases a customer's calls: the contacts' reference blanked in Connect, no mapping item left", async () => {
+    const { id, customer, phone } = await placeOrder('0');
+    expect((await finished(id)).processing_state).toBe('completed');
+    const { tableClient, tableName } = await import('#shared/storage/clients.ts');
+    const { keys } = await import('#shared/storage/keys.ts');
+    const [contact] = contactsTo(phone);
+    expect(contact!.attributes.attempt_ref).not.toBe('');
+    expect((await send(stack.baseUrl, live, 'POST', `/customers/${customer}/anonymize`)).status).toBeLessThan(300);
+    const contactItems = async () => {
+      const byCustomer = await tableClient().send(
+        new QueryCommand({
+          TableName: tableName(),
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :c)',
+          ExpressionAttributeValues: { ':pk': keys.customer(live.tenant, customer).pk, ':c': 'CONTACT#' },
+        }),
+      );
+      const byOrder = await tableClient().send(
+        new QueryCommand({
+          TableName: tableName(),
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :c)',
+          ExpressionAttributeValues: { ':pk': keys.order(live.tenant, id).pk, ':c': 'CONTACT#' },
+        }),
+      );
+      const byContact = await tableClient().send(
+        new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.contact(contact!.id).pk } }),
+      );
+      return (byCustomer.Items?.length ?? 0) + (byOrder.Items?.length ?? 0) + (byContact.Items?.length ?? 0);
+    };
+    expect(await eventually(contactItems, (n) => n === 0, { timeoutMs: 30_000 })).toBe(0);
+    expect(contact!.attributes.attempt_ref).toBe('');
+  });
+
+  it('dials a dial Connect throttled again as the same attempt, never counting it twice', async () => {
+    stack.connect!.standIn.throttleNextDials(8);
+    const { id, phone } = await placeOrder('0');
+    expect(await finished(id)).toMatchObject({ processing_state: 'completed', call_attempts: 1 });
+    expect(await attemptsOf(id)).toEqual([[1, 'answered']]);
+    expect(contactsTo(phone)).toHaveLength(1);
+  });
+});
