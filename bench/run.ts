@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { captureJsonLogs } from '#local/log-capture.ts';
 import type { withPipelineHeld } from '#local/pipeline-hold.ts';
+import type { LocalStack } from '#local/stack.ts';
 import type { Figure } from './lib/figures.ts';
 import { performanceTable, withPerformanceTable } from './lib/readme-table.ts';
 import { writeReport } from './report.ts';
@@ -19,7 +20,10 @@ type SuiteOutput = Figure[] | { figures: Figure[]; series: Record<string, number
 type Held = typeof withPipelineHeld;
 const SUITES: Record<
   string,
-  { needsStack: boolean; load: () => Promise<{ run: (baseUrl: string, settled: () => Promise<number>, held: Held) => Promise<SuiteOutput> }> }
+  {
+    needsStack: boolean;
+    load: () => Promise<{ run: (baseUrl: string, settled: () => Promise<number>, held: Held, stack?: LocalStack) => Promise<SuiteOutput> }>;
+  }
 > = {
   auth: { needsStack: false, load: () => import('./suites/auth.ts') },
   'cold-start': { needsStack: false, load: () => import('./suites/cold-start.ts') },
@@ -31,6 +35,7 @@ const SUITES: Record<
   fairness: { needsStack: true, load: () => import('./suites/fairness.ts') },
   model: { needsStack: false, load: () => import('./suites/model.ts') },
   scale: { needsStack: false, load: () => import('./suites/scale.ts') },
+  'live-calls': { needsStack: true, load: () => import('./suites/live-calls.ts') },
 };
 
 const resultsFile = fileURLToPath(new URL('./results/latest.json', import.meta.url));
@@ -72,7 +77,8 @@ async function main() {
     restoreLogs = captureJsonLogs(logFile);
     console.error(`functions' log lines and metrics: ${logFile}`);
     stack = await (await import('#local/stack.ts')).startLocalStack({
-      env: { COST_METERING: 'true', CALL_RETRY_DELAY_SECONDS: '0', WEBHOOK_ALLOW_PRIVATE_URLS: 'true', POWERTOOLS_LOG_LEVEL: 'ERROR' },
+      // With live calls through the Connect stand-in: sandbox tenants (every other suite's) still use the simulated network.
+      env: { COST_METERING: 'true', CALL_RETRY_DELAY_SECONDS: '0', WEBHOOK_ALLOW_PRIVATE_URLS: 'true', POWERTOOLS_LOG_LEVEL: 'ERROR', CALL_PLATFORM: 'connect' },
     });
     return stack;
   };
@@ -85,15 +91,17 @@ async function main() {
       let baseUrl = '';
       let settled = async () => 0;
       let held: Held = (work) => work();
+      let local: Awaited<ReturnType<typeof stackFor>> | undefined;
       if (SUITES[name]!.needsStack) {
-        const local = await stackFor();
-        settled = () => local.settled();
-        held = (work) => local.withPipelineHeld(work);
+        const started = await stackFor();
+        local = started;
+        settled = () => started.settled();
+        held = (work) => started.withPipelineHeld(work);
         // The previous suite's backlog (e.g. the catalog indexer's 50,000 variant entries) is not this suite's figure.
         console.error(`  waited ${((await settled()) / 1000).toFixed(1)} s for the pipeline to settle`);
         baseUrl = local.baseUrl;
       }
-      const output = await (await SUITES[name]!.load()).run(baseUrl, settled, held);
+      const output = await (await SUITES[name]!.load()).run(baseUrl, settled, held, local);
       const fresh = Array.isArray(output) ? output : output.figures;
       if (!Array.isArray(output)) Object.assign(series, output.series);
       figures = [...figures.filter((f) => f.suite !== name), ...fresh];

@@ -22,8 +22,8 @@ export interface EventFaults {
   duplicate: number;
   /** Each contact's events are published this long after they happen. */
   delayMs: number;
-  /** A contact's events are published last first. */
-  reorder: boolean;
+  /** Share of contacts whose end events are published last first. */
+  reorder: number;
 }
 
 export interface CallTiming {
@@ -43,7 +43,7 @@ export interface SimulatedCalls {
   stop(): void;
 }
 
-const NO_FAULTS: EventFaults = { drop: 0, duplicate: 0, delayMs: 0, reorder: false };
+const NO_FAULTS: EventFaults = { drop: 0, duplicate: 0, delayMs: 0, reorder: 0 };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
 
@@ -73,6 +73,8 @@ interface CallNetworkOptions {
   region: string;
   invokeDialog: (functionArn: string, event: ConnectContactFlowEvent, timeLimitMs: number) => Promise<unknown>;
   log: (line: string) => void;
+  /** Counts a fault the switches injected, by kind. */
+  onFault: (kind: string) => void;
 }
 
 /** What the network's calls share: its options, its switches, and the bus client its events go through. */
@@ -88,11 +90,17 @@ interface Network {
 async function publish(network: Network, contact: StandInContact, types: string[]): Promise<void> {
   const { faults } = network.simulated;
   const snapshots = types.map((type) => contactDetail(contact, type, network.options.instanceArn));
-  const ordered = faults.reorder ? snapshots.reverse() : snapshots;
+  const reordered = snapshots.length > 1 && Math.random() < faults.reorder;
+  if (reordered) network.options.onFault('contact-events:reordered');
+  const ordered = reordered ? snapshots.reverse() : snapshots;
   if (faults.delayMs) await sleep(faults.delayMs);
   for (const detail of ordered) {
-    if (Math.random() < faults.drop) continue;
+    if (Math.random() < faults.drop) {
+      network.options.onFault('contact-events:dropped');
+      continue;
+    }
     const copies = Math.random() < faults.duplicate ? 2 : 1;
+    if (copies > 1) network.options.onFault('contact-events:duplicated');
     for (let i = 0; i < copies && !network.stopped(); i++)
       await network.events.send(
         new PutEventsCommand({

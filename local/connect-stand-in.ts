@@ -36,6 +36,10 @@ export interface ConnectStandIn {
   finish(contactId: string, outcome: { connected: boolean; disconnectReason: string; detection?: string }): void;
   /** How long a dial's answer takes (the contact is placed first): a test's cancel can race it. */
   dialAnswerDelayMs: number;
+  /** Connect's account throttle: dials beyond this many in one second are refused (none: no limit). */
+  dialsPerSecond: number | undefined;
+  /** Dials refused as throttled so far. */
+  readonly throttledDials: number;
   /** The next `count` dials are throttled, whatever the time (a deterministic throttle for tests). */
   throttleNextDials(count: number): void;
   close(): Promise<void>;
@@ -148,16 +152,25 @@ async function handle(state: StandInState, request: IncomingMessage, response: S
 
 export async function startConnectStandIn(): Promise<ConnectStandIn> {
   let nextThrottled = 0;
+  let throttledDials = 0;
+  const window = { second: 0, dials: 0 };
   let standIn: ConnectStandIn | undefined;
+  const overRate = () => {
+    const second = Math.floor(Date.now() / 1000);
+    if (second !== window.second) Object.assign(window, { second, dials: 0 });
+    window.dials++;
+    return standIn?.dialsPerSecond !== undefined && window.dials > standIn.dialsPerSecond;
+  };
   const state: StandInState = {
     placed: (contact) => standIn?.onDial?.(contact),
     answerDelayMs: () => standIn?.dialAnswerDelayMs ?? 0,
     contacts: new Map(),
     byToken: new Map(),
     throttled() {
-      if (nextThrottled === 0) return false;
-      nextThrottled--;
-      return true;
+      const refused = nextThrottled > 0 || overRate();
+      if (nextThrottled > 0) nextThrottled--;
+      if (refused) throttledDials++;
+      return refused;
     },
   };
   const server = createServer((request, response) => {
@@ -170,6 +183,10 @@ export async function startConnectStandIn(): Promise<ConnectStandIn> {
     contacts: state.contacts,
     onDial: undefined,
     dialAnswerDelayMs: 0,
+    dialsPerSecond: undefined,
+    get throttledDials() {
+      return throttledDials;
+    },
     connect(contactId, detection) {
       const contact = state.contacts.get(contactId);
       if (!contact) throw new Error(`no contact ${contactId}`);

@@ -34,7 +34,7 @@ export function parseFaults(text: string | undefined): FaultSpec {
 
 /** Faults injected so far in this process, by kind. */
 export const injectedFaults: Record<string, number> = {};
-const count = (kind: string) => {
+export const count = (kind: string) => {
   injectedFaults[kind] = (injectedFaults[kind] ?? 0) + 1;
 };
 

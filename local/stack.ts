@@ -39,7 +39,7 @@ import {
 import { writeFileAtomic } from './durable-file.ts';
 import { eventRoutes, type LocalEventBus, startLocalEventBus } from './event-bus.ts';
 import { teachFairQueues } from './fair-queues.ts';
-import { type FaultSpec, injectClientFaults, injectedFaults, injectInvocationFaults, injectLostAnswers, parseFaults } from './faults.ts';
+import { count as countFault, type FaultSpec, injectClientFaults, injectedFaults, injectInvocationFaults, injectLostAnswers, parseFaults } from './faults.ts';
 import { lambdaContext, loadHandler, loadModule, startGateway } from './gateway.ts';
 import type { PolicyStatement } from './iam.ts';
 import { asFunction, invoke } from './invocation.ts';
@@ -543,6 +543,13 @@ async function playCalls(running: Running, resources: Resources, standIn: Connec
       return Promise.race([run(event), timeLimit]).finally(() => clearTimeout(timer));
     },
     log: running.log,
+    onFault: countFault,
+  });
+  // The fault switch reaches Connect's contact events too: `contact-events-drop`, `-duplicate` and `-reorder` shares.
+  Object.assign(calls.faults, {
+    drop: running.faults.get('contact-events-drop') ?? 0,
+    duplicate: running.faults.get('contact-events-duplicate') ?? 0,
+    reorder: running.faults.get('contact-events-reorder') ?? 0,
   });
   running.stopAll.unshift(async () => calls.stop());
   running.activity.push(() => (calls.inFlight() > 0 ? Date.now() : 0));

@@ -66,8 +66,8 @@ export interface CallPlatform {
   outcomeOf?(key: AttemptKey, now: Date): Promise<AttemptReport | 'ongoing' | undefined>;
 }
 
-/** Claims a place for one live dial at `now` in the deployment's dial rate: false when the second is full. */
-export type DialRate = (now: Date) => Promise<boolean>;
+/** Claims a place for one live dial of `tenant` at `now` in the deployment's dial rate: false when the second is full or not the tenant's turn. */
+export type DialRate = (now: Date, tenant: string) => Promise<boolean>;
 
 /** The platform refused to dial now (its rate): nothing was dialled, and the attempt is dialled again shortly. */
 export class DialThrottled extends Error {

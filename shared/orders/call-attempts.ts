@@ -67,7 +67,7 @@ export async function dial(ports: ProcessingPorts, platform: CallPlatform, claim
 export async function redial(ports: ProcessingPorts, order: StoredOrder, now: Date, facts: Facts): Promise<StoredOrder | undefined> {
   const platform = platformFor(ports.callPlatforms, facts.config.mode);
   if (!platform) return undefined;
-  if (platform !== ports.callPlatforms.sandbox && ports.dialRate && !(await ports.dialRate(now))) {
+  if (platform !== ports.callPlatforms.sandbox && ports.dialRate && !(await ports.dialRate(now, order.tenant))) {
     await ports.orders.write(order, { set: { redial_at: new Date(now.getTime() + REDIAL_MS).toISOString() } }, now);
     return undefined;
   }

@@ -156,7 +156,7 @@ async function startAttempt(ports: ProcessingPorts, order: StoredOrder, now: Dat
     return deferCall(ports, order, now, SUSPENDED_RETRY_MS);
   }
   // A live dial takes its place in the deployment's dial rate first: without one, the order stays scheduled.
-  if (platform !== ports.callPlatforms.sandbox && ports.dialRate && !(await ports.dialRate(now))) return deferCall(ports, order, now, REDIAL_MS);
+  if (platform !== ports.callPlatforms.sandbox && ports.dialRate && !(await ports.dialRate(now, order.tenant))) return deferCall(ports, order, now, REDIAL_MS);
   const attempt = order.call_attempts + 1;
   const inCall = await ports.orders.write(
     order,

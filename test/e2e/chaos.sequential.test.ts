@@ -4,7 +4,8 @@
  * after the write), a receiver that answers 500, times out or resets a share of deliveries,
  * and the whole runtime SIGKILLed and started again at random moments: orders across every
  * sandbox scenario, with PATCHes and cancels, each reach the final state their scenario
- * says, and the receiver gets every order's events: one unbroken chain of state changes from
+ * says, half of them a live tenant's called through Amazon Connect (the local stand-in, whose
+ * contact events are dropped, duplicated and reordered too, and whose calls a kill cuts off), and the receiver gets every order's events: one unbroken chain of state changes from
  * its creation to its final state, one event per call attempt, a result event exactly when it
  * has a result (and any write-back failure), at least once each.
  *
@@ -27,7 +28,7 @@ import { startReceiver } from '../support/receiver.ts';
 const ORDERS = Number(process.env.CHAOS_ORDERS ?? 40);
 const KILLS = Number(process.env.CHAOS_KILLS ?? 1);
 const SEED = Number(process.env.CHAOS_SEED ?? Date.now() % 1_000_000);
-const FAULTS = 'dynamodb:0.05,sqs:0.05';
+const FAULTS = 'dynamodb:0.05,sqs:0.05,contact-events-drop:0.05,contact-events-duplicate:0.1,contact-events-reorder:0.2';
 const EVENT_TYPES = [
   'commerce.order.status_changed.v1',
   'commerce.call.attempt_completed.v1',
@@ -50,6 +51,8 @@ const OUTCOME_BY_DIGIT = [
 
 interface Plan {
   id: string;
+  /** 0: the sandbox tenant (the simulated network), 1: the live tenant (Connect). */
+  tenant: number;
   digit: number;
   patch: boolean;
   cancel: boolean;
@@ -72,6 +75,7 @@ describe('chaos: faults, failing receivers and kills', () => {
       PORT: String(await freePort()),
       LOCAL_DATA_DIR: dataDir,
       LOCAL_FAULTS: FAULTS,
+      CALL_PLATFORM: 'connect',
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
       WEBHOOK_BACKOFF_SCALE: '0.001',
       WEBHOOK_TIMEOUT_SCALE: '0.2',
@@ -89,11 +93,12 @@ describe('chaos: faults, failing receivers and kills', () => {
       const { benchTenant, CALL_NOW_CONFIG } = await import('#bench/lib/client.ts');
       const { orderEventFaults, orderPartition, tenantDeliveries, openOrders, readFrom } = await import('../support/chaos-table.ts');
       readFrom(dataDir);
-      const key = await benchTenant('chaos', { ...CALL_NOW_CONFIG, writeback: { enabled: true } });
+      const keys = [
+        await benchTenant('chaos', { ...CALL_NOW_CONFIG, writeback: { enabled: true } }),
+        await benchTenant('chaos-live', { ...CALL_NOW_CONFIG, mode: 'live', writeback: { enabled: true } }),
+      ];
       const log: AnswerLog = { statuses: {}, improper: [] };
-      const call = (method: string, path: string, body?: unknown) => partnerCall(runtime, key, log, method, path, body);
-
-      expect((await call('PUT', '/webhook-subscription', { url: receiver.url, event_types: EVENT_TYPES })).status).toBe(201);
+      const callAs = (tenant: number) => (method: string, path: string, body?: unknown) => partnerCall(runtime, keys[tenant]!, log, method, path, body);
       const coffee = {
         external_product_id: 'coffee',
         title: 'Coffee beans',
@@ -103,7 +108,6 @@ describe('chaos: faults, failing receivers and kills', () => {
           { external_variant_id: 'beans-1kg', price: '24.50', currency: 'EUR' },
         ],
       };
-      expect((await call('POST', '/products/batch', { products: [coffee] })).body.rejected).toBe(0);
       const upsell = {
         rule_type: 'upsell',
         priority: 5,
@@ -111,18 +115,30 @@ describe('chaos: faults, failing receivers and kills', () => {
         action: { suggest_variant: 'beans-1kg' },
         source_version: '1',
       };
-      expect((await call('PUT', '/sales-rules/upsell', upsell)).status).toBe(200);
       const consent = { status: 'granted', proof: { source: 'checkout', reference: 'proof-1', collected_at: '2026-01-01T00:00:00Z' } };
-      for (let d = 0; d < 10; d++) {
-        expect((await call('PUT', `/customers/c${d}`, { phone: `+4915100000${d}`, locale: 'de-DE', consent, source_version: '1' })).status).toBeLessThan(300);
+      for (const tenant of [0, 1]) {
+        const call = callAs(tenant);
+        expect((await call('PUT', '/webhook-subscription', { url: receiver.url, event_types: EVENT_TYPES })).status).toBe(201);
+        expect((await call('POST', '/products/batch', { products: [coffee] })).body.rejected).toBe(0);
+        expect((await call('PUT', '/sales-rules/upsell', upsell)).status).toBe(200);
+        for (let d = 0; d < 10; d++) {
+          expect((await call('PUT', `/customers/c${d}`, { phone: `+4915100000${d}`, locale: 'de-DE', consent, source_version: '1' })).status).toBeLessThan(300);
+        }
       }
       // Let the variant index take the catalog in before the orders come.
       await new Promise((r) => setTimeout(r, 3_000));
 
-      const plans: Plan[] = Array.from({ length: ORDERS }, (_, i) => ({ id: `chaos-${i}`, digit: i % 10, patch: random() < 0.2, cancel: random() < 0.15 }));
+      const plans: Plan[] = Array.from({ length: ORDERS }, (_, i) => ({
+        id: `chaos-${i}`,
+        tenant: Math.floor(i / 10) % 2,
+        digit: i % 10,
+        patch: random() < 0.2,
+        cancel: random() < 0.15,
+      }));
       const killAt = new Set(Array.from({ length: KILLS }, () => Math.floor(ORDERS * (0.1 + 0.8 * random()))));
       await mapWithConcurrency(plans, 8, async (plan, i) => {
         if (killAt.delete(i)) void runtime.killAndRestart();
+        const call = callAs(plan.tenant);
         const body = {
           order_kind: 'standard',
           external_order_id: plan.id,
@@ -142,8 +158,11 @@ describe('chaos: faults, failing receivers and kills', () => {
       const lastFaultAt = runtime.lastRestartAt;
 
       // Quiet: every order final, and every event of every order delivered (or dead-lettered).
+      const tenantIds = keys.map((k) => k.tenant);
+      const planTenant = (plan: Plan) => tenantIds[plan.tenant]!;
+      const everyDelivery = async () => (await Promise.all(tenantIds.map((t) => tenantDeliveries(t)))).flat();
       await eventually(
-        () => openOrders(key.tenant),
+        async () => (await Promise.all(tenantIds.map((t) => openOrders(t)))).reduce((a, b) => a + b, 0),
         (open) => open === 0,
         { timeoutMs: 600_000, everyMs: 2_000 },
       );
@@ -155,8 +174,8 @@ describe('chaos: faults, failing receivers and kills', () => {
           const event = JSON.parse(r.body) as ReceivedEvent;
           if (event.external_order_id) byOrder.set(event.external_order_id, [...(byOrder.get(event.external_order_id) ?? []), event]);
         }
-        const deadLettered = (await tenantDeliveries(key.tenant)).filter((d) => d.status === 'dead_lettered').map((d) => d.event_id);
-        const orders = await mapWithConcurrency(plans, 8, async (p) => ({ plan: p, ...(await orderPartition(key.tenant, p.id)) }));
+        const deadLettered = (await everyDelivery()).filter((d) => d.status === 'dead_lettered').map((d) => d.event_id);
+        const orders = await mapWithConcurrency(plans, 8, async (p) => ({ plan: p, ...(await orderPartition(planTenant(p), p.id)) }));
         const missing = orders.flatMap(({ plan, order, attempts, result, eventItems }) =>
           orderEventFaults(byOrder.get(plan.id) ?? [], {
             state: String(order?.processing_state),
@@ -176,7 +195,7 @@ describe('chaos: faults, failing receivers and kills', () => {
 
       const wrong: string[] = [];
       for (const plan of plans) {
-        const { order, attempts, result } = await orderPartition(key.tenant, plan.id);
+        const { order, attempts, result } = await orderPartition(planTenant(plan), plan.id);
         const state = String(order?.processing_state);
         if (plan.cancelStatus === 200 && state !== 'cancelled') wrong.push(`${plan.id}: cancelled with 200 but ${state}`);
         if (plan.cancelStatus !== 200 && state !== 'completed') wrong.push(`${plan.id}: ${state}, not completed`);
@@ -184,7 +203,7 @@ describe('chaos: faults, failing receivers and kills', () => {
         const numbers = attempts.map((a) => a.attempt).sort((a, b) => a - b);
         if (numbers.some((n, i) => n !== i + 1)) wrong.push(`${plan.id}: attempts ${numbers.join(',')}`);
       }
-      const deliveries = await tenantDeliveries(key.tenant);
+      const deliveries = await everyDelivery();
       const overAttempted = deliveries.filter((d) => d.attempts > 8);
       const okAnswers = new Map<string, number>();
       for (const id of answeredOk()) okAnswers.set(id, (okAnswers.get(id) ?? 0) + 1);
@@ -200,6 +219,7 @@ describe('chaos: faults, failing receivers and kills', () => {
       const figures = {
         seed: SEED,
         orders: ORDERS,
+        live_orders: plans.filter((p) => p.tenant === 1).length,
         patches: plans.filter((p) => p.patch).length,
         cancels: plans.filter((p) => p.cancel).length,
         kills: runtime.kills,

@@ -140,17 +140,17 @@ describe('contact events as unreliable as Connect documents them', () => {
   const checked = [SCENARIOS[0]!, SCENARIOS[2]!, SCENARIOS[3]!];
   const faults = [
     { name: 'duplicated', faults: { duplicate: 1 } },
-    { name: 'reordered', faults: { reorder: true } },
+    { name: 'reordered', faults: { reorder: 1 } },
     { name: 'delayed', faults: { delayMs: 2_000 } },
     { name: 'lost (the deadline asks DescribeContact)', faults: { drop: 1 } },
   ];
   for (const { name, faults: set } of faults) {
     it(`gives the same results with ${name} events, one attempt recorded per dial`, async () => {
-      Object.assign(stack.connect!.calls.faults, { drop: 0, duplicate: 0, delayMs: 0, reorder: false }, set);
+      Object.assign(stack.connect!.calls.faults, { drop: 0, duplicate: 0, delayMs: 0, reorder: 0 }, set);
       try {
         await Promise.all(checked.map((s) => expectScenario(s, 90_000)));
       } finally {
-        Object.assign(stack.connect!.calls.faults, { drop: 0, duplicate: 0, delayMs: 0, reorder: false });
+        Object.assign(stack.connect!.calls.faults, { drop: 0, duplicate: 0, delayMs: 0, reorder: 0 });
       }
     }, 120_000);
   }

@@ -126,7 +126,11 @@ async function contactOutcome(
   if (!mapped) return undefined;
   const [contact, { Contact }] = await Promise.all([
     contacts.byContact(mapped.contactId),
-    client.send(new DescribeContactCommand({ InstanceId: settings.instanceId, ContactId: mapped.contactId })),
+    client.send(new DescribeContactCommand({ InstanceId: settings.instanceId, ContactId: mapped.contactId })).catch((error: unknown) => {
+      // A contact Connect does not know (never placed after all): there is nothing to ask, and the attempt is failed.
+      if ((error as { name?: string }).name === 'ResourceNotFoundException') return { Contact: undefined };
+      throw error;
+    }),
   ]);
   if (!Contact) return undefined;
   if (!Contact.DisconnectTimestamp) return 'ongoing';

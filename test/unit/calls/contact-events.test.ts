@@ -1,0 +1,45 @@
+/** Connect's contact events as EventBridge delivers them, in either casing the documented samples use. */
+import { describe, expect, it } from 'vitest';
+import { contactEnd, reportOfContactEnd } from '#shared/calls/connect/contact-events.ts';
+
+const event = (detail: Record<string, unknown>) => ({ source: 'aws.connect', 'detail-type': 'Amazon Connect Contact Event', detail });
+
+describe('the end of a contact from its events', () => {
+  it('reads a DISCONNECTED event in camel case', () => {
+    const end = contactEnd(
+      event({
+        eventType: 'DISCONNECTED',
+        contactId: 'c-1',
+        initiationTimestamp: '2026-11-28T09:00:00.000Z',
+        connectedToSystemTimestamp: '2026-11-28T09:00:05.000Z',
+        disconnectTimestamp: '2026-11-28T09:01:00.000Z',
+        disconnectReason: 'CONTACT_FLOW_DISCONNECT',
+      }),
+    )!;
+    expect(reportOfContactEnd(end, 'declined', new Date())).toEqual({
+      call_disposition: 'answered',
+      decision: 'declined',
+      started_at: '2026-11-28T09:00:00.000Z',
+      ended_at: '2026-11-28T09:01:00.000Z',
+    });
+  });
+
+  it('reads the same in Pascal case, with the disconnect reason as { Code }, and keeps no decision for an unanswered call', () => {
+    const end = contactEnd(
+      event({ EventType: 'completed', ContactId: 'c-2', DisconnectTimestamp: '2026-11-28T09:01:00Z', DisconnectReason: { Code: 'TELECOM_BUSY' } }),
+    )!;
+    expect(end).toMatchObject({ contactId: 'c-2', disconnectReason: 'TELECOM_BUSY', connectedAt: undefined });
+    expect(reportOfContactEnd(end, 'confirmed', new Date('2026-11-28T09:02:00Z'))).toEqual({
+      call_disposition: 'busy',
+      started_at: '2026-11-28T09:01:00.000Z',
+      ended_at: '2026-11-28T09:01:00.000Z',
+    });
+  });
+
+  it('ignores every other event, and one without a contact', () => {
+    for (const type of ['INITIATED', 'CONNECTED_TO_SYSTEM', 'QUEUED', 'CONTACT_DATA_UPDATED'])
+      expect(contactEnd(event({ eventType: type, contactId: 'c' }))).toBeUndefined();
+    expect(contactEnd(event({ eventType: 'DISCONNECTED' }))).toBeUndefined();
+    expect(contactEnd('not an event')).toBeUndefined();
+  });
+});
