@@ -48,22 +48,28 @@ interface Results {
   series?: Record<string, number[]>;
 }
 
-async function main() {
-  const args = process.argv.slice(2).filter((a) => a !== '--');
-  if (args.includes('--report-only')) {
-    // Rewrites REPORT.md and the README's table from the figures already measured.
-    const results: Results = JSON.parse(readFileSync(resultsFile, 'utf8'));
-    writeReport(results);
-    writeReadmeTable(results);
-    console.error("wrote bench/REPORT.md and README.md's performance table from bench/results/latest.json");
-    return;
-  }
-  const requested = args;
-  const unknown = requested.filter((s) => !(s in SUITES));
+/** Rewrites REPORT.md and the README's table from the figures already measured. */
+function reportOnly() {
+  const results: Results = JSON.parse(readFileSync(resultsFile, 'utf8'));
+  writeReport(results);
+  writeReadmeTable(results);
+  console.error("wrote bench/REPORT.md and README.md's performance table from bench/results/latest.json");
+}
+
+/** The suites asked for, refusing an unknown one. */
+function requestedSuites(args: string[]): string[] {
+  const unknown = args.filter((s) => !(s in SUITES));
   if (unknown.length) {
     console.error(`unknown suite(s): ${unknown.join(', ')}; known: ${Object.keys(SUITES).join(', ')}`);
     process.exit(2);
   }
+  return args;
+}
+
+async function main() {
+  const args = process.argv.slice(2).filter((a) => a !== '--');
+  if (args.includes('--report-only')) return reportOnly();
+  const requested = requestedSuites(args);
   // Suites that need no stack run first, so an idle DynamoDB Local and its pollers cannot disturb them.
   const suites = (requested.length ? requested : Object.keys(SUITES)).sort((a, b) => Number(SUITES[a]!.needsStack) - Number(SUITES[b]!.needsStack));
   let stack: Awaited<ReturnType<typeof import('#local/stack.ts').startLocalStack>> | undefined;
@@ -78,7 +84,13 @@ async function main() {
     console.error(`functions' log lines and metrics: ${logFile}`);
     stack = await (await import('#local/stack.ts')).startLocalStack({
       // With live calls through the Connect stand-in: sandbox tenants (every other suite's) still use the simulated network.
-      env: { COST_METERING: 'true', CALL_RETRY_DELAY_SECONDS: '0', WEBHOOK_ALLOW_PRIVATE_URLS: 'true', POWERTOOLS_LOG_LEVEL: 'ERROR', CALL_PLATFORM: 'connect' },
+      env: {
+        COST_METERING: 'true',
+        CALL_RETRY_DELAY_SECONDS: '0',
+        WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+        POWERTOOLS_LOG_LEVEL: 'ERROR',
+        CALL_PLATFORM: 'connect',
+      },
     });
     return stack;
   };

@@ -43,7 +43,12 @@ async function burst(baseUrl: string, key: BenchKey, count: number, phones: Map<
   await mapWithConcurrency(ids, 10, async (id) => {
     const phone = `+49152${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}0`;
     phones.set(phone, key.tenant);
-    const customer = { phone, locale: 'de-DE', consent: { status: 'granted', proof: { source: 'checkout', reference: 'p', collected_at: '2026-01-01T00:00:00Z' } }, source_version: '1' };
+    const customer = {
+      phone,
+      locale: 'de-DE',
+      consent: { status: 'granted', proof: { source: 'checkout', reference: 'p', collected_at: '2026-01-01T00:00:00Z' } },
+      source_version: '1',
+    };
     await send(baseUrl, key, 'PUT', `/customers/c-${id}`, customer);
   });
   await mapWithConcurrency(ids, 20, async (id) => {
@@ -69,6 +74,23 @@ async function completed(baseUrl: string, key: BenchKey, ids: readonly string[])
   };
 }
 
+/** When the dials were placed, and each tenant's share of them while all had calls waiting (until the first had its last dial). */
+function dialShares(dials: { destination: string; initiatedAt: number }[], phones: Map<string, string>, tenants: BenchKey[]) {
+  const dialTimes = (tenant: string) =>
+    dials
+      .filter((c) => phones.get(c.destination) === tenant)
+      .map((c) => c.initiatedAt)
+      .sort((a, b) => a - b);
+  const contestedUntil = Math.min(...tenants.map((t) => dialTimes(t.tenant).at(-1)!));
+  const contested = tenants.map((t) => dialTimes(t.tenant).filter((at) => at <= contestedUntil).length);
+  return {
+    first: Math.min(...dials.map((c) => c.initiatedAt)),
+    last: Math.max(...dials.map((c) => c.initiatedAt)),
+    contested,
+    largestShare: Math.max(...contested) / contested.reduce((a, b) => a + b, 0),
+  };
+}
+
 export async function run(baseUrl: string, _settled: unknown, _held: unknown, stack?: LocalStack): Promise<Figure[]> {
   const connect = stack?.connect;
   if (!connect) throw new Error('the live-calls suite needs the local stack with CALL_PLATFORM=connect');
@@ -88,18 +110,7 @@ export async function run(baseUrl: string, _settled: unknown, _held: unknown, st
   }
   const finals = await Promise.all(tenants.map((key, i) => completed(baseUrl, key, ids[i]!)));
   const dials = [...connect.standIn.contacts.values()].filter((c) => phones.has(c.destination));
-  const dialTimes = (tenant: string) =>
-    dials
-      .filter((c) => phones.get(c.destination) === tenant)
-      .map((c) => c.initiatedAt)
-      .sort((a, b) => a - b);
-  const first = Math.min(...dials.map((c) => c.initiatedAt));
-  const last = Math.max(...dials.map((c) => c.initiatedAt));
-  // While every tenant still had calls waiting: until the first of them had its last dial.
-  const contestedUntil = Math.min(...tenants.map((t) => dialTimes(t.tenant).at(-1)!));
-  const contested = tenants.map((t) => dialTimes(t.tenant).filter((at) => at <= contestedUntil).length);
-  const contestedTotal = contested.reduce((a, b) => a + b, 0);
-  const largestShare = Math.max(...contested) / contestedTotal;
+  const { first, last, contested, largestShare } = dialShares(dials, phones, tenants);
   connect.standIn.dialsPerSecond = undefined;
   const note = `${connect.standIn.throttledDials - throttledBefore} dials throttled by the stand-in and dialled again; contested dials per tenant ${contested.join(', ')}`;
   return [

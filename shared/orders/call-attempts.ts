@@ -18,6 +18,8 @@ import { isFinal } from './state-machine.ts';
 
 /** A dial the rate or the platform refused is tried again this soon. */
 export const REDIAL_MS = 1_000;
+/** A dial the rate refused waits for the next second, when the rate has places again. */
+export const untilNextSecond = (now: Date): number => 1_000 - (now.getTime() % 1_000);
 /** A call still running at its deadline (the platform says so) is looked at again this soon. */
 export const ONGOING_CALL_RETRY_MS = 60_000;
 
@@ -68,7 +70,7 @@ export async function redial(ports: ProcessingPorts, order: StoredOrder, now: Da
   const platform = platformFor(ports.callPlatforms, facts.config.mode);
   if (!platform) return undefined;
   if (platform !== ports.callPlatforms.sandbox && ports.dialRate && !(await ports.dialRate(now, order.tenant))) {
-    await ports.orders.write(order, { set: { redial_at: new Date(now.getTime() + REDIAL_MS).toISOString() } }, now);
+    await ports.orders.write(order, { set: { redial_at: new Date(now.getTime() + untilNextSecond(now)).toISOString() } }, now);
     return undefined;
   }
   const deadline = new Date(now.getTime() + platform.stuckAfterSeconds * 1000).toISOString();

@@ -9,7 +9,16 @@
 import { longestCallSeconds, platformFor } from '../calls/call-platform.ts';
 import { RevisionConflict } from '../errors.ts';
 import { logger } from '../logging/logger.ts';
-import { claimOrUndefined, dial, ONGOING_CALL_RETRY_MS, REDIAL_MS, recordAttempt, recordUnreportedCall, redial, unreportedOutcome } from './call-attempts.ts';
+import {
+  claimOrUndefined,
+  dial,
+  ONGOING_CALL_RETRY_MS,
+  recordAttempt,
+  recordUnreportedCall,
+  redial,
+  unreportedOutcome,
+  untilNextSecond,
+} from './call-attempts.ts';
 import { callingWindow, type Facts } from './call-outcome.ts';
 import { factsFor } from './facts.ts';
 import { rejectionFields, type StoredOrder } from './order.ts';
@@ -156,7 +165,8 @@ async function startAttempt(ports: ProcessingPorts, order: StoredOrder, now: Dat
     return deferCall(ports, order, now, SUSPENDED_RETRY_MS);
   }
   // A live dial takes its place in the deployment's dial rate first: without one, the order stays scheduled.
-  if (platform !== ports.callPlatforms.sandbox && ports.dialRate && !(await ports.dialRate(now, order.tenant))) return deferCall(ports, order, now, REDIAL_MS);
+  if (platform !== ports.callPlatforms.sandbox && ports.dialRate && !(await ports.dialRate(now, order.tenant)))
+    return deferCall(ports, order, now, untilNextSecond(now));
   const attempt = order.call_attempts + 1;
   const inCall = await ports.orders.write(
     order,

@@ -161,6 +161,8 @@ export const keys = {
   contact: (contactId: string): ItemKey => ({ pk: `CONTACT#${contactId}`, sk: 'CONTACT' }),
   /** The deployment's live dials in one second, across every tenant (the call platform's dial rate). */
   dialRate: (epochSecond: number): ItemKey => ({ pk: `DIALRATE#${epochSecond}`, sk: 'DIALRATE' }),
+  /** The tenants that wanted to dial in one window of the dial rate's turns. */
+  dialContenders: (bucket: number): ItemKey => ({ pk: `DIALRATE#CONTENDERS#${bucket}`, sk: 'CONTENDERS' }),
   /** A stretch of an order's log moved out of the order item, by the revision of its first entry. */
   orderHistory: (orderPk: string, firstRevision: number): ItemKey => ({ pk: orderPk, sk: `HISTORY#${String(firstRevision).padStart(6, '0')}` }),
   /** The one `commerce.writeback.failed.v1` event an order's result can have. */

@@ -35,6 +35,7 @@ const AWS_ADAPTERS = [
   'shared/auth/key-secrets.ts',
   'shared/calls/connect/connect-platform.ts',
   'shared/calls/connect/contact-store.ts',
+  'shared/calls/dial-rate.ts',
   'shared/catalog/product-store.ts',
   'shared/customers/customer-store.ts',
   'shared/orders/call-history.ts',
