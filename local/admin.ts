@@ -7,6 +7,7 @@
  *   npm run admin -- keys revoke --key-id K
  *   npm run admin -- keys reissue-legacy [--json]
  *   npm run admin -- tenants put --tenant T --config FILE
+ *   npm run admin -- writeback rotate-secret --tenant T [--json]
  *   npm run admin -- dlq list
  *   npm run admin -- dlq redrive [--tenant T] [--event-type E] [--since TIME] [--rate N]
  *   npm run admin -- deliveries list [--tenant T] [--status S] [--event-type E] [--since TIME] [--limit N] [--json]
@@ -23,6 +24,7 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import { ListMessageMoveTasksCommand, StartMessageMoveTaskCommand } from '@aws-sdk/client-sqs';
 import * as z from 'zod';
 import { type TenantConfig, TenantConfigSchema } from '#shared/tenants/config.ts';
+import { checkWebhookUrl } from '#shared/webhooks/ssrf.ts';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '#shared/webhooks/webhook-schemas.ts';
 import { type CommandHelp, failUsage, knownCommand, parseCli, stackProblem } from './cli.ts';
 import { localDataDir } from './data-dir.ts';
@@ -33,6 +35,11 @@ const COMMANDS: readonly CommandHelp[] = [
   { command: 'keys revoke', usage: 'keys revoke --key-id K', example: 'keys revoke --key-id key_0123456789abcdef' },
   { command: 'keys reissue-legacy', usage: 'keys reissue-legacy [--json]', example: 'keys reissue-legacy --json' },
   { command: 'tenants put', usage: 'tenants put --tenant T --config FILE', example: 'tenants put --tenant acme --config acme.json' },
+  {
+    command: 'writeback rotate-secret',
+    usage: "writeback rotate-secret --tenant T [--json]   (the write-back endpoint's signing secret, shown once; the previous one stays valid 24 h)",
+    example: 'writeback rotate-secret --tenant acme',
+  },
   { command: 'dlq list', usage: 'dlq list', example: 'dlq list' },
   {
     command: 'dlq redrive',
@@ -172,6 +179,11 @@ function readTenantConfigFile(file: string): TenantConfig {
   const checked = TenantConfigSchema.safeParse(input);
   // Each problem on a line of its own, with the path to the field, in zod's own words.
   if (!checked.success) invalidInput(`invalid configuration in ${file}:\n${z.prettifyError(checked.error)}`);
+  // The write-back endpoint passes the webhook URL checks (the address itself is checked again before every write-back).
+  const url = checked.data.writeback.url;
+  // Locally a receiver on this machine is allowed, as the local runtime allows it; a deployed stack never sends to one.
+  const urlCheck = url ? checkWebhookUrl(url, !values.stack) : undefined;
+  if (urlCheck && !urlCheck.ok) invalidInput(`invalid configuration in ${file}:\n✖ ${urlCheck.reason}\n  → at writeback.url`);
   return checked.data;
 }
 const tenantConfigFile = positionals[0] === 'tenants' && values.config ? readTenantConfigFile(values.config) : undefined;
@@ -228,6 +240,19 @@ switch (area === 'recover' ? area : `${area} ${action}`) {
       error instanceof LiveModeUnavailableError ? invalidInput(error.message) : Promise.reject(error),
     );
     console.log(JSON.stringify({ tenant, config }, null, 2));
+    break;
+  }
+  case 'writeback rotate-secret': {
+    const tenant = values.tenant ?? fail('--tenant is required');
+    if (!TENANT_ID_PATTERN.test(tenant)) fail(`--tenant must match ${TENANT_ID_PATTERN}`);
+    const { rotateWritebackSecret } = await import('#shared/tenants/writeback-secret.ts');
+    const rotated = await rotateWritebackSecret(tenant);
+    if (values.json) console.log(JSON.stringify({ tenant, ...rotated }));
+    else
+      console.log(
+        `Write-back signing secret of ${tenant} (shown once, hand it to the partner now): ${rotated.secret}` +
+          (rotated.previous_valid_until ? `\nThe previous secret keeps signing too until ${rotated.previous_valid_until}.` : ''),
+      );
     break;
   }
   case 'dlq list': {

@@ -669,6 +669,8 @@ export interface components {
             };
             writeback: {
                 enabled: boolean;
+                /** @description Where results are written back: your store endpoint as the platform team configured it, shown as its scheme and host only (null: none; a sandbox tenant then uses the sandbox store). Its signing secret is never shown here. An extension of the contract. */
+                endpoint?: string | null;
             };
             max_call_attempts: number;
             rate_limit: {
@@ -1073,6 +1075,12 @@ export interface components {
              * @description RFC 3339, UTC (always `Z`)
              */
             completed_at: string;
+            /** @description The result's write-back to your store: `pending` while it is being written (`attempts` so far), `written` once your endpoint answered 2xx or 409, `failed` after a refusal or the last attempt (with `commerce.writeback.failed.v1`), `not_needed` when write-back is off or the customer decided nothing. An extension of the contract. */
+            writeback?: {
+                /** @enum {string} */
+                state: "pending" | "written" | "failed" | "not_needed";
+                attempts: number;
+            };
         };
         CallHistoryAttempt: {
             attempt: number;
@@ -1924,7 +1932,8 @@ export interface operations {
                      *         "repurchase_intent": true
                      *       },
                      *       "writeback": {
-                     *         "enabled": true
+                     *         "enabled": true,
+                     *         "endpoint": "x"
                      *       },
                      *       "max_call_attempts": 1,
                      *       "rate_limit": {
@@ -4296,7 +4305,11 @@ export interface operations {
                      *       "applied_rules": [
                      *         "x"
                      *       ],
-                     *       "completed_at": "2026-11-24T10:00:00.000Z"
+                     *       "completed_at": "2026-11-24T10:00:00.000Z",
+                     *       "writeback": {
+                     *         "state": "pending",
+                     *         "attempts": 1
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["OrderResult"];
@@ -7308,7 +7321,11 @@ export interface operations {
                  *           "applied_rules": [
                  *             "x"
                  *           ],
-                 *           "completed_at": "2026-11-24T10:00:00.000Z"
+                 *           "completed_at": "2026-11-24T10:00:00.000Z",
+                 *           "writeback": {
+                 *             "state": "pending",
+                 *             "attempts": 1
+                 *           }
                  *         }
                  *       }
                  *     }

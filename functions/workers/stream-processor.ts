@@ -1,6 +1,5 @@
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { fillPath } from '#shared/api/routes.ts';
-import { sandboxStore } from '#shared/calls/writeback.ts';
 import { claimWriteBackAttempt, settleWriteBack } from '#shared/calls/writeback-state.ts';
 import { readProduct } from '#shared/catalog/product-store.ts';
 import { putEventOnce } from '#shared/events/event-store.ts';
@@ -12,7 +11,10 @@ import type { ReactionPorts } from '#shared/orders/reactions.ts';
 import { domainReactions } from '#shared/orders/reactions.ts';
 import { dispatchStream, type Reaction } from '#shared/stream/stream-dispatch.ts';
 import { streamWorkDone } from '#shared/stream/stream-work.ts';
+import { writebackSecrets } from '#shared/tenants/writeback-secret.ts';
 import { publicationOfRecords, webhookFanOut } from '#shared/webhooks/fan-out.ts';
+import { systemResolver } from '#shared/webhooks/sender.ts';
+import { postWriteBack, tenantStore } from '#shared/webhooks/store-writeback.ts';
 import { config } from '../composition-root.ts';
 import { processing } from '../order-processing.ts';
 import { routeById } from '../routes.ts';
@@ -24,7 +26,12 @@ const reactionPorts: ReactionPorts = {
   products: { read: readProduct },
   orderIdsPage,
   jobs: { advance: advanceJob },
-  store: sandboxStore,
+  store: tenantStore({
+    tenantConfigOf: processing.ports.tenantConfigOf,
+    secretsOf: (tenant) => writebackSecrets(tenant),
+    post: postWriteBack,
+    settings: { allowPrivateUrls: config.webhookAllowPrivateUrls, timeoutScale: config.webhookTimeoutScale, resolve: systemResolver },
+  }),
   writeBacks: { claim: claimWriteBackAttempt, settle: settleWriteBack },
   putEventOnce,
   forgetResultScenario,

@@ -68,8 +68,19 @@ export function effectiveConfiguration(config: TenantConfig, subscription: Webho
     markets: config.markets,
     quiet_hours: config.quiet_hours,
     features_enabled: config.features_enabled,
-    writeback: config.writeback,
+    writeback: { enabled: config.writeback.enabled, endpoint: maskedEndpoint(config.writeback.url) },
     max_call_attempts: config.max_call_attempts,
     rate_limit: config.rate_limit,
   };
+}
+
+/** A write-back endpoint as the partner sees it: its scheme and host, never its path or query (they may carry a token). */
+function maskedEndpoint(url: string | null): string | null {
+  if (!url) return null;
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}/…`;
+  } catch {
+    return '…';
+  }
 }

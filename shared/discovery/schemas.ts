@@ -64,7 +64,13 @@ export const EffectiveConfigurationSchema = answerSchema(() =>
       markets: z.array(MarketSchema),
       quiet_hours: QuietHoursSchema,
       features_enabled: z.object({ upsell: z.boolean(), repurchase_intent: z.boolean() }),
-      writeback: z.object({ enabled: z.boolean() }),
+      writeback: z.object({
+        enabled: z.boolean(),
+        endpoint: meta(z.optional(z.nullable(z.string())), {
+          description:
+            'Where results are written back: your store endpoint as the platform team configured it, shown as its scheme and host only (null: none; a sandbox tenant then uses the sandbox store). Its signing secret is never shown here. An extension of the contract.',
+        }),
+      }),
       max_call_attempts: integer(),
       rate_limit: z.object({ requests_per_second: integer(), burst: integer() }),
     }),

@@ -20,7 +20,8 @@ export async function getResult(tenant: string, id: string): Promise<OrderResult
     const order = await getOrder(tenant, id);
     throw new ResultNotAvailableError(id, order.processing_state, !isFinal(order.processing_state));
   }
-  return ResultSchema.parse(Item);
+  const writeback = { state: (Item.writeback_state as string | undefined) ?? 'not_needed', attempts: Number(Item.writeback_attempts ?? 0) };
+  return ResultSchema.parse({ ...Item, writeback });
 }
 
 /**

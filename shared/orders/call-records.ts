@@ -1,5 +1,7 @@
 /** What a finished call writes beside its order: the attempt (with a sandbox transcript) and the result. */
+
 import type { AttemptReport } from '../calls/call-platform.ts';
+import { WRITTEN_BACK_OUTCOMES } from '../calls/writeback.ts';
 import { keys } from '../storage/keys.ts';
 import type { CallRecords, StoredOrder } from './order.ts';
 import type { OrderResult } from './order-schemas.ts';
@@ -27,9 +29,11 @@ export function callRecords(inCall: StoredOrder, report: AttemptReport, result?:
             entity: 'result',
             tenant: inCall.tenant,
             ...result,
+            // The write-back tells the store which order's events this result belongs with.
+            correlation_id: inCall.correlation_id,
             ...(report.scenario ? { scenario: report.scenario } : {}),
             // Only a result to write back starts stream work (its due entry, then its settlement): two index writes and an update the others never need.
-            ...(writeBackEnabled && result.final_order_snapshot.confirmed ? { writeback_state: 'pending' } : {}),
+            ...(writeBackEnabled && WRITTEN_BACK_OUTCOMES.includes(result.business_outcome) ? { writeback_state: 'pending' } : {}),
           },
         }
       : {}),

@@ -205,6 +205,18 @@ export const ResultSchema = answerSchema(() =>
       final_order_snapshot: SnapshotSchema,
       applied_rules: meta(z.array(z.string()), { description: 'Ids of the sales rules whose suggestion the customer accepted' }),
       completed_at: UtcTime,
+      writeback: meta(
+        z.optional(
+          z.object({
+            state: z.enum(['pending', 'written', 'failed', 'not_needed']),
+            attempts: integer(),
+          }),
+        ),
+        {
+          description:
+            "The result's write-back to your store: `pending` while it is being written (`attempts` so far), `written` once your endpoint answered 2xx or 409, `failed` after a refusal or the last attempt (with `commerce.writeback.failed.v1`), `not_needed` when write-back is off or the customer decided nothing. An extension of the contract.",
+        },
+      ),
     }),
     { id: 'OrderResult' },
   ),

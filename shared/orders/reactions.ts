@@ -6,7 +6,7 @@
  */
 
 import { mapWithConcurrency } from '../async/concurrency.ts';
-import { StoreRejected, type StoreWriteBack, WRITEBACK_ATTEMPTS, writeBackAttemptsOf } from '../calls/writeback.ts';
+import { StoreRejected, type StoreWriteBack, WRITEBACK_ATTEMPTS, WRITTEN_BACK_OUTCOMES, writeBackAttemptsOf, writeBackKey } from '../calls/writeback.ts';
 import type { StoredProduct } from '../catalog/products.ts';
 import { type EventRecord, eventItem } from '../events/outbox.ts';
 import { hasStreamDue, keys } from '../storage/keys.ts';
@@ -147,7 +147,7 @@ const orderJobReaction = (ports: ReactionPorts): Reaction => ({
   },
 });
 
-type StoredResult = OrderResult & { pk: string; sk: string; tenant: string; scenario?: string; writeback_attempts?: number };
+type StoredResult = OrderResult & { pk: string; sk: string; tenant: string; scenario?: string; writeback_attempts?: number; correlation_id?: string };
 const resultFromItem = (item: Record<string, unknown>): StoredResult => item as unknown as StoredResult;
 
 async function writeBackFailed(ports: ReactionPorts, result: StoredResult, reason: string, attempts: number) {
@@ -177,13 +177,20 @@ const writeBackReaction = (ports: ReactionPorts): Reaction => ({
     // Only the result's own record (or the sweep's replay of it): its later changes, the claims included, start nothing.
     if (change.eventName !== 'INSERT' || entityOf(change) !== 'result' || !hasStreamDue(change.newImage)) return;
     const result = resultFromItem(change.newImage!);
-    if (!result.final_order_snapshot.confirmed || !(await ports.processing.ports.tenantConfigOf(result.tenant)).writeback.enabled) {
+    if (!WRITTEN_BACK_OUTCOMES.includes(result.business_outcome) || !(await ports.processing.ports.tenantConfigOf(result.tenant)).writeback.enabled) {
       await ports.writeBacks.settle(result, 'not_needed');
       return;
     }
     if (!(await ports.writeBacks.claim(result, new Date()))) return;
     const attempt = writeBackAttemptsOf(result) + 1;
-    const request = { tenant: result.tenant, external_order_id: result.external_order_id, snapshot: result.final_order_snapshot, idempotency_key: result.pk };
+    const request = {
+      tenant: result.tenant,
+      external_order_id: result.external_order_id,
+      business_outcome: result.business_outcome,
+      snapshot: result.final_order_snapshot,
+      correlation_id: result.correlation_id ?? (await ports.processing.ports.orders.read(result.tenant, result.external_order_id))?.correlation_id ?? '',
+      idempotency_key: writeBackKey(result.pk),
+    };
     // Only the store's answer decides the outcome: a failure to note it afterwards is the table's, retried as such.
     const failure = await ports.store.writeBack({ ...request, ...(result.scenario ? { scenario: result.scenario } : {}) }).then(
       () => undefined,

@@ -131,6 +131,8 @@ const FACET_MARK: Readonly<Record<ListName, string>> = { PRODUCTS: 'AV', RULES: 
 export const keys = {
   apiKey: (keyId: string): ItemKey => ({ pk: `KEY#${keyId}`, sk: 'KEY' }),
   tenantConfig: (tenant: string): ItemKey => ({ pk: tenantPrefix(tenant), sk: 'CONFIG' }),
+  /** The signing secrets of a tenant's write-back endpoint (the current one and, during an overlap, the previous one). */
+  writebackSecret: (tenant: string): ItemKey => ({ pk: tenantPrefix(tenant), sk: 'WRITEBACK_SECRET' }),
   nonce: (tenant: string, keyId: string, nonce: string): ItemKey => ({
     pk: `${tenantPrefix(tenant)}#NONCE#${keyId}#${nonce}`,
     sk: 'NONCE',

@@ -53,7 +53,14 @@ export const TenantConfigSchema = builtOnFirstUse(() =>
       }),
       TENANT_DEFAULTS.features_enabled,
     ),
-    writeback: z._default(z.strictObject({ enabled: z._default(z.boolean(), TENANT_DEFAULTS.writeback.enabled) }), TENANT_DEFAULTS.writeback),
+    writeback: z._default(
+      z.strictObject({
+        enabled: z._default(z.boolean(), TENANT_DEFAULTS.writeback.enabled),
+        // Checked as a webhook URL is (https, no userinfo, a public host) where the configuration is written.
+        url: z._default(z.nullable(text(1, 2048)), TENANT_DEFAULTS.writeback.url),
+      }),
+      TENANT_DEFAULTS.writeback,
+    ),
     max_call_attempts: z._default(integer(1, 10), TENANT_DEFAULTS.max_call_attempts),
     rate_limit: z._default(
       z.strictObject({

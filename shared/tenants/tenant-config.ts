@@ -29,7 +29,12 @@ export interface TenantConfig {
   markets: Market[];
   quiet_hours: { timezone: string; dont_call_hour_start: number; dont_call_hour_end: number };
   features_enabled: { upsell: boolean; repurchase_intent: boolean };
-  writeback: { enabled: boolean };
+  /**
+   * Whether results are written back to the store, and where: the store's endpoint (set by the
+   * platform team; its signing secret is `admin writeback rotate-secret`'s). Without one a
+   * sandbox tenant's results go to the sandbox store.
+   */
+  writeback: { enabled: boolean; url: string | null };
   max_call_attempts: number;
   rate_limit: { requests_per_second: number; burst: number };
 }
@@ -46,7 +51,7 @@ export const TENANT_DEFAULTS: Readonly<TenantConfig> = {
   markets: [],
   quiet_hours: { timezone: 'Europe/Berlin', dont_call_hour_start: 21, dont_call_hour_end: 8 },
   features_enabled: { upsell: true, repurchase_intent: true },
-  writeback: { enabled: false },
+  writeback: { enabled: false, url: null },
   max_call_attempts: 3,
   rate_limit: { requests_per_second: 50, burst: 100 },
 };
@@ -72,7 +77,7 @@ export function withTenantDefaults(stored: StoredTenantConfig = {}): TenantConfi
       upsell: stored.features_enabled?.upsell ?? d.features_enabled.upsell,
       repurchase_intent: stored.features_enabled?.repurchase_intent ?? d.features_enabled.repurchase_intent,
     },
-    writeback: { enabled: stored.writeback?.enabled ?? d.writeback.enabled },
+    writeback: { enabled: stored.writeback?.enabled ?? d.writeback.enabled, url: stored.writeback?.url ?? d.writeback.url },
     max_call_attempts: stored.max_call_attempts ?? d.max_call_attempts,
     rate_limit: {
       requests_per_second: stored.rate_limit?.requests_per_second ?? d.rate_limit.requests_per_second,

@@ -53,6 +53,7 @@ const AWS_ADAPTERS = [
   'shared/storage/tombstone.ts',
   'shared/tenants/config-writer.ts',
   'shared/tenants/store.ts',
+  'shared/tenants/writeback-secret.ts',
   'shared/webhooks/delivery-ops.ts',
   'shared/webhooks/delivery-store.ts',
   'shared/webhooks/listen-sessions.ts',

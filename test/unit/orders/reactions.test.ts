@@ -123,6 +123,8 @@ function writeBackSetup(store: (attempt: number) => void) {
     entity: 'result',
     tenant: 'acme',
     external_order_id: 'o-1',
+    business_outcome: 'confirmed',
+    correlation_id: 'cor_1',
     final_order_snapshot: { confirmed: true },
     gsi2pk: 'STREAMDUE#3',
     gsi2sk: '2026-11-25T11:05:00.000Z',
