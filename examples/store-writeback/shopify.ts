@@ -33,12 +33,12 @@ const orderGid = (id: string) => `gid://shopify/Order/${id}`;
 const variantGid = (id: string) => `gid://shopify/ProductVariant/${id}`;
 
 /** Runs one operation; Shopify's user errors and GraphQL errors become one thrown error. */
-async function run(shopify: AdminApiClient, operation: string, variables: Record<string, unknown>): Promise<Record<string, any>> {
+async function run(shopify: AdminApiClient, operation: string, variables: Record<string, unknown>): Promise<Record<string, unknown>> {
   const { data, errors } = await shopify.request(operation, { variables });
   if (errors) throw new Error(`Shopify: ${errors.message ?? JSON.stringify(errors.graphQLErrors)}`);
   const payload = Object.values(data ?? {})[0] as { userErrors?: { message: string }[] } | undefined;
   if (payload?.userErrors?.length) throw new Error(`Shopify: ${payload.userErrors.map((e) => e.message).join('; ')}`);
-  return payload as Record<string, any>;
+  return payload as Record<string, unknown>;
 }
 
 const TAGS_ADD = `mutation TagsAdd($id: ID!, $tags: [String!]!) { tagsAdd(id: $id, tags: $tags) { node { id } userErrors { field message } } }`;

@@ -17,8 +17,10 @@ async function recordContactEvent(record: SQSRecord): Promise<void> {
   if (!end) return;
   const contact = await dynamoContactMap.byContact(end.contactId);
   if (!contact) return;
+  // The customer's choice is kept with the attempt's reference by the flow's last turn.
+  const decision = (await dynamoContactMap.byReference(contact.reference))?.decision;
   const now = new Date();
-  await reportAttempt(processing.ports, contact, reportOfContactEnd(end, contact.decision, now), now);
+  await reportAttempt(processing.ports, contact, reportOfContactEnd(end, decision, now), now);
 }
 
 export const handler = async (event: SQSEvent, context: Context) =>

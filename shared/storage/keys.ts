@@ -159,7 +159,9 @@ export const keys = {
   orderResult: (orderPk: string): ItemKey => ({ pk: orderPk, sk: 'RESULT' }),
   /** The live call platform's contact of an attempt, kept with the order (a cancel finds it by the attempt). */
   orderContact: (orderPk: string, attempt: number): ItemKey => ({ pk: orderPk, sk: `CONTACT#${String(attempt).padStart(3, '0')}` }),
-  /** A contact id's attempt (its events and its flow's turns find the order by it). */
+  /** A live call attempt by the opaque reference its contact carries: written before the dial, so the flow's first turn finds it. */
+  callReference: (reference: string): ItemKey => ({ pk: `CALLREF#${reference}`, sk: 'CALLREF' }),
+  /** A contact id's attempt (its events find the order by it). */
   contact: (contactId: string): ItemKey => ({ pk: `CONTACT#${contactId}`, sk: 'CONTACT' }),
   /** The deployment's live dials in one second, across every tenant (the call platform's dial rate). */
   dialRate: (epochSecond: number): ItemKey => ({ pk: `DIALRATE#${epochSecond}`, sk: 'DIALRATE' }),

@@ -5,7 +5,9 @@
  * and the whole runtime SIGKILLed and started again at random moments: orders across every
  * sandbox scenario, with PATCHes and cancels, each reach the final state their scenario
  * says, half of them a live tenant's called through Amazon Connect (the local stand-in, whose
- * contact events are dropped, duplicated and reordered too, and whose calls a kill cuts off), and the receiver gets every order's events: one unbroken chain of state changes from
+ * contact events are dropped, duplicated and reordered too, and whose calls a kill cuts off)
+ * whose results are written back to a store endpoint that fails a share of its requests, each
+ * result applied there exactly once, and the receiver gets every order's events: one unbroken chain of state changes from
  * its creation to its final state, one event per call attempt, a result event exactly when it
  * has a result (and any write-back failure), at least once each.
  *
@@ -14,11 +16,15 @@
  * run, written to bench/results/chaos.json.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '#local/processes.ts';
 import { mapWithConcurrency } from '#shared/async/concurrency.ts';
+import { WRITTEN_BACK_OUTCOMES, writeBackKey } from '#shared/calls/writeback.ts';
+import { keys } from '#shared/storage/keys.ts';
 import { type AnswerLog, KillableRuntime, partnerCall, seededRandom } from '../support/chaos.ts';
 import type { ReceivedEvent } from '../support/chaos-table.ts';
 import { eventually } from '../support/eventually.ts';
@@ -71,6 +77,21 @@ describe('chaos: faults, failing receivers and kills', () => {
       },
       { sleepMs: 6_000 },
     );
+    // The live tenant's store: a fifth of its requests fail with 500; a key it applied before is answered 409, as a store does.
+    const storeRandom = seededRandom(SEED + 2);
+    const applied = new Map<string, number>();
+    const store = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        const key = String(req.headers['idempotency-key']);
+        if (applied.has(key)) return void res.writeHead(409).end();
+        if (storeRandom() < 0.2) return void res.writeHead(500).end('store busy');
+        applied.set(key, (applied.get(key) ?? 0) + 1);
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((resolve) => store.listen(0, '127.0.0.1', resolve));
+    const storeUrl = `http://127.0.0.1:${(store.address() as AddressInfo).port}/results`;
     const runtime = new KillableRuntime({
       PORT: String(await freePort()),
       LOCAL_DATA_DIR: dataDir,
@@ -93,12 +114,14 @@ describe('chaos: faults, failing receivers and kills', () => {
       const { benchTenant, CALL_NOW_CONFIG } = await import('#bench/lib/client.ts');
       const { orderEventFaults, orderPartition, tenantDeliveries, openOrders, readFrom } = await import('../support/chaos-table.ts');
       readFrom(dataDir);
-      const keys = [
+      const partners = [
         await benchTenant('chaos', { ...CALL_NOW_CONFIG, writeback: { enabled: true } }),
-        await benchTenant('chaos-live', { ...CALL_NOW_CONFIG, mode: 'live', writeback: { enabled: true } }),
+        await benchTenant('chaos-live', { ...CALL_NOW_CONFIG, mode: 'live', writeback: { enabled: true, url: storeUrl } }),
       ];
+      const { rotateWritebackSecret } = await import('#shared/tenants/writeback-secret.ts');
+      await rotateWritebackSecret(partners[1]!.tenant);
       const log: AnswerLog = { statuses: {}, improper: [] };
-      const callAs = (tenant: number) => (method: string, path: string, body?: unknown) => partnerCall(runtime, keys[tenant]!, log, method, path, body);
+      const callAs = (tenant: number) => (method: string, path: string, body?: unknown) => partnerCall(runtime, partners[tenant]!, log, method, path, body);
       const coffee = {
         external_product_id: 'coffee',
         title: 'Coffee beans',
@@ -158,7 +181,7 @@ describe('chaos: faults, failing receivers and kills', () => {
       const lastFaultAt = runtime.lastRestartAt;
 
       // Quiet: every order final, and every event of every order delivered (or dead-lettered).
-      const tenantIds = keys.map((k) => k.tenant);
+      const tenantIds = partners.map((k) => k.tenant);
       const planTenant = (plan: Plan) => tenantIds[plan.tenant]!;
       const everyDelivery = async () => (await Promise.all(tenantIds.map((t) => tenantDeliveries(t)))).flat();
       await eventually(
@@ -202,6 +225,11 @@ describe('chaos: faults, failing receivers and kills', () => {
         if (state === 'completed' && result?.business_outcome !== OUTCOME_BY_DIGIT[plan.digit]) wrong.push(`${plan.id}: outcome ${result?.business_outcome}`);
         const numbers = attempts.map((a) => a.attempt).sort((a, b) => a - b);
         if (numbers.some((n, i) => n !== i + 1)) wrong.push(`${plan.id}: attempts ${numbers.join(',')}`);
+        // The live tenant's decided results: written back, and applied by its store exactly once.
+        if (plan.tenant === 1 && result && WRITTEN_BACK_OUTCOMES.includes(result.business_outcome as never)) {
+          const times = applied.get(writeBackKey(keys.order(planTenant(plan), plan.id).pk)) ?? 0;
+          if (result.writeback_state !== 'written' || times !== 1) wrong.push(`${plan.id}: write-back ${result.writeback_state}, applied ${times} time(s)`);
+        }
       }
       const deliveries = await everyDelivery();
       const overAttempted = deliveries.filter((d) => d.attempts > 8);
@@ -220,6 +248,7 @@ describe('chaos: faults, failing receivers and kills', () => {
         seed: SEED,
         orders: ORDERS,
         live_orders: plans.filter((p) => p.tenant === 1).length,
+        results_written_back: applied.size,
         patches: plans.filter((p) => p.patch).length,
         cancels: plans.filter((p) => p.cancel).length,
         kills: runtime.kills,
@@ -254,6 +283,7 @@ describe('chaos: faults, failing receivers and kills', () => {
     } finally {
       await runtime.stop();
       await receiver.close();
+      await new Promise((resolve) => store.close(resolve));
       rmSync(dataDir, { recursive: true, force: true });
     }
   });

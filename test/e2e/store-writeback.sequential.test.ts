@@ -16,6 +16,7 @@ import { verifyWebhook } from '#client/webhooks.ts';
 import { type LocalStack, startLocalStack } from '#local/stack.ts';
 import { eventually } from '../support/eventually.ts';
 import { CALL_NOW_CONFIG, customerBody, ORDER_TENANT_CATALOG, orderBody } from '../support/order-fixtures.ts';
+import { ownOrderTenant } from '../support/own-tenant.ts';
 
 interface StoreRequest {
   headers: IncomingHttpHeaders;
@@ -75,31 +76,9 @@ beforeAll(async () => {
     },
     reconcileEveryMs: 500,
   });
-  const { putTenantConfig } = await import('#shared/tenants/config-writer.ts');
-  const { createApiKey } = await import('#shared/tenants/store.ts');
   const { rotateWritebackSecret } = await import('#shared/tenants/writeback-secret.ts');
-  const tenant = `wb-${randomUUID().slice(0, 8)}`;
-  await putTenantConfig(tenant, { ...CALL_NOW_CONFIG, writeback: { enabled: true, url: store.url } }, { callPlatform: 'sandbox' });
-  secret = (await rotateWritebackSecret(tenant)).secret;
-  const created = await createApiKey(tenant, [
-    'orders:read',
-    'orders:write',
-    'results:read',
-    'customers:write',
-    'catalog:write',
-    'rules:write',
-    'configuration:read',
-  ]);
-  key = { tenant, keyId: created.key_id, secret: created.secret };
-  expect((await send(stack.baseUrl, key, 'POST', '/products/batch', ORDER_TENANT_CATALOG)).body.rejected).toBe(0);
-  const rule = {
-    rule_type: 'upsell',
-    priority: 5,
-    applies_to: { external_variant_ids: ['beans'] },
-    action: { suggest_variant: 'beans-1kg' },
-    source_version: '1',
-  };
-  expect((await send(stack.baseUrl, key, 'PUT', '/sales-rules/upsell-1', rule)).status).toBe(200);
+  key = await ownOrderTenant(stack.baseUrl, 'wb', { ...CALL_NOW_CONFIG, writeback: { enabled: true, url: store.url } }, 'sandbox');
+  secret = (await rotateWritebackSecret(key.tenant)).secret;
 }, 180_000);
 
 afterAll(async () => {

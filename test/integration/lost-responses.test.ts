@@ -572,12 +572,13 @@ describe('a conditional write whose answer was lost', () => {
     const { dynamoContactMap } = await import('#shared/calls/connect/contact-store.ts');
     const { clean, lossy } = await bothWays(async () => {
       const key = { tenant: tenantId(), external_order_id: 'o-1', attempt: 1 };
-      const contactId = randomUUID();
-      await dynamoContactMap.put({ ...key, contactId, reference: 'ref', external_customer_id: 'c-1' });
+      const attempt = { ...key, reference: randomUUID(), external_customer_id: 'c-1' };
+      await dynamoContactMap.prepare(attempt);
+      await dynamoContactMap.placed({ ...attempt, contactId: randomUUID() });
       const claims = [await dynamoContactMap.claimStop(key), await dynamoContactMap.claimStop(key)];
-      await dynamoContactMap.decide(contactId, 'declined');
-      await dynamoContactMap.decide(contactId, 'confirmed');
-      return { claims, decision: (await dynamoContactMap.byContact(contactId))?.decision };
+      await dynamoContactMap.decide(attempt.reference, 'declined');
+      await dynamoContactMap.decide(attempt.reference, 'confirmed');
+      return { claims, decision: (await dynamoContactMap.byReference(attempt.reference))?.decision };
     });
     expect(clean).toEqual({ claims: [true, false], decision: 'declined' });
     expect(lossy).toEqual(clean);

@@ -46,7 +46,7 @@ export async function orderPartition(tenant: string, id: string) {
   return {
     order: items.find((i) => i.sk === 'ORDER'),
     attempts: items.filter((i) => i.entity === 'call_attempt') as { attempt: number }[],
-    result: items.find((i) => i.entity === 'result') as { business_outcome: string } | undefined,
+    result: items.find((i) => i.entity === 'result') as { business_outcome: string; writeback_state?: string } | undefined,
     eventItems: items.filter((i) => i.entity === 'event' && isPublicEvent(String(i.event_type))) as { event_id: string }[],
   };
 }

@@ -73,14 +73,16 @@ export function connectCallPlatform(client: ConnectClient, settings: ConnectSett
     name: 'connect',
     stuckAfterSeconds: settings.stuckAfterSeconds,
     async startAttempt(request) {
-      const reference = attemptReference(request);
-      const { ContactId } = await dial(request, reference).catch((error: unknown) => {
+      const { tenant, external_order_id, attempt, external_customer_id } = request;
+      const prepared = { reference: attemptReference(request), tenant, external_order_id, attempt, external_customer_id };
+      // Before the dial: however soon the customer answers, the flow's first turn finds the attempt.
+      await contacts.prepare(prepared);
+      const { ContactId } = await dial(request, prepared.reference).catch((error: unknown) => {
         if (isThrottling(error)) throw new DialThrottled('Amazon Connect throttled the dial');
         throw error;
       });
       if (!ContactId) throw new Error('Connect answered a dial without a contact id');
-      const { tenant, external_order_id, attempt, external_customer_id } = request;
-      await contacts.put({ contactId: ContactId, reference, tenant, external_order_id, attempt, external_customer_id });
+      await contacts.placed({ ...prepared, contactId: ContactId });
       return 'pending';
     },
     async cancel(key) {
@@ -124,8 +126,8 @@ async function contactOutcome(
 ): Promise<AttemptReport | 'ongoing' | undefined> {
   const mapped = await contacts.ofAttempt(key);
   if (!mapped) return undefined;
-  const [contact, { Contact }] = await Promise.all([
-    contacts.byContact(mapped.contactId),
+  const [attempt, { Contact }] = await Promise.all([
+    contacts.byReference(mapped.reference),
     client.send(new DescribeContactCommand({ InstanceId: settings.instanceId, ContactId: mapped.contactId })).catch((error: unknown) => {
       // A contact Connect does not know (never placed after all): there is nothing to ask, and the attempt is failed.
       if ((error as { name?: string }).name === 'ResourceNotFoundException') return { Contact: undefined };
@@ -140,5 +142,5 @@ async function contactOutcome(
     connected: Contact.ConnectedToSystemTimestamp !== undefined,
   });
   const report: AttemptReport = { call_disposition, started_at: iso(Contact.InitiationTimestamp, now), ended_at: iso(Contact.DisconnectTimestamp, now) };
-  return call_disposition === 'answered' && contact?.decision ? { ...report, decision: contact.decision } : report;
+  return call_disposition === 'answered' && attempt?.decision ? { ...report, decision: attempt.decision } : report;
 }

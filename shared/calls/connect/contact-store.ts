@@ -1,13 +1,15 @@
 /**
- * Which Amazon Connect contact is which call attempt, in the table: three small items per dial.
+ * Which Amazon Connect contact is which call attempt, in the table. Before a dial, the attempt's
+ * opaque reference (the one attribute a contact carries) is written: the flow's turns find the
+ * attempt by it however soon the customer answers, and the customer's choice is kept on it. After
+ * the dial, the contact id is written beside it:
+ * - by reference (`attemptReference`): the attempt, and the dialog's decision once made;
  * - with the order (`orderContact`): the attempt's contact, found by a cancel; its one stop is claimed here;
- * - by contact id (`contact`): the attempt of a contact, found by its events and its flow's
- *   turns; the dialog's decision is kept here until the attempt is recorded;
- * - with the customer (`customerContact`): an erasure finds the customer's contacts by it.
- * None holds the customer's number: the contact's attributes carry only an opaque reference.
- * The items expire with the attempts' usefulness (CONTACT_ITEM_DAYS); an erasure deletes them at once.
+ * - by contact id (`contact`): the attempt of a contact, found by its events;
+ * - with the customer (`customerContact`): an erasure finds the customer's calls by it.
+ * None holds the customer's number. The items expire after CONTACT_ITEM_DAYS; an erasure deletes them at once.
  */
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { tableClient, tableName } from '../../storage/clients.ts';
 import { landed } from '../../storage/conditional.ts';
 import { keys } from '../../storage/keys.ts';
@@ -18,77 +20,101 @@ import type { Decision } from '../dialog.ts';
 /** How long a contact's items are kept: well past the longest call and any late event. */
 const CONTACT_ITEM_DAYS = 7;
 
-export interface ContactOfAttempt extends AttemptKey {
-  contactId: string;
+export interface AttemptOfReference extends AttemptKey {
   /** The opaque reference the contact's attributes carry. */
   reference: string;
   external_customer_id: string;
   /** What the customer chose in the flow, once the dialog ended with a choice. */
   decision?: Decision | undefined;
+  /** The contact placed for it, once the dial returned. */
+  contactId?: string | undefined;
 }
 
 /** The port the Connect adapter, its flow's turns and its event worker use (DynamoDB here, a map in unit tests). */
 export interface ContactMap {
-  /** Records a dial's contact; a repeat of the same attempt's record changes nothing. */
-  put(contact: ContactOfAttempt): Promise<void>;
+  /** Before the dial: the attempt by its reference. A repeat changes nothing. */
+  prepare(attempt: AttemptOfReference): Promise<void>;
+  /** After the dial: its contact, beside the attempt. */
+  placed(attempt: AttemptOfReference & { contactId: string }): Promise<void>;
+  /** The attempt a contact's reference names. */
+  byReference(reference: string): Promise<AttemptOfReference | undefined>;
   /** The contact of an attempt. */
-  ofAttempt(key: AttemptKey): Promise<{ contactId: string } | undefined>;
+  ofAttempt(key: AttemptKey): Promise<{ contactId: string; reference: string } | undefined>;
   /** The attempt of a contact. */
-  byContact(contactId: string): Promise<ContactOfAttempt | undefined>;
+  byContact(contactId: string): Promise<AttemptOfReference | undefined>;
   /** Claims the one stop of an attempt's contact: false when it was claimed before. */
   claimStop(key: AttemptKey): Promise<boolean>;
-  /** Keeps the customer's choice with the contact; the first choice stands. */
-  decide(contactId: string, decision: Decision): Promise<void>;
-  /** The customer's contacts (an erasure blanks and forgets them). */
-  ofCustomer(tenant: string, external_customer_id: string): Promise<ContactOfAttempt[]>;
-  /** Forgets a contact's items. */
-  forget(contact: ContactOfAttempt): Promise<void>;
+  /** Keeps the customer's choice with the attempt's reference; the first choice stands. */
+  decide(reference: string, decision: Decision): Promise<void>;
+  /** The customer's calls (an erasure blanks and forgets them). */
+  ofCustomer(tenant: string, external_customer_id: string): Promise<AttemptOfReference[]>;
+  /** Forgets an attempt's items. */
+  forget(attempt: AttemptOfReference): Promise<void>;
 }
 
 const orderContactKey = (key: AttemptKey) => keys.orderContact(keys.order(key.tenant, key.external_order_id).pk, key.attempt);
-const customerContactKey = (tenant: string, customer: string, contactId: string) => ({
-  pk: keys.customer(tenant, customer).pk,
-  sk: `CONTACT#${contactId}`,
-});
+const customerContactKey = (tenant: string, customer: string, reference: string) => ({ pk: keys.customer(tenant, customer).pk, sk: `CONTACT#${reference}` });
 
-const contactOf = (item: Record<string, unknown>): ContactOfAttempt => ({
-  contactId: item.contact_id as string,
+const attemptOf = (item: Record<string, unknown>): AttemptOfReference => ({
   reference: item.reference as string,
   tenant: item.tenant as string,
   external_order_id: item.external_order_id as string,
   attempt: item.attempt as number,
   external_customer_id: item.external_customer_id as string,
   ...(item.decision ? { decision: item.decision as Decision } : {}),
+  ...(item.contact_id ? { contactId: item.contact_id as string } : {}),
 });
 
+const fieldsOf = (a: AttemptOfReference) => ({
+  reference: a.reference,
+  tenant: a.tenant,
+  external_order_id: a.external_order_id,
+  attempt: a.attempt,
+  external_customer_id: a.external_customer_id,
+  expires_at: expiresAfter(new Date(), CONTACT_ITEM_DAYS * 86_400),
+});
+
+const put = (Item: Record<string, unknown>) => tableClient().send(new PutCommand({ TableName: tableName(), Item }));
+const get = async (Key: { pk: string; sk: string }) => (await tableClient().send(new GetCommand({ TableName: tableName(), Key, ConsistentRead: true }))).Item;
+
 export const dynamoContactMap: ContactMap = {
-  async put(contact) {
-    const expires_at = expiresAfter(new Date(), CONTACT_ITEM_DAYS * 86_400);
-    const fields = {
-      contact_id: contact.contactId,
-      reference: contact.reference,
-      tenant: contact.tenant,
-      external_order_id: contact.external_order_id,
-      attempt: contact.attempt,
-      external_customer_id: contact.external_customer_id,
-      expires_at,
-    };
-    // Plain puts of the same values: a repeat writes what is there (the decision is written later, after the dial).
+  async prepare(attempt) {
+    // An update, not a put: a repeat of the same attempt's preparation keeps a decision already made.
+    const fields = fieldsOf(attempt);
     await Promise.all([
-      tableClient().send(new PutCommand({ TableName: tableName(), Item: { ...orderContactKey(contact), ...fields } })),
-      tableClient().send(new PutCommand({ TableName: tableName(), Item: { ...keys.contact(contact.contactId), ...fields } })),
       tableClient().send(
-        new PutCommand({ TableName: tableName(), Item: { ...customerContactKey(contact.tenant, contact.external_customer_id, contact.contactId), ...fields } }),
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.callReference(attempt.reference),
+          UpdateExpression: `SET ${Object.keys(fields)
+            .map((name) => `#${name} = :${name}`)
+            .join(', ')}`,
+          ExpressionAttributeNames: Object.fromEntries(Object.keys(fields).map((name) => [`#${name}`, name])),
+          ExpressionAttributeValues: Object.fromEntries(Object.entries(fields).map(([name, value]) => [`:${name}`, value])),
+        }),
       ),
+      put({ ...customerContactKey(attempt.tenant, attempt.external_customer_id, attempt.reference), ...fields }),
     ]);
   },
+  async placed(attempt) {
+    const fields = { ...fieldsOf(attempt), contact_id: attempt.contactId };
+    await Promise.all([
+      put({ ...orderContactKey(attempt), ...fields }),
+      put({ ...keys.contact(attempt.contactId), ...fields }),
+      put({ ...customerContactKey(attempt.tenant, attempt.external_customer_id, attempt.reference), ...fields }),
+    ]);
+  },
+  async byReference(reference) {
+    const item = await get(keys.callReference(reference));
+    return item ? attemptOf(item) : undefined;
+  },
   async ofAttempt(key) {
-    const { Item } = await tableClient().send(new GetCommand({ TableName: tableName(), Key: orderContactKey(key), ConsistentRead: true }));
-    return Item ? { contactId: Item.contact_id as string } : undefined;
+    const item = await get(orderContactKey(key));
+    return item ? { contactId: item.contact_id as string, reference: item.reference as string } : undefined;
   },
   async byContact(contactId) {
-    const { Item } = await tableClient().send(new GetCommand({ TableName: tableName(), Key: keys.contact(contactId), ConsistentRead: true }));
-    return Item ? contactOf(Item) : undefined;
+    const item = await get(keys.contact(contactId));
+    return item ? attemptOf(item) : undefined;
   },
   claimStop: (key) =>
     landed({
@@ -100,11 +126,11 @@ export const dynamoContactMap: ContactMap = {
         ExpressionAttributeValues: { ':true': true },
       },
     }),
-  async decide(contactId, decision) {
+  async decide(reference, decision) {
     await landed({
       update: {
         TableName: tableName(),
-        Key: keys.contact(contactId),
+        Key: keys.callReference(reference),
         UpdateExpression: 'SET decision = :decision',
         ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(decision)',
         ExpressionAttributeValues: { ':decision': decision },
@@ -112,7 +138,7 @@ export const dynamoContactMap: ContactMap = {
     });
   },
   async ofCustomer(tenant, customer) {
-    const found: ContactOfAttempt[] = [];
+    const found: AttemptOfReference[] = [];
     let ExclusiveStartKey: Record<string, unknown> | undefined;
     do {
       const page = await tableClient().send(
@@ -123,16 +149,18 @@ export const dynamoContactMap: ContactMap = {
           ExclusiveStartKey,
         }),
       );
-      found.push(...(page.Items ?? []).map(contactOf));
+      found.push(...(page.Items ?? []).map(attemptOf));
       ExclusiveStartKey = page.LastEvaluatedKey;
     } while (ExclusiveStartKey);
     return found;
   },
-  async forget(contact) {
-    await Promise.all(
-      [orderContactKey(contact), keys.contact(contact.contactId), customerContactKey(contact.tenant, contact.external_customer_id, contact.contactId)].map(
-        (Key) => tableClient().send(new DeleteCommand({ TableName: tableName(), Key })),
-      ),
-    );
+  async forget(attempt) {
+    const items = [
+      orderContactKey(attempt),
+      keys.callReference(attempt.reference),
+      customerContactKey(attempt.tenant, attempt.external_customer_id, attempt.reference),
+    ];
+    if (attempt.contactId) items.push(keys.contact(attempt.contactId));
+    await Promise.all(items.map((Key) => tableClient().send(new DeleteCommand({ TableName: tableName(), Key }))));
   },
 };

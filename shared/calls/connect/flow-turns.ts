@@ -6,7 +6,8 @@
  *
  * The flow carries the dialog's state between turns (`state`, the misses so far) in the
  * function's own answer, so a turn reads the order and its facts and writes nothing until the
- * customer has chosen: then the choice is kept with the contact, where the event worker finds it.
+ * customer has chosen: then the choice is kept with the attempt's reference (the contact's one
+ * attribute, written before the dial), where the event worker finds it.
  */
 
 import type { Facts } from '../../orders/call-outcome.ts';
@@ -38,7 +39,7 @@ export interface FlowTurnAnswer {
 }
 
 export interface FlowTurnPorts {
-  contacts: Pick<ContactMap, 'byContact' | 'decide'>;
+  contacts: Pick<ContactMap, 'byReference' | 'decide'>;
   orders: Pick<OrderRepository, 'read'>;
   factsOf(order: StoredOrder): Promise<Facts>;
 }
@@ -63,8 +64,9 @@ const answerOf = (state: DialogState, turn: Turn): FlowTurnAnswer => ({
 });
 
 export async function flowTurn(ports: FlowTurnPorts, request: FlowTurnRequest): Promise<FlowTurnAnswer> {
-  const contact = await ports.contacts.byContact(request.contactId);
-  if (!contact || request.attributes[ATTEMPT_ATTRIBUTE] !== contact.reference) return HANG_UP;
+  const reference = request.attributes[ATTEMPT_ATTRIBUTE];
+  const contact = reference ? await ports.contacts.byReference(reference) : undefined;
+  if (!contact) return HANG_UP;
   const order = await ports.orders.read(contact.tenant, contact.external_order_id);
   // Still this attempt's call: a cancel or an erasure that landed since the dial places no conversation.
   if (order?.processing_state !== 'in_call' || order.call_attempts !== contact.attempt) return HANG_UP;
@@ -75,6 +77,6 @@ export async function flowTurn(ports: FlowTurnPorts, request: FlowTurnRequest): 
   if (!first && !state) return HANG_UP;
   const pressed = request.parameters.pressed ? request.parameters.pressed : null;
   const { state: next, turn } = first ? openingTurn(script) : nextTurn(script, state!, pressed);
-  if (turn.end?.decision) await ports.contacts.decide(request.contactId, turn.end.decision);
+  if (turn.end?.decision) await ports.contacts.decide(contact.reference, turn.end.decision);
   return answerOf(next, turn);
 }

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ConnectStandIn, startConnectStandIn } from '#local/connect-stand-in.ts';
 import { type AttemptKey, DialThrottled } from '#shared/calls/call-platform.ts';
 import { attemptReference, connectCallPlatform } from '#shared/calls/connect/connect-platform.ts';
-import type { ContactMap, ContactOfAttempt } from '#shared/calls/connect/contact-store.ts';
+import type { AttemptOfReference, ContactMap } from '#shared/calls/connect/contact-store.ts';
 import { dialogScript } from '#shared/calls/dialog.ts';
 
 let standIn: ConnectStandIn;
@@ -17,37 +17,45 @@ beforeAll(async () => {
 });
 afterAll(() => standIn.close());
 
-type Item = ContactOfAttempt & { stopped: boolean };
+type Item = AttemptOfReference & { stopped: boolean };
+/** The contact map in memory: attempts by key, each with its reference, contact and decision. */
 function memoryContacts(): ContactMap & { items: Map<string, Item> } {
   const items = new Map<string, Item>();
   const keyOf = (k: AttemptKey) => `${k.tenant}/${k.external_order_id}/${k.attempt}`;
-  const byContact = (id: string) => [...items.values()].find((i) => i.contactId === id);
+  const find = (match: (i: Item) => boolean) => [...items.values()].find(match);
   return {
     items,
-    async put(c) {
-      if (!items.has(keyOf(c))) items.set(keyOf(c), { ...c, stopped: false });
+    async prepare(a) {
+      if (!items.has(keyOf(a))) items.set(keyOf(a), { ...a, stopped: false });
+    },
+    async placed(a) {
+      items.get(keyOf(a))!.contactId = a.contactId;
+    },
+    async byReference(reference) {
+      return find((i) => i.reference === reference);
     },
     async ofAttempt(k) {
-      return items.get(keyOf(k));
+      const item = items.get(keyOf(k));
+      return item?.contactId ? { contactId: item.contactId, reference: item.reference } : undefined;
     },
     async byContact(id) {
-      return byContact(id);
+      return find((i) => i.contactId === id);
     },
     async claimStop(k) {
       const item = items.get(keyOf(k));
-      if (!item || item.stopped) return false;
+      if (!item?.contactId || item.stopped) return false;
       item.stopped = true;
       return true;
     },
-    async decide(id, decision) {
-      const item = byContact(id);
+    async decide(reference, decision) {
+      const item = find((i) => i.reference === reference);
       if (item && !item.decision) item.decision = decision;
     },
     async ofCustomer(tenant, customer) {
       return [...items.values()].filter((i) => i.tenant === tenant && i.external_customer_id === customer);
     },
-    async forget(c) {
-      items.delete(keyOf(c));
+    async forget(a) {
+      items.delete(keyOf(a));
     },
   };
 }
@@ -77,7 +85,7 @@ describe('the Connect call platform', () => {
     const request = { tenant: 'acme', external_order_id: 'o-1', attempt: 1, phone: '+4915100000001', script, market: 'AT', external_customer_id: 'c-1' };
     expect(await platform(contacts, true).startAttempt(request, new Date())).toBe('pending');
     const [mapped] = [...contacts.items.values()];
-    const contact = standIn.contacts.get(mapped!.contactId)!;
+    const contact = standIn.contacts.get(mapped!.contactId!)!;
     expect(contact).toMatchObject({
       instanceId: 'inst-1',
       destination: '+4915100000001',
@@ -96,7 +104,7 @@ describe('the Connect call platform', () => {
     const live = platform(contacts);
     await live.cancel(key);
     await live.startAttempt({ ...key, external_customer_id: 'c-1', phone: '+4915100000002', script }, new Date());
-    const contactId = contacts.items.get('acme/o-2/1')!.contactId;
+    const contactId = contacts.items.get('acme/o-2/1')!.contactId!;
     await Promise.all([live.cancel(key), live.cancel(key), live.cancel(key)]);
     expect(standIn.contacts.get(contactId)!.stops).toBe(1);
   });
@@ -108,7 +116,7 @@ describe('the Connect call platform', () => {
     await live.startAttempt({ ...key, external_customer_id: 'c-1', phone: '+4915100000003', script }, new Date());
     const now = new Date();
     expect(await live.outcomeOf!(key, now)).toBe('ongoing');
-    standIn.finish(contacts.items.get('acme/o-3/2')!.contactId, { connected: true, disconnectReason: 'CUSTOMER_DISCONNECT', detection: 'VOICEMAIL_BEEP' });
+    standIn.finish(contacts.items.get('acme/o-3/2')!.contactId!, { connected: true, disconnectReason: 'CUSTOMER_DISCONNECT', detection: 'VOICEMAIL_BEEP' });
     expect(await live.outcomeOf!(key, now)).toMatchObject({ call_disposition: 'voicemail' });
     expect(await live.outcomeOf!({ ...key, attempt: 3 }, now)).toBeUndefined();
   });
@@ -118,9 +126,9 @@ describe('the Connect call platform', () => {
     const live = platform(contacts);
     const answered = { tenant: 'acme', external_order_id: 'o-4', attempt: 1 };
     await live.startAttempt({ ...answered, external_customer_id: 'c-1', phone: '+4915100000005', script }, new Date());
-    const contactId = contacts.items.get('acme/o-4/1')!.contactId;
-    await contacts.decide(contactId, 'declined');
-    standIn.finish(contactId, { connected: true, disconnectReason: 'CONTACT_FLOW_DISCONNECT' });
+    const { contactId, reference } = contacts.items.get('acme/o-4/1')!;
+    await contacts.decide(reference, 'declined');
+    standIn.finish(contactId!, { connected: true, disconnectReason: 'CONTACT_FLOW_DISCONNECT' });
     expect(await live.outcomeOf!(answered, new Date())).toMatchObject({ call_disposition: 'answered', decision: 'declined' });
   });
 
@@ -129,7 +137,7 @@ describe('the Connect call platform', () => {
     const live = platform(contacts);
     await live.startAttempt({ tenant: 'acme', external_order_id: 'o-5', attempt: 1, external_customer_id: 'c-9', phone: '+4915100000006', script }, new Date());
     await live.startAttempt({ tenant: 'acme', external_order_id: 'o-6', attempt: 1, external_customer_id: 'c-8', phone: '+4915100000007', script }, new Date());
-    const erased = contacts.items.get('acme/o-5/1')!.contactId;
+    const erased = contacts.items.get('acme/o-5/1')!.contactId!;
     await live.erase({ tenant: 'acme', external_customer_id: 'c-9' });
     expect(standIn.contacts.get(erased)!.attributes).toEqual({ attempt_ref: '' });
     expect([...contacts.items.keys()]).toEqual(['acme/o-6/1']);
