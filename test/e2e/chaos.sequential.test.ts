@@ -214,6 +214,14 @@ describe('chaos: faults, failing receivers and kills', () => {
         timeoutMs: Number(process.env.CHAOS_QUIET_TIMEOUT_MS ?? 600_000),
         everyMs: 5_000,
       });
+      // Write-backs settle on their own clock (their retries wait growing multiples of STREAM_RECOVERY_SECONDS).
+      await eventually(
+        async () =>
+          (await mapWithConcurrency(plans, 8, async (p) => (await orderPartition(planTenant(p), p.id)).result?.writeback_state)).filter((s) => s === 'pending')
+            .length,
+        (pending) => pending === 0,
+        { timeoutMs: 180_000, everyMs: 2_000 },
+      );
       const quietAfterMs = Date.now() - lastFaultAt;
 
       const wrong: string[] = [];
