@@ -157,7 +157,8 @@ describe('idempotency on the single table (DynamoDB Local)', () => {
     await runIdempotent(requestFor(tenant, key), context(), countingMutation(`T#${tenant}#TEST#${randomUUID()}`, 0));
     const found = (await scanByKeyPrefix(`T#${tenant}#IDEM#`)).filter((item) => item.sk === 'IDEM');
     expect(found).toHaveLength(1);
-    // Powertools' hash (base64 MD5) of (tenant, key): one partition key per record.
-    expect(found[0]!.pk).toMatch(new RegExp(`^T#${tenant}#IDEM#commerce#[A-Za-z0-9+/]{22}==$`));
+    // Powertools' hash (base64 SHA-256, not its default MD5) of (tenant, key): one partition key per record.
+    expect(found[0]!.pk).toMatch(new RegExp(`^T#${tenant}#IDEM#commerce#[A-Za-z0-9+/]{43}=$`));
+    expect(String(found[0]!.validation)).toMatch(/^[A-Za-z0-9+/]{43}=$/);
   });
 });

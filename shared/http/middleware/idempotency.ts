@@ -126,6 +126,8 @@ const requestConfig = () =>
     payloadValidationJmesPath: IDEMPOTENCY_JMESPATH.payload,
     expiresAfterSeconds: IDEMPOTENCY_RETENTION_SECONDS,
     throwOnNoIdempotencyKey: true,
+    // The record's key and payload hash: SHA-256, not Powertools' default MD5, whose collisions can be made.
+    hashFunction: 'sha256',
     responseHook: (response) => {
       const stored = replayed(response as unknown as KeptAnswer);
       return { ...stored, headers: { ...stored.headers, [REPLAYED_HEADER]: 'true' } } as never;
