@@ -256,8 +256,10 @@ switch (area === 'recover' ? area : `${area} ${action}`) {
     break;
   }
   case 'dlq list': {
-    const { approximate, messages } = await peekDeadLetters();
-    console.log(`${approximate} message(s) in the webhook dead-letter queue`);
+    const { approximate, visible, inFlight, messages } = await peekDeadLetters();
+    console.log(
+      `${approximate} message(s) in the webhook dead-letter queue${inFlight ? ` (${visible} visible, ${inFlight} in a reader's hands for a moment)` : ''}`,
+    );
     for (const m of messages) console.log(`${m.message_id}  delivery=${m.delivery_id}  tenant=${m.tenant}  sent=${m.sent_at}`);
     break;
   }
@@ -314,7 +316,10 @@ switch (area === 'recover' ? area : `${area} ${action}`) {
       console.log(`${found.length} deliver${found.length === 1 ? 'y' : 'ies'}${found.length >= limit ? ` (the first ${limit}; --limit N for more)` : ''}`);
       for (const d of found) {
         const last = d.last_attempt ? `${d.last_attempt.status_code ?? d.last_attempt.error} at ${d.last_attempt.at}` : 'no attempt yet';
-        console.log(`${d.delivery_id}  tenant=${d.tenant}  ${d.event_type}  ${d.status}  attempts=${d.attempts}  created=${d.created_at}  last=${last}`);
+        const recovered = d.recovered_by ? `  recovered_by=${d.recovered_by}` : '';
+        console.log(
+          `${d.delivery_id}  tenant=${d.tenant}  ${d.event_type}  ${d.status}${recovered}  attempts=${d.attempts}  created=${d.created_at}  last=${last}`,
+        );
       }
     }
     break;

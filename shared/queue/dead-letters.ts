@@ -16,14 +16,24 @@ export interface DeadLetter {
 }
 
 /** The queue's approximate depth and up to ten messages, identifiers only: payloads may hold personal data. */
-export async function peekDeadLetters(): Promise<{ approximate: number; messages: DeadLetter[] }> {
+export async function peekDeadLetters(): Promise<{ approximate: number; visible: number; inFlight: number; messages: DeadLetter[] }> {
   const webhookDlqUrl = queueUrls().deadLetter;
-  const { Attributes } = await queueClient().send(new GetQueueAttributesCommand({ QueueUrl: webhookDlqUrl, AttributeNames: ['ApproximateNumberOfMessages'] }));
+  // Every message the queue holds: those visible now and those a reader (a move, a peek) has in hand.
+  const { Attributes } = await queueClient().send(
+    new GetQueueAttributesCommand({
+      QueueUrl: webhookDlqUrl,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'],
+    }),
+  );
+  const visible = Number(Attributes?.ApproximateNumberOfMessages ?? 0);
+  const inFlight = Number(Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0) + Number(Attributes?.ApproximateNumberOfMessagesDelayed ?? 0);
   const { Messages = [] } = await queueClient().send(
     new ReceiveMessageCommand({ QueueUrl: webhookDlqUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 0, MessageSystemAttributeNames: ['SentTimestamp'] }),
   );
   return {
-    approximate: Number(Attributes?.ApproximateNumberOfMessages ?? 0),
+    approximate: visible + inFlight,
+    visible,
+    inFlight,
     messages: Messages.map((m) => {
       const message = parseDeliveryMessage(m.Body);
       return {

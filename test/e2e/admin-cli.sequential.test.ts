@@ -197,6 +197,9 @@ describe('npm run admin', () => {
         (d: { delivery_id: string }) => d.delivery_id === deliveryId,
       );
       expect(original).toMatchObject({ status: 'dead_lettered', recovered_by: recovered[0]!.replay });
+      // Every listing says it was handled, not only --json.
+      const text = await admin('deliveries', 'list', '--tenant', 'globex', '--status', 'dead_lettered');
+      expect(text.stdout).toMatch(new RegExp(`${deliveryId} .* dead_lettered {2}recovered_by=${recovered[0]!.replay} `));
       expect((await admin('dlq', 'list')).stdout).toMatch(/^0 message\(s\) in the webhook dead-letter queue/);
       expect(JSON.parse((await admin('recover', '--tenant', 'globex', '--since', since, '--json')).stdout)).toEqual([]);
     } finally {

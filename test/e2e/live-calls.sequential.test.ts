@@ -63,6 +63,14 @@ afterAll(async () => {
   await stack?.stop();
   restoreLogs();
   expect(stack?.refusedCalls ?? []).toEqual([]);
+  // Every Connect action the template grants is one this suite's calls needed, and none was refused.
+  const granted = new Set(
+    [...(stack?.deployment.functions.values() ?? [])].flatMap((fn) =>
+      fn.statements.flatMap((st) => [st.Action].flat()).filter((action): action is string => String(action).startsWith('connect:')),
+    ),
+  );
+  const used = new Set([...(stack?.usedActions ?? [])].map((entry) => entry.split(' ')[1]!).filter((action) => action.startsWith('connect:')));
+  expect([...used].sort()).toEqual([...granted].sort());
   const logs = readFileSync(logFile, 'utf8');
   expect(logs).toContain('call attempt');
   for (const phone of dialled) expect(logs, 'a dialled number in the logs').not.toContain(phone.slice(1));
