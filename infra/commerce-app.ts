@@ -9,11 +9,25 @@ import { CommerceInterfaceStack } from './stack.ts';
 
 export const DEFAULT_STACK_NAME = 'CommerceInterface';
 
+/** A context value deployed wrongly is refused at synth, in one line naming what it may be. */
+export class ContextError extends Error {
+  override readonly name = 'ContextError';
+}
+
+function flagOf(app: App, name: string): boolean {
+  const value = String(app.node.tryGetContext(name) ?? 'false');
+  if (value !== 'true' && value !== 'false') throw new ContextError(`-c ${name} must be "true" or "false", not "${value}"`);
+  return value === 'true';
+}
+
 export function addCommerceStack(app: App): CommerceInterfaceStack {
-  return new CommerceInterfaceStack(app, app.node.tryGetContext('stackName') ?? DEFAULT_STACK_NAME, {
+  const stackName = String(app.node.tryGetContext('stackName') ?? DEFAULT_STACK_NAME);
+  if (!/^[A-Za-z][A-Za-z0-9-]{0,127}$/.test(stackName))
+    throw new ContextError(`-c stackName must be a CloudFormation stack name (a letter, then letters, digits and hyphens), not "${stackName}"`);
+  return new CommerceInterfaceStack(app, stackName, {
     ...callPlatformOf(app),
-    traceAwsCalls: String(app.node.tryGetContext('traceAwsCalls') ?? 'false') === 'true',
-    sourceMapsInStackTraces: String(app.node.tryGetContext('sourceMapsInStackTraces') ?? 'false') === 'true',
+    traceAwsCalls: flagOf(app, 'traceAwsCalls'),
+    sourceMapsInStackTraces: flagOf(app, 'sourceMapsInStackTraces'),
     runbookUrl: app.node.tryGetContext('runbookUrl'),
     description: 'Commerce Interface v1: partner API, single-table store, signed webhooks',
   });
@@ -24,10 +38,10 @@ export function callPlatformOf(app: App): { callPlatform: 'sandbox' | 'connect';
   const context = (name: string): unknown => app.node.tryGetContext(name);
   const platform = String(context('callPlatform') ?? 'sandbox');
   if (platform === 'sandbox') return { callPlatform: 'sandbox' };
-  if (platform !== 'connect') throw new Error(`-c callPlatform must be "sandbox" or "connect", not "${platform}"`);
+  if (platform !== 'connect') throw new ContextError(`-c callPlatform must be "sandbox" or "connect", not "${platform}"`);
   const instanceArn = String(context('connectInstanceArn') ?? '');
   if (!/^arn:aws[\w-]*:connect:[\w-]+:\d{12}:instance\/[\w-]+$/.test(instanceArn))
-    throw new Error('-c callPlatform=connect needs -c connectInstanceArn=arn:aws:connect:<region>:<account>:instance/<id>');
+    throw new ContextError('-c callPlatform=connect needs -c connectInstanceArn=arn:aws:connect:<region>:<account>:instance/<id>');
   const raw = context('connectCallerIds');
   let callerIds: unknown = raw;
   if (typeof raw === 'string') {
@@ -42,10 +56,10 @@ export function callPlatformOf(app: App): { callPlatform: 'sandbox' | 'connect';
     entries.length === 0 ||
     !entries.every(([country, number]) => /^[A-Z]{2}$/.test(country) && typeof number === 'string' && /^\+[1-9]\d{6,14}$/.test(number))
   )
-    throw new Error('-c callPlatform=connect needs -c connectCallerIds=\'{"DE":"+4930…"}\': each market\'s claimed number in E.164');
+    throw new ContextError('-c callPlatform=connect needs -c connectCallerIds=\'{"DE":"+4930…"}\': each market\'s claimed number in E.164');
   const dialsPerSecond = Number(context('connectDialsPerSecond') ?? 2);
   if (!Number.isInteger(dialsPerSecond) || dialsPerSecond < 1 || dialsPerSecond > 1000)
-    throw new Error('-c connectDialsPerSecond must be an integer from 1 to 1000');
+    throw new ContextError('-c connectDialsPerSecond must be an integer from 1 to 1000');
   return {
     callPlatform: 'connect',
     connect: {
