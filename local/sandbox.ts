@@ -6,12 +6,14 @@
  *   npm run sandbox -- listen --forward-to http://127.0.0.1:4000/hooks [--for SECONDS]
  *   npm run sandbox -- trigger <scenario> [--wait]
  *   npm run sandbox -- scenarios
+ *   npm run sandbox -- request METHOD PATH [--data JSON]
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CommerceApiError, type CommerceClient, createCommerceClient } from '#client/index.ts';
+import { signRequest } from '#shared/auth/signing.ts';
 import { signatureHeaders } from '#shared/webhooks/signature.ts';
 import { type CommandHelp, parseCli } from './cli.ts';
 import { localDataDir } from './data-dir.ts';
@@ -33,21 +35,64 @@ export const SANDBOX_SCENARIOS: Record<string, { digit?: string; shows: string }
 
 class UsageError extends Error {}
 
-function clientFrom(values: { 'base-url'?: string | undefined; 'key-id'?: string | undefined }): CommerceClient {
+/** The key to sign with and where to send: `--base-url`/`--key-id` with COMMERCE_KEY_SECRET, else the local runtime's credentials. */
+function credentialsFrom(values: { 'base-url'?: string | undefined; 'key-id'?: string | undefined }): { baseUrl: string; keyId: string; secret: string } {
   if (values['base-url'] || values['key-id']) {
     const secret = process.env.COMMERCE_KEY_SECRET;
     if (!values['base-url'] || !values['key-id'] || !secret)
       throw new UsageError('--base-url and --key-id go together, with the secret in COMMERCE_KEY_SECRET');
-    return createCommerceClient({ baseUrl: values['base-url'], keyId: values['key-id'], secret, userAgent: SANDBOX_CLI_AGENT });
+    return { baseUrl: values['base-url'], keyId: values['key-id'], secret };
   }
   const file = join(localDataDir(), 'credentials.json');
-  let credentials: { base_url: string; key_id: string; secret: string };
   try {
-    credentials = JSON.parse(readFileSync(file, 'utf8'));
+    const credentials = JSON.parse(readFileSync(file, 'utf8')) as { base_url: string; key_id: string; secret: string };
+    return { baseUrl: credentials.base_url, keyId: credentials.key_id, secret: credentials.secret };
   } catch {
     throw new UsageError(`no local credentials at ${file}: start the local runtime first (npm start)`);
   }
-  return createCommerceClient({ baseUrl: credentials.base_url, keyId: credentials.key_id, secret: credentials.secret, userAgent: SANDBOX_CLI_AGENT });
+}
+
+function clientFrom(values: { 'base-url'?: string | undefined; 'key-id'?: string | undefined }): CommerceClient {
+  return createCommerceClient({ ...credentialsFrom(values), userAgent: SANDBOX_CLI_AGENT });
+}
+
+/**
+ * One signed request from the shell, as `curl -u` would be if HMAC signing fitted in a flag:
+ * the answer's status, its request id and its body (pretty JSON). Exits 1 unless 2xx.
+ */
+async function request(values: { 'base-url'?: string | undefined; 'key-id'?: string | undefined; data?: string | undefined }, method: string, target: string) {
+  const { baseUrl, keyId, secret } = credentialsFrom(values);
+  const verb = method.toUpperCase();
+  if (!/^(GET|POST|PUT|PATCH|DELETE)$/.test(verb)) throw new UsageError(`request: METHOD is GET, POST, PUT, PATCH or DELETE, not ${method}`);
+  if (!target.startsWith('/')) throw new UsageError(`request: PATH starts with / (e.g. /orders), not ${target}`);
+  const url = new URL(`${baseUrl}${target}`);
+  const query: Record<string, string[]> = {};
+  for (const [name, value] of url.searchParams) query[name] = [...(query[name] ?? []), value];
+  const body = values.data ?? '';
+  if (body) {
+    try {
+      JSON.parse(body);
+    } catch {
+      throw new UsageError('request: --data must be JSON');
+    }
+  }
+  const headers: Record<string, string> = {
+    ...signRequest({ keyId, secret }, { method: verb, path: url.pathname, query, body, nonce: randomUUID() }),
+    ...(body ? { 'Content-Type': 'application/json' } : {}),
+    ...(verb === 'GET' ? {} : { 'Idempotency-Key': randomUUID() }),
+    'User-Agent': SANDBOX_CLI_AGENT,
+  };
+  const res = await fetch(url, { method: verb, headers, ...(body ? { body } : {}) });
+  const text = await res.text();
+  let shown = text;
+  try {
+    shown = JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    // Not JSON: shown as it came.
+  }
+  console.log(`${res.status} ${res.statusText}  request ${res.headers.get('x-request-id') ?? 'none'}`);
+  if (shown) console.log(shown);
+  if (!res.ok) process.exitCode = 1;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -128,7 +173,14 @@ async function trigger(client: CommerceClient, scenario: string, wait: boolean):
   const chosen = SANDBOX_SCENARIOS[scenario];
   if (!chosen) throw new UsageError(`unknown scenario ${scenario}; one of: ${Object.keys(SANDBOX_SCENARIOS).join(', ')}`);
   if (!chosen.digit) {
-    const test = await client.webhooks.test();
+    const test = await client.webhooks.test().catch((error: unknown) => {
+      // Right after the quickstart there is no subscription to send a test event to: say what to do.
+      if (error instanceof CommerceApiError && error.status === 404)
+        throw new UsageError(
+          'test-event needs a webhook subscription: PUT /webhook-subscription with your receiver, or run `npm run sandbox -- listen --forward-to URL` and trigger an order scenario (e.g. `trigger confirmed`)',
+        );
+      throw error;
+    });
     return console.log(`Test event ${test.event_id} queued as delivery ${test.delivery_id}`);
   }
   await sandboxCatalog(client);
@@ -175,6 +227,11 @@ const COMMANDS: readonly CommandHelp[] = [
   },
   { command: 'trigger', usage: 'trigger SCENARIO [--wait]   (one order that plays SCENARIO; `scenarios` lists them)', example: 'trigger confirmed --wait' },
   { command: 'scenarios', usage: 'scenarios', example: 'scenarios' },
+  {
+    command: 'request',
+    usage: 'request METHOD PATH [--data JSON]   (one signed request with the local credentials, or --base-url/--key-id; prints status, request id and body)',
+    example: 'request POST /orders --data \'{"order_kind":"standard", …}\'',
+  },
 ];
 
 async function main(argv: string[]): Promise<void> {
@@ -188,6 +245,7 @@ async function main(argv: string[]): Promise<void> {
         wait: { type: 'boolean', default: false },
         'base-url': { type: 'string' },
         'key-id': { type: 'string' },
+        data: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }),
@@ -204,6 +262,11 @@ async function main(argv: string[]): Promise<void> {
     return listen(clientFrom(values), values['forward-to'], forSeconds);
   }
   if (command === 'trigger' && scenario) return trigger(clientFrom(values), scenario, values.wait!);
+  if (command === 'request') {
+    const [, method, target] = positionals;
+    if (!method || !target) throw new UsageError('request needs METHOD and PATH, e.g. `request GET /orders`');
+    return request(values, method, target);
+  }
   throw new UsageError(
     `sandbox: unknown command${command ? ` "${command}"` : ''}; the commands: ${COMMANDS.map((c) => c.command).join(', ')} (npm run sandbox -- --help)`,
   );

@@ -3,9 +3,11 @@
  * credentials.json, keeps its data for the next start, and leaves no Java process behind
  * however it is stopped (Ctrl-C on the terminal's process group, or SIGKILL of the runtime).
  */
+import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type BenchKey, send } from '#bench/lib/client.ts';
 import { freePort } from '#local/processes.ts';
@@ -67,6 +69,18 @@ describe('npm start', () => {
       const kept = await send(runtime.baseUrl, keyBefore, 'GET', '/products/kept');
       expect(kept.status).toBe(200);
       expect(kept.body.title).toBe('Kept across restarts');
+      // One signed request from the shell with the credentials npm start wrote: status, request id, body.
+      const run = promisify(execFile);
+      const sandbox = (...args: string[]) =>
+        run('node_modules/.bin/node', ['local/sandbox.ts', ...args], { cwd: repoRoot, env: { ...process.env, LOCAL_DATA_DIR: dataDir } });
+      const got = await sandbox('request', 'GET', '/products/kept');
+      expect(got.stdout).toMatch(/^200 OK {2}request [0-9a-f-]{36}\n/);
+      expect(JSON.parse(got.stdout.slice(got.stdout.indexOf('\n') + 1))).toMatchObject({ external_product_id: 'kept', title: 'Kept across restarts' });
+      const missing = await sandbox('request', 'GET', '/orders/none').catch((error: { code: number; stdout: string }) => error);
+      expect(missing).toMatchObject({ code: 1, stdout: expect.stringMatching(/^404 Not Found {2}request \S+\n[\s\S]*"code": "resource_not_found"/) });
+      // test-event right after the quickstart: no subscription yet, and the answer says what to do.
+      const test = await sandbox('trigger', 'test-event').catch((error: { code: number; stderr: string }) => error);
+      expect(test).toMatchObject({ code: 2, stderr: expect.stringContaining('test-event needs a webhook subscription: PUT /webhook-subscription') });
     } finally {
       // No handler runs on SIGKILL: the watchdog around Java must notice its parent is gone.
       await killRuntime(runtime.child);
