@@ -120,7 +120,9 @@ export function constructEvent(
  * True when the event's envelope was over the inline limit and its `data` was left out: read
  * the order at `data.reference` instead.
  */
-export function isTruncated(event: { data?: unknown }): event is { data: { truncated: true; reason: 'payload_too_large'; reference: string | null } } {
+export function isTruncated<E extends { data?: unknown }>(
+  event: E,
+): event is E & { data: { truncated: true; reason: 'payload_too_large'; reference: string | null } } {
   const data = event.data as { truncated?: unknown } | undefined;
   return typeof data === 'object' && data !== null && data.truncated === true;
 }

@@ -49,4 +49,11 @@ describe('the client’s errors and guards', () => {
     expect(isTruncated({ data: { processing_state: 'completed' } })).toBe(false);
     expect(isTruncated({})).toBe(false);
   });
+
+  it('narrows an event it calls truncated, so its reference reads without a cast (a compile-time check)', () => {
+    const event = { event_type: 'commerce.order.result_ready.v1', data: { truncated: true, reason: 'payload_too_large', reference: '/orders/o-1' } as unknown };
+    if (!isTruncated(event)) throw new Error('a truncated event');
+    const reference: string | null = event.data.reference;
+    expect([reference, event.event_type]).toEqual(['/orders/o-1', 'commerce.order.result_ready.v1']);
+  });
 });
