@@ -3,7 +3,7 @@
  * (credentials from its data directory) or any deployment (`--base-url`, `--key-id`, and the
  * secret in COMMERCE_KEY_SECRET). It talks to the API through the partner client only.
  *
- *   npm run sandbox -- listen --forward-to http://127.0.0.1:4000/hooks [--for SECONDS]
+ *   npm run sandbox -- listen --forward-to http://127.0.0.1:4000/hooks [--for SECONDS] [--secret whsec_…]
  *   npm run sandbox -- trigger <scenario> [--wait]
  *   npm run sandbox -- scenarios
  *   npm run sandbox -- request METHOD PATH [--data JSON]
@@ -108,11 +108,13 @@ const sessionSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
  * signed with a secret of this session alone; the session ends by itself a minute after the
  * last read.
  */
-async function listen(client: CommerceClient, url: string, forSeconds: number | undefined): Promise<void> {
+async function listen(client: CommerceClient, url: string, forSeconds: number | undefined, given: string | undefined): Promise<void> {
+  if (given !== undefined && !/^whsec_[A-Za-z0-9+/]{20,}={0,2}$/.test(given)) throw new UsageError('--secret must be a whsec_… secret (one a previous listen printed)');
   const session = await client.webhooks.listen({});
-  const secret = sessionSecret();
+  const secret = given ?? sessionSecret();
   console.log(`Forwarding every event type to ${url} (listen session ${session.listen_session_id}; your webhook subscription is left as it is)`);
-  console.log(`Webhook signing secret (shown once; give it to your receiver): ${secret}`);
+  if (given) console.log('Signing with the secret given (--secret): your receiver keeps the one it has');
+  else console.log(`Webhook signing secret (shown once; give it to your receiver, or pass it as --secret next time to keep it): ${secret}`);
   console.log('Ready: waiting for events (Ctrl-C to stop; the session ends by itself a minute later)');
   const forwarded = new Set<string>();
   let after: string | undefined;
@@ -222,7 +224,7 @@ const COMMANDS: readonly CommandHelp[] = [
   {
     command: 'listen',
     usage:
-      "listen --forward-to URL [--for SECONDS]   (forwards this tenant's events to URL, signed with a secret of its own, until stopped; the webhook subscription is left as it is)",
+      "listen --forward-to URL [--for SECONDS] [--secret whsec_…]   (forwards this tenant's events to URL, signed with a secret of its own or the one given, until stopped; the webhook subscription is left as it is)",
     example: 'listen --forward-to http://127.0.0.1:3000/webhooks --for 60',
   },
   { command: 'trigger', usage: 'trigger SCENARIO [--wait]   (one order that plays SCENARIO; `scenarios` lists them)', example: 'trigger confirmed --wait' },
@@ -246,6 +248,7 @@ async function main(argv: string[]): Promise<void> {
         'base-url': { type: 'string' },
         'key-id': { type: 'string' },
         data: { type: 'string' },
+        secret: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }),
@@ -259,7 +262,7 @@ async function main(argv: string[]): Promise<void> {
     if (!values['forward-to']) throw new UsageError('listen needs --forward-to URL');
     const forSeconds = values.for === undefined ? undefined : Number(values.for);
     if (forSeconds !== undefined && !(forSeconds > 0)) throw new UsageError('--for takes a number of seconds');
-    return listen(clientFrom(values), values['forward-to'], forSeconds);
+    return listen(clientFrom(values), values['forward-to'], forSeconds, values.secret);
   }
   if (command === 'trigger' && scenario) return trigger(clientFrom(values), scenario, values.wait!);
   if (command === 'request') {
