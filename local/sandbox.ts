@@ -109,7 +109,8 @@ const sessionSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
  * last read.
  */
 async function listen(client: CommerceClient, url: string, forSeconds: number | undefined, given: string | undefined): Promise<void> {
-  if (given !== undefined && !/^whsec_[A-Za-z0-9+/]{20,}={0,2}$/.test(given)) throw new UsageError('--secret must be a whsec_… secret (one a previous listen printed)');
+  if (given !== undefined && !/^whsec_[A-Za-z0-9+/]{20,}={0,2}$/.test(given))
+    throw new UsageError('--secret must be a whsec_… secret (one a previous listen printed)');
   const session = await client.webhooks.listen({});
   const secret = given ?? sessionSecret();
   console.log(`Forwarding every event type to ${url} (listen session ${session.listen_session_id}; your webhook subscription is left as it is)`);
