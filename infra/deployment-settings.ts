@@ -31,6 +31,8 @@ export const FUNCTION_SETTINGS = {
  * source address, above the largest rate a key can be granted (10,000 a second): the per-key
  * limit the service itself enforces stays the one a partner meets. Requests without
  * well-formed authentication headers count per source address, low: an anonymous flood never
- * reaches a function, and partners behind one shared address are not counted together.
+ * reaches a function, and partners behind one shared address are not counted together. Every
+ * request also counts per source address, whatever its headers, above twice the largest rate a
+ * key can be granted: made-up key ids of the issued shape cannot buy one host more than that.
  */
-export const WAF_RATE_LIMITS_PER_5_MINUTES = { perKeyAndAddress: 3_600_000, unsignedPerAddress: 600 } as const;
+export const WAF_RATE_LIMITS_PER_5_MINUTES = { perKeyAndAddress: 3_600_000, unsignedPerAddress: 600, perAddress: 6_000_000 } as const;

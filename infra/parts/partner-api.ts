@@ -12,7 +12,7 @@ import type { Construct } from 'constructs';
 import { ROUTES } from '#functions/routes.ts';
 import { FUNCTION_SETTINGS, WAF_RATE_LIMITS_PER_5_MINUTES } from '#infra/deployment-settings.ts';
 import { BASE_PATH, type Route } from '#shared/api/routes.ts';
-import { WELL_FORMED_HEADERS } from '#shared/auth/authenticate.ts';
+import { ISSUED_KEY_ID, WELL_FORMED_HEADERS } from '#shared/auth/authenticate.ts';
 import { MethodNotAllowedError } from '#shared/errors.ts';
 import { GATEWAY_PROBLEMS, gatewayProblemBody, gatewayStatus } from '#shared/http/gateway-responses.ts';
 import { renderProblem } from '#shared/http/problem.ts';
@@ -20,6 +20,9 @@ import { CommerceFunction, routeFunctionId } from './commerce-function.ts';
 import { DataStore } from './data-store.ts';
 
 /** DynamoDB actions every HTTP function needs: key and tenant reads, nonce, rate window, idempotency. */
+/** The headers' forms at the edge: the service's own, the key id only in the shape the service issues. */
+export const EDGE_WELL_FORMED_HEADERS: Readonly<Record<string, RegExp>> = { ...WELL_FORMED_HEADERS, 'x-svc-key-id': ISSUED_KEY_ID };
+
 export const PIPELINE_TABLE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'];
 
 const accessLogFormat = apigw.AccessLogFormat.jsonWithStandardFields({
@@ -114,7 +117,7 @@ export class PartnerApi {
     const none = [{ priority: 0, type: 'NONE' }];
     const wellFormed = {
       andStatement: {
-        statements: Object.entries(WELL_FORMED_HEADERS).map(([name, form]) => ({
+        statements: Object.entries(EDGE_WELL_FORMED_HEADERS).map(([name, form]) => ({
           regexMatchStatement: { fieldToMatch: header(name), regexString: form.source, textTransformations: none },
         })),
       },
@@ -149,6 +152,13 @@ export class PartnerApi {
           },
           action: { block: {} },
           visibilityConfig: visibility('commerce-api-rate-unsigned'),
+        },
+        {
+          name: 'rate-per-address',
+          priority: 2,
+          statement: { rateBasedStatement: { limit: WAF_RATE_LIMITS_PER_5_MINUTES.perAddress, aggregateKeyType: 'IP' } },
+          action: { block: {} },
+          visibilityConfig: visibility('commerce-api-rate-per-address'),
         },
       ],
     });

@@ -44,6 +44,13 @@ const SHA256_HEX = /^[0-9a-f]{64}$/;
 const SIGNATURE = new RegExp(`^${SIGNATURE_PREFIX}([0-9a-f]{64})$`);
 const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|\+00:00)$/;
 
+/**
+ * The key ids the service issues (`key_test_…`, `key_live_…`, and the older `key_…`), as the WAF
+ * reads them: a made-up id of another shape counts as unsigned at the edge, so inventing ids
+ * cannot buy a flood a rate bucket of its own.
+ */
+export const ISSUED_KEY_ID = /^key_(?:test_|live_)?[0-9a-f]{16,48}$/;
+
 /** The form of each authentication header: checked here first, and by the WAF at the edge (a request without them gets the low per-address limit). */
 export const WELL_FORMED_HEADERS: Readonly<Record<string, RegExp>> = {
   'x-svc-key-id': KEY_ID,

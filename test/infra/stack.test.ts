@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES } from '#functions/routes.ts';
 import { WORKERS } from '#functions/workers.ts';
 import { WAF_RATE_LIMITS_PER_5_MINUTES } from '#infra/deployment-settings.ts';
+import { EDGE_WELL_FORMED_HEADERS } from '#infra/parts/partner-api.ts';
 import { CommerceInterfaceStack } from '#infra/stack.ts';
 import { ENDPOINT_SLOTS } from '#shared/api/limits.ts';
 import { WELL_FORMED_HEADERS } from '#shared/auth/authenticate.ts';
@@ -268,7 +269,7 @@ describe('the CDK app', () => {
       NotStatement: {
         Statement: {
           AndStatement: {
-            Statements: Object.entries(WELL_FORMED_HEADERS).map(([name, form]) => ({
+            Statements: Object.entries(EDGE_WELL_FORMED_HEADERS).map(([name, form]) => ({
               RegexMatchStatement: {
                 FieldToMatch: { SingleHeader: { Name: name } },
                 RegexString: form.source,
@@ -300,8 +301,21 @@ describe('the CDK app', () => {
           Action: { Block: {} },
           VisibilityConfig: Match.objectLike({ SampledRequestsEnabled: false }),
         }),
+        // Every request, whatever its headers: made-up key ids cannot buy one host a bucket each.
+        Match.objectLike({
+          Statement: { RateBasedStatement: { Limit: WAF_RATE_LIMITS_PER_5_MINUTES.perAddress, AggregateKeyType: 'IP' } },
+          Action: { Block: {} },
+        }),
       ],
     });
+    // The edge takes a key id only in the shape the service issues; every key the service makes has it.
+    expect(EDGE_WELL_FORMED_HEADERS['x-svc-key-id']!.source).not.toBe(WELL_FORMED_HEADERS['x-svc-key-id']!.source);
+    for (const issued of ['key_test_0123456789abcdef01234567', 'key_live_0123456789abcdef01234567', 'key_0123456789abcdef'])
+      expect(EDGE_WELL_FORMED_HEADERS['x-svc-key-id']!.test(issued), issued).toBe(true);
+    for (const madeUp of ['key_aaaa', 'attacker-123', 'key_test_ZZZZ0123456789abcdef0123'])
+      expect(EDGE_WELL_FORMED_HEADERS['x-svc-key-id']!.test(madeUp), madeUp).toBe(false);
+    // Twice the largest rate a key can be granted, over the rule's 5 minutes: a partner's own traffic never meets it.
+    expect(WAF_RATE_LIMITS_PER_5_MINUTES.perAddress).toBeGreaterThanOrEqual(2 * 10_000 * 300);
     // Above the largest rate a key can be granted, over the rule's 5 minutes.
     expect(WAF_RATE_LIMITS_PER_5_MINUTES.perKeyAndAddress).toBeGreaterThan(10_000 * 300);
     template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
