@@ -11,7 +11,7 @@
  *   npm run admin -- dlq list
  *   npm run admin -- dlq redrive [--tenant T] [--event-type E] [--since TIME] [--rate N]
  *   npm run admin -- deliveries list [--tenant T] [--status S] [--event-type E] [--since TIME] [--limit N] [--json]
- *   npm run admin -- deliveries show DELIVERY_ID --tenant T [--json]
+ *   npm run admin -- deliveries show DELIVERY_ID [--tenant T] [--json]
  *   npm run admin -- recover --tenant T --since TIME [--json]
  *   npm run admin -- stream-failures list [--json] | purge [--force]
  *   npm run admin -- stream-work list [--json]
@@ -51,7 +51,11 @@ const COMMANDS: readonly CommandHelp[] = [
     usage: 'deliveries list [--tenant T] [--status S] [--event-type E] [--since TIME] [--limit N] [--json]   (--since: created at or after TIME)',
     example: 'deliveries list --tenant acme --status dead_lettered',
   },
-  { command: 'deliveries show', usage: 'deliveries show DELIVERY_ID --tenant T [--json]', example: 'deliveries show dlv_0123 --tenant acme' },
+  {
+    command: 'deliveries show',
+    usage: 'deliveries show DELIVERY_ID [--tenant T] [--json]   (without --tenant: every tenant is searched)',
+    example: 'deliveries show dlv_0123',
+  },
   {
     command: 'recover',
     usage:
@@ -325,10 +329,18 @@ switch (area === 'recover' ? area : `${area} ${action}`) {
     break;
   }
   case 'deliveries show': {
-    const { deliveryWithAttempts } = await import('#shared/webhooks/delivery-ops.ts');
+    const { deliveryWithAttempts, findDeliveries } = await import('#shared/webhooks/delivery-ops.ts');
     const id = positionals[2] ?? fail('deliveries show needs a delivery id');
-    const found = await deliveryWithAttempts(values.tenant ?? fail('--tenant is required'), id);
-    if (!found) fail(`no delivery ${id} for tenant ${values.tenant}`);
+    // Without --tenant the delivery is looked for among every tenant's (a scan: slower on a large table, but on-call has the id alone).
+    let tenant = values.tenant;
+    if (!tenant)
+      for await (const d of findDeliveries({ tenant: undefined, status: undefined, eventType: undefined, since: undefined })) {
+        if (d.delivery_id !== id) continue;
+        tenant = d.tenant;
+        break;
+      }
+    const found = tenant ? await deliveryWithAttempts(tenant, id) : undefined;
+    if (!found) fail(`no delivery ${id}${values.tenant ? ` for tenant ${values.tenant}` : ''}`);
     if (values.json) console.log(JSON.stringify(found));
     else {
       const d = found.delivery;

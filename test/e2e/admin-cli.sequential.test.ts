@@ -167,6 +167,10 @@ describe('npm run admin', () => {
       expect(shown.code).toBe(0);
       expect(shown.stdout.split('\n').filter((line) => /^ {2}#\d+ {2}\S+ {2}500 /.test(line))).toHaveLength(8);
       expect(shown.stdout).not.toContain(receiver.url);
+      // On-call often has the id alone: the tenant is found.
+      const byIdAlone = await admin('deliveries', 'show', deliveryId);
+      expect(byIdAlone.code).toBe(0);
+      expect(byIdAlone.stdout).toBe(shown.stdout);
 
       healthy = true;
       // The DLQ holds both tenants' messages: a redrive for one tenant moves only that one's.
