@@ -60,6 +60,13 @@ export const WELL_FORMED_HEADERS: Readonly<Record<string, RegExp>> = {
   'x-svc-signature': SIGNATURE,
 };
 
+/** `x-svc-content-sha256` as the contract spells it: `X-SVC-Content-SHA256`. */
+const headerName = (name: string) =>
+  name
+    .split('-')
+    .map((part) => (part === 'svc' ? 'SVC' : part === 'sha256' ? 'SHA256' : part[0]!.toUpperCase() + part.slice(1)))
+    .join('-');
+
 export async function authenticate(request: IncomingRequest, ports: AuthPorts): Promise<Principal> {
   const h = request.headers;
   const keyId = h['x-svc-key-id'];
@@ -68,18 +75,12 @@ export async function authenticate(request: IncomingRequest, ports: AuthPorts): 
   const contentSha256 = h['x-svc-content-sha256'];
   const signature = SIGNATURE.exec(h['x-svc-signature'] ?? '')?.[1];
   const instant = timestamp && RFC3339_UTC.test(timestamp) ? Date.parse(timestamp) : Number.NaN;
-  if (
-    !keyId ||
-    !KEY_ID.test(keyId) ||
-    !nonce ||
-    !NONCE.test(nonce) ||
-    !contentSha256 ||
-    !SHA256_HEX.test(contentSha256) ||
-    !signature ||
-    !timestamp ||
-    Number.isNaN(instant)
-  ) {
-    throw new InvalidSignatureError('The five X-SVC authentication headers must be present and well formed.');
+  // Which header is missing or malformed: said in the detail, as it tells nothing about any key.
+  const malformed = Object.entries(WELL_FORMED_HEADERS).find(([name, form]) => !form.test(h[name] ?? ''))?.[0];
+  if (malformed || !keyId || !nonce || !contentSha256 || !signature || !timestamp || Number.isNaN(instant)) {
+    throw new InvalidSignatureError(
+      `The five X-SVC authentication headers must be present and well formed${malformed ? `: ${headerName(malformed)} is ${h[malformed] ? 'malformed' : 'missing'}` : ''}.`,
+    );
   }
 
   const key = await ports.findKey(keyId);
@@ -88,8 +89,13 @@ export async function authenticate(request: IncomingRequest, ports: AuthPorts): 
   const signed = stringToSign({ method: request.method, path: request.path, query: request.query, keyId, timestamp, nonce, contentSha256 });
   // Computed even for an unknown key, so timing does not reveal whether a key id exists.
   const signatureMatches = hexEquals(hmacHex(expected?.secret ?? 'unknown-key', signed), signature);
-  if (!expected || !bodyMatches || !signatureMatches) {
-    throw new InvalidSignatureError('The request signature does not verify.');
+  // The body hash is checked against the body alone: saying it differs tells nothing about any key.
+  if (!bodyMatches) throw new InvalidSignatureError('X-SVC-Content-SHA256 is not the hex SHA-256 of the body as received (an empty body hashes to e3b0c442…).');
+  if (!expected || !signatureMatches) {
+    // One answer for a wrong secret, an unknown or revoked key and a string-to-sign built differently: telling them apart would tell which key ids exist.
+    throw new InvalidSignatureError(
+      'The signature does not verify: HMAC-SHA256 with your secret over the string-to-sign (method, path, sorted query, key id, timestamp, nonce and body hash, one per line).',
+    );
   }
 
   const now = ports.now();

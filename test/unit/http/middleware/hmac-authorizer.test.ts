@@ -42,4 +42,20 @@ describe('the HMAC authorizer middleware', () => {
     await expect(run(signed)).resolves.toMatchObject({ statusCode: 200 });
     await expect(run(signed)).rejects.toMatchObject({ code: 'replay_nonce' });
   });
+
+  it('says which check failed where that tells nothing about any key: a missing header, the body hash; never which of key and secret', async () => {
+    const ports = memoryPorts();
+    const run = (headers: object, body = '') =>
+      chain([withState({ path, headers: lower(headers), body: Buffer.from(body) }), hmacAuthorizer(ports)])(apiEvent({ body }));
+    const { 'X-SVC-Nonce': _nonce, ...withoutNonce } = signRequest(key, { method: 'POST', path, nonce: 'n-4' });
+    await expect(run(withoutNonce)).rejects.toMatchObject({ code: 'invalid_signature', message: expect.stringContaining('X-SVC-Nonce is missing') });
+    await expect(run(signRequest(key, { method: 'POST', path, nonce: 'n-5', body: '{"a":1}' }), '{"a":2}')).rejects.toMatchObject({
+      message: expect.stringContaining('X-SVC-Content-SHA256 is not the hex SHA-256 of the body'),
+    });
+    const wrongSecret = signRequest({ ...key, secret: 'wrong' }, { method: 'GET', path, nonce: 'n-6' });
+    const unknownKey = signRequest({ keyId: 'key_unknown', secret: 'sekret' }, { method: 'GET', path, nonce: 'n-7' });
+    const [a, b] = await Promise.all([run(wrongSecret).catch((e: Error) => e.message), run(unknownKey).catch((e: Error) => e.message)]);
+    expect(a).toBe(b);
+    expect(a).toContain('The signature does not verify');
+  });
 });
