@@ -12,8 +12,9 @@
 import { CfnOutput, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import type * as apigw from 'aws-cdk-lib/aws-apigateway';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
-import type { Construct } from 'constructs';
+import type { Construct, IConstruct } from 'constructs';
 import { BASE_PATH, type Route } from '#shared/api/routes.ts';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '#shared/observability/metric-names.ts';
 import { functionNodeOptions } from './bundling.ts';
@@ -104,34 +105,37 @@ export class CommerceInterfaceStack extends Stack {
     // The admin CLI refuses a live tenant on a deployment whose calls can only be simulated.
     new CfnOutput(this, 'CallPlatform', { value: environment.CALL_PLATFORM! });
 
-    this.acknowledgeNagFindings();
+    this.acknowledgeNagFindings([...partnerApi.functions, ...workers.functions, ...(liveCalls?.functions ?? [])]);
   }
 
-  /** Every cdk-nag finding we accept, each with its reason. */
-  private acknowledgeNagFindings(): void {
-    const ack = (id: string, reason: string) => Validations.of(this).acknowledge({ id, reason });
+  /**
+   * The cdk-nag findings we accept, each on the resources it is about and with its reason (the
+   * functions' own, for their execution policy and runtime, are in CommerceFunction).
+   */
+  private acknowledgeNagFindings(functions: readonly lambda.IFunction[]): void {
+    const ack = (scope: IConstruct, id: string, reason: string) => Validations.of(scope).acknowledge({ id, reason });
     ack(
+      this.api,
       'AwsSolutions-APIG4',
-      'Every route is authenticated by the in-function HMAC authorizer (contract-decisions section 1): API Gateway authorizers never see the body, and the contract needs the body hash and the nonce store together.',
+      'Every route is authenticated by the HMAC authorizer inside its function (docs/partner-guide.md, "A first signed request from the shell"): API Gateway authorizers never see the body, and the signature covers the body hash, checked with the nonce store.',
     );
-    ack('AwsSolutions-COG4', 'Partners authenticate with HMAC-signed requests (contract-decisions section 1), not Cognito user pools.');
+    ack(this.api, 'AwsSolutions-COG4', 'Partners authenticate with HMAC-signed requests (docs/partner-guide.md), not Cognito user pools.');
     ack(
+      this.api,
       'AwsSolutions-APIG2',
-      'Requests are validated in the function against the same zod schemas as the OpenAPI contract, answering 422 problem+json with JSON pointers that API Gateway validators cannot give.',
+      'Requests are validated in the function against the same zod schemas as contract/openapi.json, answering 422 problem+json with JSON pointers that API Gateway validators cannot give.',
     );
     ack(
-      'AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
-      "The AWS managed basic execution policy grants only writing to the function's logs.",
-    );
-    ack(
+      this.api,
       'AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
       'The AWS managed policy API Gateway needs to write its execution and access logs.',
     );
     const tableLogicalId = this.resolve(this.getLogicalId(this.table.node.defaultChild as dynamodb.CfnTable)) as string;
-    ack(
-      `AwsSolutions::AwsSolutions-IAM5[Resource::<${tableLogicalId}.Arn>/index/*]`,
-      'Grants reach the indexes of this one table only (its list and due-work GSIs); the actions are still per function.',
-    );
-    ack('AwsSolutions-L1', 'The project pins Node 22 (nodejs22.x) as its Lambda runtime and local runtime on purpose.');
+    for (const fn of functions)
+      ack(
+        fn,
+        `AwsSolutions::AwsSolutions-IAM5[Resource::<${tableLogicalId}.Arn>/index/*]`,
+        'Grants reach the indexes of this one table only (its list and due-work GSIs); the actions are still per function.',
+      );
   }
 }

@@ -61,6 +61,14 @@ export class CommerceFunction extends NodejsFunction {
       },
     });
     Validations.of(this).acknowledge({
+      id: 'AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+      reason: "The AWS managed basic execution policy grants only writing to the function's logs.",
+    });
+    Validations.of(this).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason: 'The project pins Node 22 (nodejs22.x) as its Lambda runtime and local runtime on purpose.',
+    });
+    Validations.of(this).acknowledge({
       id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
       reason:
         'xray:PutTraceSegments and xray:PutTelemetryRecords (active tracing) have no resource-level permissions, nor has dynamodb:ListStreams (stream readers); every other statement names its resources.',
