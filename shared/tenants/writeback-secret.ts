@@ -5,31 +5,23 @@
  * during which every write-back is signed with both (as webhooks are), so the store can move to
  * the new one without refusing a request.
  */
-import { randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { activeSecrets, newSigningSecret, type RotatedSecret } from '../auth/signing-secrets.ts';
 import { tableClient, tableName } from '../storage/clients.ts';
 import { keys } from '../storage/keys.ts';
 
 export const WRITEBACK_SECRET_OVERLAP_HOURS = 24;
 
-/** The Standard Webhooks form (`whsec_` and 24 random bytes in base64), so its libraries verify a write-back as they verify a webhook. */
-const newSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
-
-interface StoredSecrets {
-  secret: string;
-  previous_secret?: string;
-  previous_secret_expires_at?: string;
-}
-
-const read = async (tenant: string): Promise<StoredSecrets | undefined> =>
+const read = async (tenant: string): Promise<RotatedSecret | undefined> =>
   (await tableClient().send(new GetCommand({ TableName: tableName(), Key: keys.writebackSecret(tenant), ConsistentRead: true }))).Item as
-    | StoredSecrets
+    | RotatedSecret
     | undefined;
 
 /** Makes the tenant's first secret or a new one, the old one valid for the overlap; the new secret is returned once and shown once. */
 export async function rotateWritebackSecret(tenant: string, now = new Date()): Promise<{ secret: string; previous_valid_until: string | null }> {
   const existing = await read(tenant);
-  const secret = newSecret();
+  // The webhooks' form, so a Standard Webhooks library verifies a write-back as it verifies a webhook.
+  const secret = newSigningSecret();
   const previous_valid_until = existing ? new Date(now.getTime() + WRITEBACK_SECRET_OVERLAP_HOURS * 3_600_000).toISOString() : null;
   await tableClient().send(
     new PutCommand({
@@ -49,7 +41,5 @@ export async function rotateWritebackSecret(tenant: string, now = new Date()): P
 /** The secrets a write-back is signed with now; undefined while the tenant has none. */
 export async function writebackSecrets(tenant: string, now = new Date()): Promise<{ current: string; previous?: string } | undefined> {
   const stored = await read(tenant);
-  if (!stored) return undefined;
-  const overlap = stored.previous_secret && stored.previous_secret_expires_at && Date.parse(stored.previous_secret_expires_at) > now.getTime();
-  return { current: stored.secret, ...(overlap ? { previous: stored.previous_secret! } : {}) };
+  return stored && activeSecrets(stored, now);
 }

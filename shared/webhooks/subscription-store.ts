@@ -1,6 +1,8 @@
 /** The tenant's one webhook subscription: secrets (shown once), rotation with overlap, health. */
-import { createHash, randomBytes } from 'node:crypto';
+
+import { createHash } from 'node:crypto';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { activeSecrets, newSigningSecret } from '../auth/signing-secrets.ts';
 import { NotFoundError, RevisionConflict } from '../errors.ts';
 import type { PublicEventType } from '../events/event-types.ts';
 import { tableClient, tableName } from '../storage/clients.ts';
@@ -33,19 +35,15 @@ export interface StoredSubscription extends EndpointState {
 /** The typed reader of the subscription item. */
 export const subscriptionFromItem = (item: Record<string, unknown>): StoredSubscription => item as unknown as StoredSubscription;
 
-/** Svix's and Standard Webhooks' form: `whsec_` and 24 random bytes in (standard) base64, which their libraries read as the key. */
-export const newWebhookSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
+/** A webhook subscription's secret: the service's one signing-secret form. */
+export const newWebhookSecret = newSigningSecret;
 
 export async function readWebhookSubscription(tenant: string): Promise<StoredSubscription | undefined> {
   const { Item } = await tableClient().send(new GetCommand({ TableName: tableName(), Key: keys.webhookSubscription(tenant) }));
   return Item ? subscriptionFromItem(Item) : undefined;
 }
 
-/** The secrets a delivery is signed with now: the current one and, during an overlap, the previous one. */
-export function activeSecrets(s: StoredSubscription, now: Date): { current: string; previous?: string } {
-  const overlap = s.previous_secret && s.previous_secret_expires_at && Date.parse(s.previous_secret_expires_at) > now.getTime();
-  return overlap ? { current: s.secret, previous: s.previous_secret! } : { current: s.secret };
-}
+export { activeSecrets };
 
 /**
  * Creates the subscription with a new secret (returned only here), or replaces url, event
