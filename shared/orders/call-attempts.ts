@@ -65,11 +65,15 @@ export async function dial(ports: ProcessingPorts, platform: CallPlatform, claim
   return claimed;
 }
 
+/** Whether a dial of `platform` for `tenant` may go now: a live dial takes its place in the deployment's dial rate first; a simulated one needs none. */
+export const dialRateAllows = async (ports: ProcessingPorts, platform: CallPlatform, tenant: string, now: Date): Promise<boolean> =>
+  platform === ports.callPlatforms.sandbox || !ports.dialRate || (await ports.dialRate(now, tenant));
+
 /** A throttled attempt's next dial: claimed by clearing `redial_at` (one run wins), then dialled as the same attempt. */
 export async function redial(ports: ProcessingPorts, order: StoredOrder, now: Date, facts: Facts): Promise<StoredOrder | undefined> {
   const platform = platformFor(ports.callPlatforms, facts.config.mode);
   if (!platform) return undefined;
-  if (platform !== ports.callPlatforms.sandbox && ports.dialRate && !(await ports.dialRate(now, order.tenant))) {
+  if (!(await dialRateAllows(ports, platform, order.tenant, now))) {
     await ports.orders.write(order, { set: { redial_at: new Date(now.getTime() + untilNextSecond(now)).toISOString() } }, now);
     return undefined;
   }

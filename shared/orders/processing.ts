@@ -12,6 +12,7 @@ import { logger } from '../logging/logger.ts';
 import {
   claimOrUndefined,
   dial,
+  dialRateAllows,
   ONGOING_CALL_RETRY_MS,
   recordAttempt,
   recordUnreportedCall,
@@ -164,9 +165,8 @@ async function startAttempt(ports: ProcessingPorts, order: StoredOrder, now: Dat
     logger.error('no call platform for a live tenant; its calls wait', { tenant: order.tenant });
     return deferCall(ports, order, now, SUSPENDED_RETRY_MS);
   }
-  // A live dial takes its place in the deployment's dial rate first: without one, the order stays scheduled.
-  if (platform !== ports.callPlatforms.sandbox && ports.dialRate && !(await ports.dialRate(now, order.tenant)))
-    return deferCall(ports, order, now, untilNextSecond(now));
+  // Without a place in the dial rate, the order stays scheduled for the next second.
+  if (!(await dialRateAllows(ports, platform, order.tenant, now))) return deferCall(ports, order, now, untilNextSecond(now));
   const attempt = order.call_attempts + 1;
   const inCall = await ports.orders.write(
     order,
