@@ -4,6 +4,7 @@
  * run every function under the permissions and settings the template gives it.
  */
 import type { App } from 'aws-cdk-lib';
+import { CONNECT_INSTANCE_ARN, parseCallerIds } from '#shared/config/runtime.ts';
 import type { LiveCallSettings } from './parts/live-calls.ts';
 import { CommerceInterfaceStack } from './stack.ts';
 
@@ -40,23 +41,10 @@ export function callPlatformOf(app: App): { callPlatform: 'sandbox' | 'connect';
   if (platform === 'sandbox') return { callPlatform: 'sandbox' };
   if (platform !== 'connect') throw new ContextError(`-c callPlatform must be "sandbox" or "connect", not "${platform}"`);
   const instanceArn = String(context('connectInstanceArn') ?? '');
-  if (!/^arn:aws[\w-]*:connect:[\w-]+:\d{12}:instance\/[\w-]+$/.test(instanceArn))
+  if (!CONNECT_INSTANCE_ARN.test(instanceArn))
     throw new ContextError('-c callPlatform=connect needs -c connectInstanceArn=arn:aws:connect:<region>:<account>:instance/<id>');
-  const raw = context('connectCallerIds');
-  let callerIds: unknown = raw;
-  if (typeof raw === 'string') {
-    try {
-      callerIds = JSON.parse(raw);
-    } catch {
-      callerIds = undefined;
-    }
-  }
-  const entries = callerIds && typeof callerIds === 'object' && !Array.isArray(callerIds) ? Object.entries(callerIds) : [];
-  if (
-    entries.length === 0 ||
-    !entries.every(([country, number]) => /^[A-Z]{2}$/.test(country) && typeof number === 'string' && /^\+[1-9]\d{6,14}$/.test(number))
-  )
-    throw new ContextError('-c callPlatform=connect needs -c connectCallerIds=\'{"DE":"+4930…"}\': each market\'s claimed number in E.164');
+  const callerIds = parseCallerIds(context('connectCallerIds'));
+  if (!callerIds) throw new ContextError('-c callPlatform=connect needs -c connectCallerIds=\'{"DE":"+4930…"}\': each market\'s claimed number in E.164');
   const dialsPerSecond = Number(context('connectDialsPerSecond') ?? 2);
   if (!Number.isInteger(dialsPerSecond) || dialsPerSecond < 1 || dialsPerSecond > 1000)
     throw new ContextError('-c connectDialsPerSecond must be an integer from 1 to 1000');
@@ -64,7 +52,7 @@ export function callPlatformOf(app: App): { callPlatform: 'sandbox' | 'connect';
     callPlatform: 'connect',
     connect: {
       instanceArn,
-      callerIds: Object.fromEntries(entries) as Record<string, string>,
+      callerIds,
       campaignTraffic: String(context('connectCampaignTraffic') ?? 'false') === 'true',
       dialsPerSecond,
     },

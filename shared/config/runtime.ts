@@ -76,25 +76,37 @@ export interface ConnectConfig {
   endpoint: string | undefined;
 }
 
-const E164 = /^\+[1-9]\d{6,14}$/;
+/** An Amazon Connect instance's ARN, as the deployment (CDK context) and the functions (environment) both check it. */
+export const CONNECT_INSTANCE_ARN = /^arn:aws[\w-]*:connect:[\w-]+:\d{12}:instance\/[\w-]+$/;
 
-function callerIds(env: Env): Record<string, string> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text(env, 'CONNECT_CALLER_IDS'));
-  } catch {
-    parsed = undefined;
+/**
+ * Each market's claimed number by ISO country code, from JSON (or an object already parsed, as
+ * CDK context may give it); undefined unless every entry is a country code and an E.164 number.
+ */
+export function parseCallerIds(raw: unknown): Record<string, string> | undefined {
+  let parsed: unknown = raw;
+  if (typeof raw === 'string') {
+    try {
+      parsed = JSON.parse(raw);
+    } catch {
+      return undefined;
+    }
   }
   const entries = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? Object.entries(parsed) : [];
-  if (entries.length === 0 || !entries.every(([country, number]) => /^[A-Z]{2}$/.test(country) && typeof number === 'string' && E164.test(number)))
-    throw new RuntimeConfigError('CONNECT_CALLER_IDS', 'a JSON object of ISO country codes to E.164 numbers, e.g. {"DE":"+4930123456"}');
-  return Object.fromEntries(entries) as Record<string, string>;
+  const valid =
+    entries.length > 0 && entries.every(([country, number]) => /^[A-Z]{2}$/.test(country) && typeof number === 'string' && /^\+[1-9]\d{6,14}$/.test(number));
+  return valid ? (Object.fromEntries(entries) as Record<string, string>) : undefined;
+}
+
+function callerIds(env: Env): Record<string, string> {
+  const parsed = parseCallerIds(text(env, 'CONNECT_CALLER_IDS'));
+  if (!parsed) throw new RuntimeConfigError('CONNECT_CALLER_IDS', 'a JSON object of ISO country codes to E.164 numbers, e.g. {"DE":"+4930123456"}');
+  return parsed;
 }
 
 function connectConfig(env: Env): ConnectConfig {
   const instanceArn = text(env, 'CONNECT_INSTANCE_ARN');
-  if (!/^arn:aws[\w-]*:connect:[\w-]+:\d{12}:instance\/[\w-]+$/.test(instanceArn))
-    throw new RuntimeConfigError('CONNECT_INSTANCE_ARN', 'an Amazon Connect instance ARN');
+  if (!CONNECT_INSTANCE_ARN.test(instanceArn)) throw new RuntimeConfigError('CONNECT_INSTANCE_ARN', 'an Amazon Connect instance ARN');
   return {
     instanceArn,
     contactFlowId: text(env, 'CONNECT_CONTACT_FLOW_ID'),
