@@ -51,10 +51,11 @@ const stampUpdate = (expression: string) =>
  * own success, answered as the first attempt would have been (`repeated`), never as someone
  * else's write, and not applied again. That holds while the item still carries this write's
  * token: when another stamped write lands between the first attempt and its retry, the retry's
- * condition is met again and the write applies twice. A `SET` of the same values is unharmed;
- * an `ADD` counts twice, so a counter that must be exact carries a guard of its own (the rate
- * windows and the breaker's failure count accept that rare extra count: one request refused
- * early in a window, a breaker opened one failure early).
+ * condition is met again and the write applies twice. A `SET` of the same values is unharmed,
+ * and so is an `ADD` or `DELETE` of a set element (the breaker's failures and the endpoint's
+ * leases are counted so, one id each); an `ADD` of a number counts twice. The only numbers
+ * added are limits' windows (the request rate, the dial rate), where a second count can only
+ * refuse a request or a dial early in its window, never admit one more than the limit.
  * Transactions need none of this: the SDK gives each one a `ClientRequestToken`, and DynamoDB
  * answers a retried transaction that already succeeded with success.
  */

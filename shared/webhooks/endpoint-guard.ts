@@ -7,8 +7,11 @@
  *
  * The state lives on the subscription item (read by every attempt already): `leases`, a string
  * set with one element per attempt under way (its lease's end in base-36 milliseconds and a
- * random id: 17 characters, so 20 of them keep the item under 1 KB, one write unit), and
- * `consecutive_failures`, `paused_until` and `pauses`. A claim adds its own element while the
+ * random id: 17 characters, so 20 of them keep the item under 1 KB, one write unit),
+ * `failed_attempts`, `paused_until` and `pauses`. The run of failures is a string set with an id
+ * per failed attempt, not a number: adding the same id twice leaves it as it was, so a retried
+ * write counts its failure once whatever landed between (an `ADD` of 1 would count it twice).
+ * Opening the breaker empties it, so it holds at most BREAKER_THRESHOLD + ENDPOINT_SLOTS ids. A claim adds its own element while the
  * set holds fewer than ENDPOINT_SLOTS, so claims never race for a named slot: one is refused
  * only when the endpoint is full. An element outlives its attempt only when the attempt died;
  * a claim refused for a full set removes the expired ones and tries once more.
@@ -25,7 +28,8 @@ export const FIRST_PAUSE_SECONDS = 30;
 export const LONGEST_PAUSE_SECONDS = 600;
 
 export interface EndpointState {
-  consecutive_failures?: number;
+  /** One id per failed attempt since the last success or the last opening of the breaker. */
+  failed_attempts?: ReadonlySet<string>;
   paused_until?: string;
   pauses?: number;
   /** The leases of the attempts under way: `<lease end, ms in base 36>#<id>`. */
@@ -125,9 +129,8 @@ export async function settleSlot(
   now: Date,
   pauseScale = 1,
 ): Promise<BreakerState> {
-  // Through the one conditional write, so a retried write counts a failure once unless another
-  // attempt's write lands between the two (writeConditionally says when it can count twice). The
-  // lease is this attempt's own element: giving it back never touches another attempt's.
+  // The lease and the failure are this attempt's own elements: a retried write adds or takes
+  // back the same element, so it counts once whatever other attempts wrote between the two.
   const write = async (expression: string, values: Record<string, unknown> = {}) => {
     const written = await writeConditionally({
       update: {
@@ -144,18 +147,18 @@ export async function settleSlot(
     return written.item as EndpointState | undefined;
   };
   if (delivered) {
-    await write('REMOVE consecutive_failures, paused_until, pauses');
+    await write('REMOVE failed_attempts, paused_until, pauses');
     return 'closed';
   }
-  const counted = await write('ADD consecutive_failures :one', { ':one': 1 });
+  const counted = await write('ADD failed_attempts :failure', { ':failure': new Set([randomBytes(6).toString('base64url')]) });
   const probeFailed = breakerState(s, now) === 'half_open';
-  if (!probeFailed && (counted?.consecutive_failures ?? 0) < BREAKER_THRESHOLD) return 'closed';
   // Paused already by another attempt's failure: attempts that were under way add no pause.
   if (!probeFailed && counted?.paused_until) return 'open';
+  if (!probeFailed && (counted?.failed_attempts?.size ?? 0) < BREAKER_THRESHOLD) return 'closed';
   const pauses = (counted?.pauses ?? 0) + 1;
   const until = new Date(now.getTime() + pauseSeconds(pauses, pauseScale) * 1000).toISOString();
   const seen = counted?.paused_until;
-  await update(tenant, 'SET paused_until = :until, pauses = :pauses', seen ? 'paused_until = :seen' : 'attribute_not_exists(paused_until)', {
+  await update(tenant, 'SET paused_until = :until, pauses = :pauses REMOVE failed_attempts', seen ? 'paused_until = :seen' : 'attribute_not_exists(paused_until)', {
     ':until': until,
     ':pauses': pauses,
     ...(seen ? { ':seen': seen } : {}),

@@ -74,7 +74,7 @@ export async function putSubscription(
       TableName: tableName(),
       Key: key,
       UpdateExpression:
-        'SET #url = :url, event_types = :types, enabled = :enabled, updated_at = :at REMOVE failing_since, disabled_reason, disabled_at, consecutive_failures, paused_until, pauses',
+        'SET #url = :url, event_types = :types, enabled = :enabled, updated_at = :at REMOVE failing_since, disabled_reason, disabled_at, failed_attempts, paused_until, pauses',
       ConditionExpression: input.enabled ? '#url <> :url OR enabled = :false' : '#url <> :url',
       ExpressionAttributeNames: { '#url': 'url' },
       ExpressionAttributeValues: { ...values, ...(input.enabled ? { ':false': false } : {}) },

@@ -25,6 +25,8 @@ import { repoRoot } from '../support/paths.ts';
 const sites = new Set<string>();
 let losing = false;
 let lost = 0;
+/** Another writer's write, landing after a lost first attempt and before its retry (once). */
+let beforeRetry: (() => Promise<unknown>) | undefined;
 
 const CONDITIONAL = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'TransactWriteItemsCommand']);
 const isConditional = (command: string, input: Record<string, unknown>) =>
@@ -65,6 +67,9 @@ decorateClients((service, client) => {
       state.loseFirst = false;
       await next(args).catch(() => undefined);
       lost++;
+      const interleaved = beforeRetry;
+      beforeRetry = undefined;
+      await interleaved?.();
       throw droppedConnection();
     },
     { step: 'deserialize', name: 'lostResponses', override: true },
@@ -496,8 +501,8 @@ describe('a conditional write whose answer was lost', () => {
         new UpdateCommand({
           TableName: tableName(),
           Key: keys.webhookSubscription(tenant),
-          UpdateExpression: 'SET consecutive_failures = :four',
-          ExpressionAttributeValues: { ':four': BREAKER_THRESHOLD - 1 },
+          UpdateExpression: 'SET failed_attempts = :four',
+          ExpressionAttributeValues: { ':four': new Set(Array.from({ length: BREAKER_THRESHOLD - 1 }, (_, i) => `earlier-${i}`)) },
         }),
       );
       const before = await read();
@@ -529,7 +534,7 @@ describe('a conditional write whose answer was lost', () => {
         keptForHolder,
         released,
         states,
-        failures: opened.consecutive_failures,
+        failuresLeft: opened.failed_attempts?.size ?? 0,
         whileOpen,
         closed,
         slotsLeft,
@@ -543,7 +548,7 @@ describe('a conditional write whose answer was lost', () => {
       keptForHolder: true,
       released: true,
       states: ['open'],
-      failures: 5,
+      failuresLeft: 0,
       whileOpen: 'wait',
       closed: 'closed',
       slotsLeft: 0,
@@ -552,6 +557,30 @@ describe('a conditional write whose answer was lost', () => {
       leasesAfterDead: 1,
     });
     expect(lossy).toEqual(clean);
+  });
+
+  it('webhook endpoints: a failure whose write is retried after another attempt’s failure landed is counted once', async () => {
+    const { putSubscription, readWebhookSubscription } = await import('#shared/webhooks/subscription-store.ts');
+    const { settleSlot } = await import('#shared/webhooks/endpoint-guard.ts');
+    const tenant = tenantId();
+    const now = new Date();
+    await putSubscription(tenant, { url: 'https://hooks.example.com/w', event_types: ['commerce.order.status_changed.v1'] as never, enabled: true }, now);
+    const lostBefore = lost;
+    await freshRetryQuota();
+    beforeRetry = () => {
+      losing = false;
+      return settleSlot(tenant, {}, undefined, false, now);
+    };
+    losing = true;
+    try {
+      await settleSlot(tenant, {}, undefined, false, now);
+    } finally {
+      losing = false;
+    }
+    expect(lost).toBe(lostBefore + 1);
+    expect(beforeRetry).toBeUndefined();
+    // Two failed attempts: the retried write found the other attempt's write, not its own, and applied again.
+    expect((await readWebhookSubscription(tenant))?.failed_attempts?.size).toBe(2);
   });
 
   it('listen sessions: a session claims its slot once (not "the cap is reached"), and a read renews it (not "ended")', async () => {
