@@ -158,11 +158,16 @@ export async function settleSlot(
   const pauses = (counted?.pauses ?? 0) + 1;
   const until = new Date(now.getTime() + pauseSeconds(pauses, pauseScale) * 1000).toISOString();
   const seen = counted?.paused_until;
-  await update(tenant, 'SET paused_until = :until, pauses = :pauses REMOVE failed_attempts', seen ? 'paused_until = :seen' : 'attribute_not_exists(paused_until)', {
-    ':until': until,
-    ':pauses': pauses,
-    ...(seen ? { ':seen': seen } : {}),
-  });
+  await update(
+    tenant,
+    'SET paused_until = :until, pauses = :pauses REMOVE failed_attempts',
+    seen ? 'paused_until = :seen' : 'attribute_not_exists(paused_until)',
+    {
+      ':until': until,
+      ':pauses': pauses,
+      ...(seen ? { ':seen': seen } : {}),
+    },
+  );
   return 'open';
 }
 

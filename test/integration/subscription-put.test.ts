@@ -12,7 +12,12 @@ import { keys } from '#shared/storage/keys.ts';
 import { putSubscription } from '#shared/webhooks/subscription-store.ts';
 
 const STATUS = 'commerce.order.status_changed.v1' as const;
-const failing = { failing_since: '2026-11-27T10:00:00.000Z', failed_attempts: new Set(['f1', 'f2', 'f3']), paused_until: '2026-11-28T10:10:00.000Z', pauses: 3 };
+const failing = {
+  failing_since: '2026-11-27T10:00:00.000Z',
+  failed_attempts: new Set(['f1', 'f2', 'f3']),
+  paused_until: '2026-11-28T10:10:00.000Z',
+  pauses: 3,
+};
 
 async function withFailingEndpoint(tenant: string, extra: Record<string, unknown> = {}) {
   const entries = { ...failing, ...extra };
