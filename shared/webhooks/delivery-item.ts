@@ -30,6 +30,23 @@ export type StoredStatus = Exclude<DeliveryStatus, 'delivering'>;
  */
 export const INDEXED_STATUSES: ReadonlySet<DeliveryStatus> = new Set(['queued', 'retrying', 'dead_lettered']);
 
+/**
+ * A dead letter that was re-sent moves to a partition of its own, so a recovery reads only the
+ * dead letters it has still to re-send, however many it re-sent before; the list of
+ * dead-lettered deliveries reads both partitions.
+ */
+export const RECOVERED_FACET = 'recovered';
+
+/** The status-index partition a delivery's entry is in, if it has one. */
+const statusFacet = (d: Pick<StoredDelivery, 'status' | 'recovered_by'>): string | undefined =>
+  d.status === 'dead_lettered' && d.recovered_by ? RECOVERED_FACET : INDEXED_STATUSES.has(d.status) ? d.status : undefined;
+
+/** The status-index entry of a delivery's item, if its status has one. */
+export function statusEntry(d: Pick<StoredDelivery, 'tenant' | 'delivery_id' | 'created_at' | 'status' | 'recovered_by'>) {
+  const facet = statusFacet(d);
+  return facet ? keys.facetEntry(d.tenant, 'DELIVERIES', d.delivery_id, `${d.created_at}#${d.delivery_id}`, [facet]) : {};
+}
+
 /** The typed reader of delivery items: the view with its nulls, and the service's own fields. */
 export function deliveryFromItem(item: Record<string, unknown>): StoredDelivery {
   const { recovered_by, ...view } = deliveryView(item.list_view as Delivery);
@@ -72,7 +89,7 @@ export function deliveryItem(d: StoredDelivery, due: Record<string, unknown> = {
     tenant: d.tenant,
     list_view: storedView(d),
     ...keys.listEntry(d.tenant, 'DELIVERIES', d.delivery_id, newestFirst),
-    ...(INDEXED_STATUSES.has(d.status) ? keys.facetEntry(d.tenant, 'DELIVERIES', d.delivery_id, newestFirst, [d.status]) : {}),
+    ...statusEntry(d),
     ...due,
     ...(d.delivering_until ? { delivering_until: d.delivering_until } : {}),
     ...(d.expires_at !== undefined ? { expires_at: d.expires_at } : {}),

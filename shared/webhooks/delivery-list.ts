@@ -2,7 +2,7 @@
 import { batchGet } from '../storage/batch.ts';
 import { keys } from '../storage/keys.ts';
 import { type ListSource, listPage, paginate, sourcesOf } from '../storage/pagination.ts';
-import { ATTEMPTABLE_STATUSES, attemptUnderWay, deliveryFromItem, deliveryView, mayBeUnderWay } from './delivery-item.ts';
+import { ATTEMPTABLE_STATUSES, attemptUnderWay, deliveryFromItem, deliveryView, mayBeUnderWay, RECOVERED_FACET } from './delivery-item.ts';
 import { HEALTH_SAMPLE, healthFromDeliveries, type WebhookHealth } from './health.ts';
 import type { Delivery, DeliveryStatus } from './webhook-schemas.ts';
 
@@ -20,8 +20,22 @@ function sourcesFor(tenant: string, status: DeliveryStatus | undefined): ListSou
       ExpressionAttributeValues: { ':delivered': 'delivered' },
     });
   }
-  const stored: readonly DeliveryStatus[] = status === 'delivering' ? ATTEMPTABLE_STATUSES : [status];
+  const stored: readonly string[] = status === 'delivering' ? ATTEMPTABLE_STATUSES : status === 'dead_lettered' ? [status, RECOVERED_FACET] : [status];
   return stored.flatMap((s) => sourcesOf('gsi3', keys.facetShards(tenant, 'DELIVERIES', [s])));
+}
+
+/** The tenant's dead letters not re-sent yet, created at or after `since`, newest first: what a recovery reads. */
+export async function* deadLettersToRecover(tenant: string, since: Date): AsyncGenerator<Delivery> {
+  const sources = sourcesOf('gsi3', keys.facetShards(tenant, 'DELIVERIES', ['dead_lettered']));
+  let after: string | undefined;
+  do {
+    const page = await listPage({ sources, limit: 100, after, descending: true });
+    for (const view of page.views.map((v) => deliveryView(v as unknown as Delivery))) {
+      if (Date.parse(view.created_at) < since.getTime()) return;
+      yield view;
+    }
+    after = page.last;
+  } while (after);
 }
 
 /**

@@ -10,7 +10,7 @@ import { NotFoundError } from '../errors.ts';
 import { tableClient, tableName } from '../storage/clients.ts';
 import { keys } from '../storage/keys.ts';
 import { deliveryFromItem, deliveryView, shownDelivery } from './delivery-item.ts';
-import { listDeliveries } from './delivery-list.ts';
+import { deadLettersToRecover, listDeliveries } from './delivery-list.ts';
 import { markRecovered } from './delivery-store.ts';
 import { replayDelivery } from './replay.ts';
 import type { Delivery, DeliveryStatus } from './webhook-schemas.ts';
@@ -112,8 +112,12 @@ export async function recoverDeliveries(
   options: { limit?: number; admit?: () => Promise<void> } = {},
 ): Promise<Recovery> {
   const recovered: Recovery['recovered'] = [];
-  for await (const d of findDeliveries({ tenant, status: 'dead_lettered', since })) {
-    if (d.recovered_by) continue;
+  for await (const d of deadLettersToRecover(tenant, since)) {
+    // Re-sent before its entry moved to the recovered partition: moved now, so no call reads it again.
+    if (d.recovered_by) {
+      await markRecovered(tenant, d.delivery_id, d.recovered_by);
+      continue;
+    }
     if (recovered.length === (options.limit ?? Number.POSITIVE_INFINITY)) return { recovered, more: true };
     try {
       await options.admit?.();

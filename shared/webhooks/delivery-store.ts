@@ -15,7 +15,7 @@ import { queueRedeliveryGraceSeconds, tableClient, tableName } from '../storage/
 import { landed, writeConditionally } from '../storage/conditional.ts';
 import { keys } from '../storage/keys.ts';
 import { expiresAfter } from '../storage/ttl.ts';
-import { deliveryFromItem, deliveryItem, type StoredDelivery, type StoredStatus } from './delivery-item.ts';
+import { deliveryFromItem, deliveryItem, RECOVERED_FACET, type StoredDelivery, type StoredStatus } from './delivery-item.ts';
 import { backoffSeconds, MAX_ATTEMPTS } from './retry-schedule.ts';
 import type { DeliveryStatus } from './webhook-schemas.ts';
 
@@ -209,18 +209,20 @@ export async function claimDelivery(tenant: string, id: string, now: Date, lease
 
 /**
  * Notes on a dead-lettered delivery the new delivery that re-sent its event (`recover`): it
- * stays dead-lettered, and its dead letter no longer stands for anything left to do. False
- * when it is not dead-lettered or was recovered already.
+ * stays dead-lettered, and its dead letter no longer stands for anything left to do: its
+ * status-index entry moves to the recovered partition. False when it is not dead-lettered or
+ * another delivery recovered it.
  */
 export function markRecovered(tenant: string, id: string, replayId: string): Promise<boolean> {
+  const recoveredPartition = keys.facetEntry(tenant, 'DELIVERIES', id, '', [RECOVERED_FACET]).gsi3pk;
   return landed({
     update: {
       TableName: tableName(),
       Key: keys.delivery(tenant, id),
-      UpdateExpression: 'SET #view.recovered_by = :replay',
-      ConditionExpression: '#view.#status = :dead AND attribute_not_exists(#view.recovered_by)',
+      UpdateExpression: 'SET #view.recovered_by = :replay, gsi3pk = :recovered',
+      ConditionExpression: '#view.#status = :dead AND (attribute_not_exists(#view.recovered_by) OR #view.recovered_by = :replay)',
       ExpressionAttributeNames: { '#view': 'list_view', '#status': 'status' },
-      ExpressionAttributeValues: { ':replay': replayId, ':dead': 'dead_lettered' },
+      ExpressionAttributeValues: { ':replay': replayId, ':dead': 'dead_lettered', ':recovered': recoveredPartition },
     },
   });
 }
