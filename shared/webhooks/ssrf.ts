@@ -81,17 +81,21 @@ export type Resolver = (host: string) => Promise<{ address: string; family: numb
 
 /**
  * Resolves the URL's host and checks every address; returns the address to pin the
- * connection to, or why delivery is refused.
+ * connection to, or why delivery is refused. A name that does not resolve and one that
+ * resolves to a private address get the same words: different ones would tell a caller which
+ * names the service's own network knows. `unresolved` tells them apart for the caller only (a
+ * name may resolve later; a private address is refused for good).
  */
 export async function resolvePublicAddress(
   url: URL,
   resolve: Resolver,
   allowPrivate: boolean,
-): Promise<{ ok: true; address: string; family: number } | { ok: false; reason: string }> {
+): Promise<{ ok: true; address: string; family: number } | { ok: false; reason: string; unresolved: boolean }> {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await withTimeout(resolve(host), DNS_TIMEOUT_MS).catch(() => []);
-  if (addresses.length === 0) return { ok: false, reason: `could not resolve ${host}` };
-  if (addresses.some((a) => !deliverable(a.address, allowPrivate))) return { ok: false, reason: `${host} resolves to a non-public address` };
+  const reason = `${host} does not resolve to a public address`;
+  if (addresses.length === 0) return { ok: false, reason, unresolved: true };
+  if (addresses.some((a) => !deliverable(a.address, allowPrivate))) return { ok: false, reason, unresolved: false };
   return { ok: true, address: addresses[0]!.address, family: addresses[0]!.family };
 }
 

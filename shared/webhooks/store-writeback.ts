@@ -55,7 +55,7 @@ export async function postWriteBack(
   const pinned = await resolvePublicAddress(checked.url, settings.resolve, settings.allowPrivateUrls);
   if (!pinned.ok) {
     // A name that does not resolve may resolve later; one that resolves to a private address is refused for good.
-    if (pinned.reason.startsWith('could not resolve')) throw new Error(`endpoint_unreachable: ${pinned.reason}`);
+    if (pinned.unresolved) throw new Error(`endpoint_unreachable: ${pinned.reason}`);
     throw new StoreRejected(`endpoint_refused: ${pinned.reason}`);
   }
   const body = writeBackBody(request);

@@ -9,7 +9,9 @@ const WEBHOOK_URL_RULES =
   'A public https URL on port 443 (an explicit `:443` or none; no other port), at most 2,048 characters. ' +
   `Refused with 422 at the pointer \`/url\` with one of these messages: ${Object.values(URL_REFUSALS)
     .map((refusal) => `\`${refusal}\``)
-    .join(', ')}, \`could not resolve <host>\` (no answer within ${DNS_TIMEOUT_MS / 1000} s) or \`<host> resolves to a non-public address\`. ` +
+    .join(
+      ', ',
+    )} or \`<host> does not resolve to a public address\` (no answer within ${DNS_TIMEOUT_MS / 1000} s, or an address that is not public: the same words for both, so an answer says nothing about the service's own network). ` +
   'Checked again before every delivery (resolved afresh, the connection pinned to a checked address); a refusal then fails the attempt with `url_refused: <message>`.';
 
 import { EVENT_TYPES } from '../events/event-types.ts';
