@@ -68,25 +68,30 @@ const requestFor = (tenant: string, key: string, overrides: Partial<{ method: st
   ...overrides,
 });
 
+/** Twenty concurrent requests with one new key: one runs, each other replays or is told the first is in progress. */
+async function concurrentIdenticalRequests(tenant: string) {
+  const counter = `T#${tenant}#TEST#${randomUUID()}`;
+  const key = randomUUID();
+  const outcomes = await Promise.allSettled(
+    Array.from({ length: 20 }, () => runIdempotent(requestFor(tenant, key), context(), countingMutation(counter, 200))),
+  );
+  expect(await executions(counter)).toBe(1);
+  const fulfilled = outcomes.filter((o) => o.status === 'fulfilled').map((o) => (o as PromiseFulfilledResult<{ headers?: Record<string, unknown> }>).value);
+  const rejected = outcomes.filter((o) => o.status === 'rejected').map((o) => (o as PromiseRejectedResult).reason);
+  expect(fulfilled.filter((r) => r.headers?.[REPLAYED_HEADER] !== 'true')).toHaveLength(1);
+  for (const error of rejected) expect(error).toMatchObject({ code: 'idempotency_key_reused', reason: 'in_progress' });
+  // After the first finished, a retry is a replay of the stored response.
+  const retry = await runIdempotent(requestFor(tenant, key), context(), countingMutation(counter));
+  expect(retry.headers?.[REPLAYED_HEADER]).toBe('true');
+  expect(JSON.parse(retry.body)).toEqual({ executions: 1 });
+  expect(retry.statusCode).toBe(201);
+  expect(await executions(counter)).toBe(1);
+}
+
 describe('idempotency on the single table (DynamoDB Local)', () => {
-  it('executes 20 concurrent identical requests exactly once; the others replay or get in_progress', async () => {
+  it('executes 20 concurrent identical requests exactly once, 20 times in a row; the others replay or get in_progress', async () => {
     const { tenant } = await newTenant();
-    const counter = `T#${tenant}#TEST#${randomUUID()}`;
-    const key = randomUUID();
-    const outcomes = await Promise.allSettled(
-      Array.from({ length: 20 }, () => runIdempotent(requestFor(tenant, key), context(), countingMutation(counter, 200))),
-    );
-    expect(await executions(counter)).toBe(1);
-    const fulfilled = outcomes.filter((o) => o.status === 'fulfilled').map((o) => (o as PromiseFulfilledResult<{ headers?: Record<string, unknown> }>).value);
-    const rejected = outcomes.filter((o) => o.status === 'rejected').map((o) => (o as PromiseRejectedResult).reason);
-    expect(fulfilled.filter((r) => r.headers?.[REPLAYED_HEADER] !== 'true')).toHaveLength(1);
-    for (const error of rejected) expect(error).toMatchObject({ code: 'idempotency_key_reused', reason: 'in_progress' });
-    // After the first finished, a retry is a replay of the stored response.
-    const retry = await runIdempotent(requestFor(tenant, key), context(), countingMutation(counter));
-    expect(retry.headers?.[REPLAYED_HEADER]).toBe('true');
-    expect(JSON.parse(retry.body)).toEqual({ executions: 1 });
-    expect(retry.statusCode).toBe(201);
-    expect(await executions(counter)).toBe(1);
+    for (let round = 0; round < 20; round++) await concurrentIdenticalRequests(tenant);
   });
 
   it('runs once when concurrent requests share one deadline (same timeout, started in the same millisecond)', async () => {
