@@ -12,7 +12,16 @@ export const PRICES = {
   dynamoWritePerMillionUnits: 0.625,
   dynamoReadPerMillionUnits: 0.125,
   sqsPerMillionRequests: 0.4,
-} as const;
+  /** Amazon Connect's voice usage per minute ("standard telephony rates apply" on top). */
+  connectVoicePerMinute: 0.038,
+  /**
+   * The carrier's outbound rate per minute: a parameter, not a list price (it depends on the
+   * destination country and the number type). CALL_TELEPHONY_USD_PER_MINUTE sets it.
+   */
+  telephonyPerMinute: Number(process.env.CALL_TELEPHONY_USD_PER_MINUTE ?? 0.01),
+  /** Events from AWS services on the default bus are delivered to rules at no charge. */
+  eventBridgeAwsServiceEventsPerMillion: 0,
+};
 
 export interface RequestCost {
   readUnits: number;

@@ -44,12 +44,16 @@ function worst(figures: Figure[]): Figure {
   return figures.reduce((a, b) => (badness(b) > badness(a) ? b : a));
 }
 
+/** Figures shown beside their floor without a target: the model's day at 10,000 tenants, with the telephone and without. */
+const shownWithoutTarget = (f: Figure) => f.suite === 'model' && f.name.startsWith('cost of one day') && f.ratio !== null;
+
 function row(group: Group): string {
   const { figures } = group;
   const first = figures[0]!;
   if (figures.length === 1) {
     const floor = `${formatNumber(first.floor!)} ${first.unit}: ${first.floor_label}`;
-    return `| ${escapeCell(`${first.suite}: ${first.name}`)} | ${escapeCell(formatValue(first))} | ${escapeCell(floor)} | ${first.ratio} | ${targetText(first)} | ${first.met ? 'yes' : '**no**'} |`;
+    const [target, met] = first.target === null ? ['—', '—'] : [targetText(first), first.met ? 'yes' : '**no**'];
+    return `| ${escapeCell(`${first.suite}: ${first.name}`)} | ${escapeCell(formatValue(first))} | ${escapeCell(floor)} | ${first.ratio} | ${target} | ${met} |`;
   }
   const w = worst(figures);
   const ratios = figures.map((f) => f.ratio!);
@@ -61,11 +65,11 @@ function row(group: Group): string {
   return `| ${escapeCell(`${first.suite}: ${group.label}`)} | ${escapeCell(value)} | ${escapeCell(floor)} | ${range} | ${targetText(first)} | ${verdict} |`;
 }
 
-/** The table's lines, markers included, for the figures that have a target. */
+/** The table's lines, markers included, for the figures that have a target (and the day's cost lines). */
 export function performanceTable(results: { generated_at: string; machine: { cpus: number; node: string }; figures: Figure[] }): string {
   const groups = new Map<string, Group>();
   for (const f of results.figures) {
-    if (f.target === null || f.ratio === null) continue;
+    if ((f.target === null || f.ratio === null) && !shownWithoutTarget(f)) continue;
     const { label } = groupOf(f);
     const key = `${f.suite}\u0000${label}`;
     const group = groups.get(key) ?? { label, figures: [] };

@@ -13,6 +13,7 @@
 import { readFileSync } from 'node:fs';
 import { RATE_COUNTER_WRITES_PER_SECOND } from '#shared/auth/dynamodb-adapters.ts';
 import { keys, LIST_SHARDS, shardOf } from '#shared/storage/keys.ts';
+import { callMinutes } from '../lib/call-minutes.ts';
 import { type Figure, figure } from '../lib/figures.ts';
 import { EVENTS_PER_ORDER } from '../lib/ordering.ts';
 import { PRICES } from '../lib/prices.ts';
@@ -216,17 +217,39 @@ function peakOf(): Peak {
   return { totalOrdersPerSecond, totalProductsPerSecond, writeUnitsPerOrder, hottest };
 }
 
+/** An invocation of ~50 ms at 512 MB. */
+const INVOCATION_USD = (PRICES.lambdaRequestsPerMillion + 0.05 * 0.5 * PRICES.lambdaArmGbSecond * 1e6) / 1e6;
+/** Per attempt: two contact events (disconnected, completed) to the worker's queue; per answered call, the dialog function's turns. */
+const CONTACT_EVENTS_PER_ATTEMPT = 2;
+const DIALOG_TURNS_PER_ANSWERED_CALL = 2;
+
 function dayCost(peak: Peak) {
   const dayOrders = peak.totalOrdersPerSecond * DAY_PEAK_SECONDS;
   const requests = dayOrders * API_REQUESTS_PER_ORDER;
   const dynamo =
     (dayOrders * peak.writeUnitsPerOrder * PRICES.dynamoWritePerMillionUnits + dayOrders * READ_UNITS_PER_ORDER * PRICES.dynamoReadPerMillionUnits) / 1e6;
-  // Every request and twice every event (stream processor, sender) is an invocation of ~50 ms at 512 MB.
-  const lambda = ((requests + dayOrders * EVENTS_PER_ORDER * 2) * (PRICES.lambdaRequestsPerMillion + 0.05 * 0.5 * PRICES.lambdaArmGbSecond * 1e6)) / 1e6;
+  // Every request and twice every event (stream processor, sender) is an invocation.
+  const lambda = (requests + dayOrders * EVENTS_PER_ORDER * 2) * INVOCATION_USD;
   const sqs = (sqsRequestsPerSecond(peak) * DAY_PEAK_SECONDS * PRICES.sqsPerMillionRequests) / 1e6;
+  const restApi = (requests * PRICES.apiGatewayRestPerMillion) / 1e6;
+  const httpApi = (requests * PRICES.apiGatewayHttpPerMillion) / 1e6;
+  // The telephone: the minutes billed (Connect's voice usage and the carrier's rate), and what the calls add to the rest.
+  const calls = callMinutes();
+  const dayAttempts = dayOrders * calls.attemptsPerOrder;
+  const minutes = dayOrders * calls.billedMinutesPerOrder * (PRICES.connectVoicePerMinute + PRICES.telephonyPerMinute);
+  const callEvents = dayAttempts * CONTACT_EVENTS_PER_ATTEMPT;
+  const callPlumbing =
+    (callEvents + dayOrders * DIALOG_TURNS_PER_ANSWERED_CALL) * INVOCATION_USD +
+    (callEvents * 3 * PRICES.sqsPerMillionRequests) / 1e6 +
+    (callEvents * PRICES.eventBridgeAwsServiceEventsPerMillion) / 1e6;
   return {
-    rest: (requests * PRICES.apiGatewayRestPerMillion) / 1e6 + dynamo + lambda + sqs,
-    http: (requests * PRICES.apiGatewayHttpPerMillion) / 1e6 + dynamo + lambda + sqs,
+    rest: restApi + dynamo + lambda + sqs,
+    http: httpApi + dynamo + lambda + sqs,
+    restApi,
+    httpApi,
+    minutes,
+    withCalls: restApi + dynamo + lambda + sqs + minutes + callPlumbing,
+    calls,
   };
 }
 
@@ -255,6 +278,37 @@ function agreementFigures(orderPath: number, measured: number | undefined): Figu
           }),
         ]
       : []),
+  ];
+}
+
+/** A day at 10,000 tenants without the telephone and with it, each beside its floor. */
+function costFigures(cost: ReturnType<typeof dayCost>): Figure[] {
+  return [
+    figure({
+      suite: 'model',
+      name: 'cost of one day without the telephone, REST API',
+      value: cost.rest,
+      unit: 'USD/day',
+      floor: { value: cost.restApi, label: 'the API requests alone (API Gateway REST)' },
+    }),
+    figure({
+      suite: 'model',
+      name: 'cost of one day without the telephone, HTTP API',
+      value: cost.http,
+      unit: 'USD/day',
+      floor: { value: cost.httpApi, label: 'the API requests alone (API Gateway HTTP)' },
+    }),
+    figure({
+      suite: 'model',
+      name: 'cost of one day with the telephone, REST API',
+      value: cost.withCalls,
+      unit: 'USD/day',
+      floor: { value: cost.minutes, label: 'the telephone minutes alone' },
+      note:
+        `${cost.calls.attemptsPerOrder} attempts and ${cost.calls.billedMinutesPerOrder} billed minutes per order (the sandbox scenarios' mix; ` +
+        `a confirmed call of a three-line order speaks ${Math.round(cost.calls.conversationSeconds)} s) at ${PRICES.connectVoicePerMinute} + ` +
+        `${PRICES.telephonyPerMinute} USD a minute; plus the dialog turns, contact events and their queue`,
+    }),
   ];
 }
 
@@ -307,7 +361,6 @@ export async function run(): Promise<Figure[]> {
     figure({ suite: 'model', name: 'SQS requests per second at peak', value: sqsRequestsPerSecond(peak), unit: 'requests/s' }),
     ...agreementFigures(orderPath, measured),
     figure({ suite: 'model', name: 'write units per order in the model, everything', value: peak.writeUnitsPerOrder, unit: 'WCU' }),
-    figure({ suite: 'model', name: 'cost of one day, REST API', value: cost.rest, unit: 'USD/day' }),
-    figure({ suite: 'model', name: 'cost of one day, HTTP API', value: cost.http, unit: 'USD/day' }),
+    ...costFigures(cost),
   ];
 }
