@@ -138,6 +138,13 @@ export class Monitoring {
         what: 'Fewer than half of all delivery attempts succeeded for 30 minutes, across all tenants: more than receivers being down.',
       },
       {
+        id: 'OverdueCalls',
+        metric: custom(METRIC.overdueCalls, 'Minimum'),
+        threshold: 0,
+        evaluationPeriods: 3,
+        what: 'For 15 minutes every call sweep left orders waiting that were due before the sweep before it: calls start later than their contact time.',
+      },
+      {
         id: 'WebhookSenderFailures',
         metric: custom(METRIC.senderFailures, 'Sum'),
         threshold: 0,

@@ -30,6 +30,8 @@ export const METRIC = {
   reconcilerResends: 'ReconcilerResends',
   /** Event written → its delivery enqueued, in milliseconds. */
   fanOutLag: 'FanOutLag',
+  /** Per sweep: orders due for longer than one sweep interval that this sweep does not start either. */
+  overdueCalls: 'OverdueCalls',
 } as const;
 
 export const STATUS_CLASSES = ['2xx', '3xx', '4xx', '5xx'] as const;

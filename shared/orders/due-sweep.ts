@@ -11,6 +11,8 @@
  */
 
 import { mapWithConcurrency } from '../async/concurrency.ts';
+import { METRIC } from '../observability/metric-names.ts';
+import { countMetric } from '../observability/metrics.ts';
 import { dueItems } from '../storage/due-index.ts';
 import { DUE_INDEXES } from '../storage/keys.ts';
 
@@ -44,11 +46,22 @@ export function fairTurns<T extends DueOrder>(due: readonly T[], perTenant = CAL
   return turns;
 }
 
+/** The sweep's interval on AWS: an order due for longer than this should have been started by the last sweep. */
+export const SWEEP_INTERVAL_SECONDS = 60;
+
+/** The due orders this sweep leaves waiting though they were due before the last sweep ran. */
+export function overdueLeft(due: readonly DueOrder[], started: readonly DueOrder[], now: Date): number {
+  const before = new Date(now.getTime() - SWEEP_INTERVAL_SECONDS * 1000).toISOString();
+  return due.filter((o) => o.gsi2sk < before).length - started.filter((o) => o.gsi2sk < before).length;
+}
+
 export async function sweepDueOrders(now: Date, advance: (tenant: string, id: string) => Promise<void>): Promise<number> {
   const due: DueOrder[] = [];
   for await (const entry of dueItems<DueOrder & Record<string, unknown>>(DUE_INDEXES.orders, now, 'tenant, external_order_id, priority, gsi2sk'))
     due.push(entry);
   const turns = fairTurns(due);
+  // Every sweep reports it, zero included, so the alarm sees a backlog clear as well as grow.
+  countMetric(METRIC.overdueCalls, {}, overdueLeft(due, turns, now));
   await mapWithConcurrency(turns, 8, (o) => advance(o.tenant, o.external_order_id));
   return turns.length;
 }

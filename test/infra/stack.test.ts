@@ -168,6 +168,7 @@ describe('the CDK app', () => {
         'WebhookDlqDepth',
         'WebhookQueueBacklog',
         'DeliverySuccessRate',
+        'OverdueCalls',
         'WebhookSenderFailures',
         'Errors',
       ]);

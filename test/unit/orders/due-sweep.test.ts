@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type DueOrder, fairTurns } from '#shared/orders/due-sweep.ts';
+import { type DueOrder, fairTurns, overdueLeft } from '#shared/orders/due-sweep.ts';
 import { keys } from '#shared/storage/keys.ts';
 
 const due = (tenant: string, id: string, priority: number, at: string): DueOrder => ({ tenant, external_order_id: id, priority, gsi2sk: at });
@@ -17,6 +17,19 @@ describe('fairTurns', () => {
       2,
     );
     expect(turns.map((t) => t.external_order_id)).toEqual(['b-1', 'a-2', 'c-1', 'a-1']);
+  });
+});
+
+describe('overdueLeft', () => {
+  it('counts the orders due before the last sweep that this sweep does not start either: a backlog, not what just came due', () => {
+    const now = new Date('2026-11-24T09:10:00.000Z');
+    // One tenant's morning: 40 orders due at 9:00; another's order due at 9:05; two due this very minute.
+    const morning = Array.from({ length: 40 }, (_, i) => due('big', `big-${i}`, 0, '2026-11-24T09:00:00.000Z'));
+    const waiting = [...morning, due('small', 'small-1', 0, '2026-11-24T09:05:00.000Z'), due('small', 'small-2', 0, '2026-11-24T09:09:30.000Z')];
+    const turns = fairTurns(waiting);
+    expect(turns.map((t) => t.tenant).filter((t) => t === 'small')).toHaveLength(2);
+    expect(overdueLeft(waiting, turns, now)).toBe(40 - 25);
+    expect(overdueLeft(waiting, waiting, now)).toBe(0);
   });
 });
 
