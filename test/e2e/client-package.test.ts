@@ -4,7 +4,7 @@
  * service accepts.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -82,5 +82,9 @@ describe('the client package', () => {
         .filter((f) => !f.startsWith('.'))
         .sort(),
     ).toEqual(['@commerce-interface', 'openapi-fetch', 'openapi-typescript-helpers']);
+    // A partner may use it: its license is in the package and in its manifest.
+    const installed = join(partner, 'node_modules', '@commerce-interface', 'client');
+    expect(JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')).license).toBe('MIT');
+    expect(readFileSync(join(installed, 'LICENSE'), 'utf8')).toMatch(/^MIT License/);
   }, 180_000);
 });
