@@ -47,7 +47,7 @@ export interface ListenFeedEntry {
 const isoOf = (seconds: number) => new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /** The tenant's sessions that have not expired (TTL removes expired ones only eventually). */
-export async function liveListenSessions(tenant: string, now: Date): Promise<ListenSession[]> {
+export async function liveListenSessions(tenant: string, now: Date, options: { consistent?: boolean } = {}): Promise<ListenSession[]> {
   const { pk } = keys.listenSession(tenant, '');
   const { Items = [] } = await tableClient().send(
     new QueryCommand({
@@ -55,6 +55,7 @@ export async function liveListenSessions(tenant: string, now: Date): Promise<Lis
       KeyConditionExpression: 'pk = :pk',
       FilterExpression: 'expires_at > :now',
       ExpressionAttributeValues: { ':pk': pk, ':now': epochSeconds(now) },
+      ...(options.consistent ? { ConsistentRead: true } : {}),
     }),
   );
   return Items as ListenSession[];
@@ -73,9 +74,17 @@ function slotOf(sessionId: string): number | undefined {
   return Number.isInteger(slot) && slot < LISTEN_SESSIONS_PER_TENANT ? slot : undefined;
 }
 
+/**
+ * One read of the tenant's slots, then a claim of a free one, trying the next free one only if
+ * another create took it meanwhile: a create costs one read and one write, and a tenant at its
+ * cap is answered after the read alone. (Claiming slot after slot blindly cost a refused create
+ * five conditional writes one after another, which on a busy table ran past the API's 10 s.)
+ */
 export async function createListenSession(tenant: string, eventTypes: PublicEventType[], now: Date) {
   const expiresAt = expiresAfter(now, LISTEN_SESSION_SECONDS);
+  const taken = new Set((await liveListenSessions(tenant, now, { consistent: true })).map((s) => slotOf(s.listen_session_id)));
   for (let slot = 0; slot < LISTEN_SESSIONS_PER_TENANT; slot++) {
+    if (taken.has(slot)) continue;
     const session: ListenSession = {
       listen_session_id: `lsn_${slot.toString(16)}${randomBytes(16).toString('hex').slice(1)}`,
       event_types: eventTypes,

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import '../support/stack.ts';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { LimitReachedError, NotFoundError } from '#shared/errors.ts';
-import { tableClient, tableName } from '#shared/storage/clients.ts';
+import { decorateClients, tableClient, tableName } from '#shared/storage/clients.ts';
 import { keys } from '#shared/storage/keys.ts';
 import {
   createListenSession,
@@ -16,6 +17,19 @@ import {
 } from '#shared/webhooks/listen-sessions.ts';
 
 const STATUS = 'commerce.order.status_changed.v1';
+
+/** The table calls this file's code makes, by command, since the last reset. */
+let calls: string[] = [];
+decorateClients((service, client) => {
+  if (service !== 'dynamodb') return;
+  (client as DynamoDBClient).middlewareStack.add(
+    (next, context) => (args) => {
+      calls.push(context.commandName!);
+      return next(args);
+    },
+    { step: 'initialize', name: 'countCalls' },
+  );
+});
 const later = (from: Date, ms: number) => new Date(from.getTime() + ms);
 
 describe('listen sessions (the feed `sandbox listen` reads)', () => {
@@ -67,6 +81,19 @@ describe('listen sessions (the feed `sandbox listen` reads)', () => {
     // A session that ended frees its slot for the next one.
     const afterEnd = later(now, (LISTEN_SESSION_SECONDS + 1) * 1000);
     expect((await createListenSession(tenant, [STATUS], afterEnd)).listen_session_id).toMatch(/^lsn_[0-4][a-f0-9]{31}$/);
+  });
+
+  it('cost a create one read and one write, and a create refused at the cap the read alone', async () => {
+    const tenant = `listen-${randomUUID()}`;
+    const now = new Date();
+    const costs: string[][] = [];
+    for (let i = 0; i <= LISTEN_SESSIONS_PER_TENANT; i++) {
+      calls = [];
+      await createListenSession(tenant, [STATUS], now).catch((error: Error) => expect(error).toBeInstanceOf(LimitReachedError));
+      costs.push(calls);
+    }
+    expect(costs.slice(0, LISTEN_SESSIONS_PER_TENANT)).toEqual(Array.from({ length: LISTEN_SESSIONS_PER_TENANT }, () => ['QueryCommand', 'PutItemCommand']));
+    expect(costs.at(-1)).toEqual(['QueryCommand']);
   });
 
   it('answer an empty page for a cursor at or past the settle bound, and never serve an entry past its time', async () => {
