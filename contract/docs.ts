@@ -246,13 +246,27 @@ ${codeBlock('example payload', 'Example payload', json(post.requestBody.content[
 </section>`;
 }
 
+/** Every problem code (the contract's `x-problems`): where a problem's `doc_url` lands. */
+function problemsSection(doc: Doc): string {
+  const problems = Object.entries((doc['x-problems'] ?? {}) as Record<string, { status: number; title: string; means: string; action: string }>);
+  return problems
+    .map(
+      ([code, p]) => `<section class="problem" id="problem-${html(code)}" data-problem-code="${html(code)}">
+<h3><code>${html(p.status)}</code> ${html(code)}: ${html(p.title)}</h3>
+<p><strong>Means</strong>: ${inline(p.means)}</p>
+<p><strong>What to do</strong>: ${inline(p.action)}</p>
+</section>`,
+    )
+    .join('\n');
+}
+
 const STYLE = `
 :root{--ink:#1d2330;--muted:#5b6475;--line:#e3e6ec;--accent:#2457c5;--bg:#fbfbfd}
 *{box-sizing:border-box}body{margin:0;font:15px/1.55 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--ink);background:var(--bg)}
 nav{position:fixed;top:0;bottom:0;left:0;width:290px;overflow-y:auto;padding:20px 16px;border-right:1px solid var(--line);background:#fff;font-size:13.5px}
 nav a{display:block;color:var(--ink);text-decoration:none;padding:2px 0}nav a:hover{color:var(--accent)}nav h2{font-size:12px;text-transform:uppercase;letter-spacing:.06em;color:var(--muted);margin:18px 0 6px}
 main{margin-left:290px;padding:28px 44px;max-width:1180px}h1{margin-top:0}h2{border-bottom:2px solid var(--line);padding-bottom:6px;margin-top:48px}
-section.operation,section.event,section.schema{background:#fff;border:1px solid var(--line);border-radius:8px;padding:6px 22px 14px;margin:18px 0}
+section.operation,section.event,section.schema,section.problem{background:#fff;border:1px solid var(--line);border-radius:8px;padding:6px 22px 14px;margin:18px 0}
 code{font:13px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:#f1f3f7;padding:1px 4px;border-radius:4px}
 table{border-collapse:collapse;width:100%;margin:8px 0;font-size:14px}th,td{border:1px solid var(--line);padding:5px 8px;text-align:left;vertical-align:top}th{background:#f5f6f9}
 td table{margin:6px 0 0}td p{margin:0 0 4px}td p:last-child{margin:0}.req{color:#b3261e;font-size:12px}.facts{color:var(--muted);font-size:13px}.endpoint{font-size:15px}
@@ -271,7 +285,7 @@ pre{background:#f1f3f7;border-radius:6px;padding:10px 12px;overflow-x:auto;font-
  */
 const SEARCH_SCRIPT = `
 const box = document.getElementById('search');
-const sections = [...document.querySelectorAll('section.operation, section.event, section.schema')];
+const sections = [...document.querySelectorAll('section.operation, section.event, section.schema, section.problem')];
 box.addEventListener('input', () => {
   const words = box.value.toLowerCase().split(/\\s+/).filter(Boolean);
   for (const section of sections) {
@@ -302,6 +316,7 @@ export function renderReferencePage(doc: Doc): string {
           .join('')}`,
     ),
     `<h2>Webhook events</h2>${events.map(([type]) => `<a href="#event-${html(type)}">${html(type)}</a>`).join('')}`,
+    '<h2>Problems</h2><a href="#problems">Every problem code</a>',
     '<h2>Schemas</h2><a href="#schemas">All schemas</a>',
   ].join('\n');
   const body = [
@@ -317,6 +332,7 @@ export function renderReferencePage(doc: Doc): string {
           .join('\n')}`,
     ),
     `<h2 id="webhook-events">Webhook events</h2>${events.map(([type, item]) => eventSection(type, item.post, doc)).join('\n')}`,
+    `<h2 id="problems">Problems</h2>${problemsSection(doc)}`,
     `<h2 id="schemas">Schemas</h2>${schemas.map(([name, s]) => `<section class="schema" id="schema-${html(name)}"><h3>${html(name)}</h3>${markdown(s.description ?? '')}${fields(s)}</section>`).join('\n')}`,
   ].join('\n');
   return `<!doctype html>

@@ -18,6 +18,7 @@ import type { Schema } from '#shared/api/zod.ts';
 import { JSON_LIMITS } from '#shared/http/json-shape.ts';
 import type { OperationContract } from '#shared/http/operation.ts';
 import { PROBLEM_CODES, type ProblemCode } from '#shared/http/problem.ts';
+import { PROBLEM_GUIDE } from '#shared/http/problem-guide.ts';
 import { ProblemSchema } from '#shared/http/problem-schema.ts';
 import { CALLS_PER_TENANT_PER_SWEEP } from '#shared/orders/due-sweep.ts';
 import { CONTACT_HORIZON_DAYS } from '#shared/orders/order-schemas.ts';
@@ -121,6 +122,9 @@ const COMMON_PROBLEMS: ProblemCode[] = [
 ];
 const MUTATION_PROBLEMS: ProblemCode[] = ['idempotency_key_reused'];
 
+/** Every problem code with its status, title, what it means and what to do: the reference page's Problems section, where `doc_url` points. */
+const PROBLEMS = Object.fromEntries((Object.keys(PROBLEM_CODES) as ProblemCode[]).map((code) => [code, { ...PROBLEM_CODES[code], ...PROBLEM_GUIDE[code] }]));
+
 const DESCRIPTION = `Partner-facing API: catalog, customers with consent, sales rules, orders for automated phone-call processing, results, call history and signed webhooks.
 
 ## Authentication (HMAC)
@@ -131,7 +135,7 @@ Checks in order: headers, key, body hash and signature (401 invalid_signature), 
 Every mutation carries Idempotency-Key (1 to 255 printable ASCII). Scope: (tenant, key); retention 24 h. A retry with the same method, path and body replays the stored response with Idempotent-Replayed: true; a different request with the same key gives 409 idempotency_key_reused (reason payload_mismatch); while the first is running, 409 with reason in_progress and Retry-After: 1. 5xx responses are not stored.
 
 ## Errors
-application/problem+json with type, title, status, code, detail, instance, request_id; validation failures list every offending field in errors[] with a JSON Pointer. Every response carries X-Request-Id.
+application/problem+json with type, title, status, code, detail, instance, request_id; validation failures list every offending field in errors[] with a JSON Pointer. Every response carries X-Request-Id. \`type\` is a URN that never changes, to match on; \`doc_url\` (where the deployment names its reference page, always on the local runtime) opens the code's entry in this reference's Problems section: what it means and what to do. \`x-problems\` lists every code.
 
 ## Limits
 Request body 2 MiB (413 payload_too_large); any array longer than ${JSON_LIMITS.arrayItems.toLocaleString('en')} items is 413 too, however few bytes it has, and nesting deeper than ${JSON_LIMITS.depth} levels is 422. Page limit 1..200 (default 50), per-key rate limit (default 50 requests per second with bursts of 100; 429 rate_limited with Retry-After). A suspended tenant gets 503 tenant_unavailable with Retry-After.
@@ -302,6 +306,7 @@ export async function buildOpenApi(): Promise<Record<string, unknown>> {
       security: [{ hmac: [] }],
       paths,
       webhooks,
+      'x-problems': PROBLEMS,
       components: {
         securitySchemes: SECURITY_SCHEMES,
         parameters: PARAMETERS,

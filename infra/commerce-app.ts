@@ -30,8 +30,18 @@ export function addCommerceStack(app: App): CommerceInterfaceStack {
     traceAwsCalls: flagOf(app, 'traceAwsCalls'),
     sourceMapsInStackTraces: flagOf(app, 'sourceMapsInStackTraces'),
     runbookUrl: app.node.tryGetContext('runbookUrl'),
+    referenceUrl: referenceUrlOf(app),
     description: 'Commerce Interface v1: partner API, single-table store, signed webhooks',
   });
+}
+
+/** The reference page's address, if given: an https URL (problems link into it), refused at synth otherwise. */
+function referenceUrlOf(app: App): string | undefined {
+  const value = app.node.tryGetContext('referenceUrl');
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !/^https:\/\/[^\s#]+$/.test(value))
+    throw new ContextError(`-c referenceUrl must be an https URL without a fragment, not "${String(value)}"`);
+  return value;
 }
 
 /** Refuses at synth what would deploy a stack whose every call fails: an unknown platform, or Connect without its instance and numbers. */

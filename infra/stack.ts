@@ -40,6 +40,8 @@ export interface CommerceStackProps extends StackProps {
   sourceMapsInStackTraces?: boolean;
   /** The runbook's URL as published, for the alarms' links (`-c runbookUrl=…`); its repository path otherwise. */
   runbookUrl?: string;
+  /** The API reference page as partners open it (`-c referenceUrl=…`): every problem then links its code's entry there. */
+  referenceUrl?: string;
   /** The routes to deploy; the route table unless a test passes another. */
   routes?: readonly Route[];
 }
@@ -66,6 +68,7 @@ export class CommerceInterfaceStack extends Stack {
       POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
       ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
       TRACE_AWS_CALLS: String(props.traceAwsCalls ?? false),
+      ...(props.referenceUrl ? { REFERENCE_URL: props.referenceUrl } : {}),
     };
     if (baseEnvironment.CALL_PLATFORM === 'connect' && !props.connect) throw new Error('callPlatform "connect" needs the Connect instance and its numbers');
     const liveCalls = props.connect && baseEnvironment.CALL_PLATFORM === 'connect' ? new LiveCalls(this, data, baseEnvironment, props.connect) : undefined;

@@ -134,7 +134,7 @@ function gatewayResponse(responseType: string, requestId: string, path: string):
       'X-Request-Id': requestId,
       ...(problem.retryAfterSeconds ? { 'Retry-After': String(problem.retryAfterSeconds) } : {}),
     },
-    body: gatewayProblemBody(problem, requestId, path),
+    body: gatewayProblemBody(problem, requestId, path, process.env.REFERENCE_URL),
   };
 }
 
@@ -231,7 +231,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, deployment: Dep
   const { route, params, allowed } = matchRoute(method, path.slice(BASE_PATH.length));
   if (!route) {
     if (allowed.length === 0) return send(res, gatewayResponse('MISSING_AUTHENTICATION_TOKEN', requestId, path));
-    const problem = renderProblem(new MethodNotAllowedError(allowed), path, requestId);
+    const problem = renderProblem(new MethodNotAllowedError(allowed), path, requestId, process.env.REFERENCE_URL);
     return send(res, { statusCode: problem.status, headers: { ...problem.headers, 'X-Request-Id': requestId }, body: JSON.stringify(problem.body) });
   }
 

@@ -445,6 +445,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const resources = await startResources(running, options, dynamoPort, template, liveCalls ? LOCAL_CONNECT_INSTANCE_ARN : undefined);
     const bus = await startEventBus(running, resources, template);
     const connectStandIn = liveCalls ? await startConnectParts(running, resources, options) : undefined;
+    // Problems link their code's entry on the reference page this gateway serves, unless the template names another.
+    resources.env.REFERENCE_URL ??= `http://127.0.0.1:${gatewayPort}/docs`;
     // The handlers run in this process, as one warm Lambda instance each.
     Object.assign(process.env, resources.env);
     // ...and side by side, so each request keeps its log keys in its own async context.

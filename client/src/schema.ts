@@ -590,6 +590,8 @@ export interface components {
             instance: string;
             /** @description Also in the X-Request-Id header; quote it to support */
             request_id: string;
+            /** @description The code's entry on the API reference page (its Problems section): what it means and what to do. Present where the deployment names its reference page, always on the local runtime */
+            doc_url?: string;
             /** @description validation_failed only: the offending fields, at most 100 */
             errors?: {
                 /** @description JSON Pointer into the body, or query:/header:/path: prefixed name */

@@ -15,6 +15,7 @@ export const readPorts: PipelinePorts = {
   // The deriver is built on first use: importing a handler (the contract generator, a cold start) needs no key material.
   auth: dynamoAuthPorts({ cacheSeconds: config.authCacheSeconds, secrets: { secretFor: (keyId) => keySecrets().secretFor(keyId) } }),
   tenants: { tenantConfigOf, takeRateToken, now: () => new Date() },
+  referenceUrl: config.referenceUrl,
 };
 
 export type OperationImpl<C extends OperationContract> = (input: OperationInput<C>) => Promise<OperationResult>;

@@ -74,7 +74,7 @@ export class PartnerApi {
           'X-Request-Id': 'context.requestId',
           ...(problem.retryAfterSeconds ? { 'Retry-After': `'${problem.retryAfterSeconds}'` } : {}),
         },
-        templates: { 'application/json': gatewayProblemBody(problem, '$context.requestId', '$context.path') },
+        templates: { 'application/json': gatewayProblemBody(problem, '$context.requestId', '$context.path', environment.REFERENCE_URL) },
       });
     }
     for (const route of routes) this.functions.push(this.routeFunction(scope, route, data, environment));

@@ -47,6 +47,8 @@ export type RuntimeConfig = {
   sqsEndpoint: string | undefined;
   authCacheSeconds: number;
   webhookAllowPrivateUrls: boolean;
+  /** The API reference page as partners open it: every problem links its code's entry there (`doc_url`). */
+  referenceUrl: string | undefined;
   webhookBackoffScale: number;
   webhookTimeoutScale: number;
   callRetryDelaySeconds: number;
@@ -132,6 +134,7 @@ export function parseRuntimeConfig(env: Env): RuntimeConfig {
     /** How long an API key or tenant configuration is cached in a function instance. */
     authCacheSeconds: number(env, 'AUTH_CACHE_SECONDS', { min: 0, max: 60, integer: true }, 30),
     webhookAllowPrivateUrls: flag(env, 'WEBHOOK_ALLOW_PRIVATE_URLS'),
+    referenceUrl: optionalText(env, 'REFERENCE_URL'),
     webhookBackoffScale: number(env, 'WEBHOOK_BACKOFF_SCALE', { min: 0, max: 1, above: true }, 1),
     /** Shrinks the 5 s connect and 15 s total delivery timeouts, for tests only. */
     webhookTimeoutScale: number(env, 'WEBHOOK_TIMEOUT_SCALE', { min: 0, max: 1, above: true }, 1),

@@ -3,7 +3,7 @@
  * problem+json: the CDK app installs these as gateway responses and the local gateway
  * renders them the same way, so a partner sees one error format everywhere.
  */
-import { PROBLEM_CODES, type ProblemCode, problemType } from './problem.ts';
+import { PROBLEM_CODES, type ProblemCode, problemDocUrl, problemType } from './problem.ts';
 
 export interface GatewayProblem {
   /** API Gateway's ResponseType. */
@@ -40,7 +40,7 @@ export const gatewayProblem = (responseType: string): GatewayProblem =>
 export const gatewayStatus = (problem: GatewayProblem): number => PROBLEM_CODES[problem.code].status;
 
 /** The problem body; on AWS `requestId` and `path` are API Gateway template variables. */
-export function gatewayProblemBody(problem: GatewayProblem, requestId: string, path: string): string {
+export function gatewayProblemBody(problem: GatewayProblem, requestId: string, path: string, referenceUrl?: string): string {
   const { status, title } = PROBLEM_CODES[problem.code];
   return JSON.stringify({
     type: problemType(problem.code),
@@ -50,5 +50,6 @@ export function gatewayProblemBody(problem: GatewayProblem, requestId: string, p
     detail: problem.detail,
     instance: path,
     request_id: requestId,
+    ...(referenceUrl ? { doc_url: problemDocUrl(problem.code, referenceUrl) } : {}),
   });
 }

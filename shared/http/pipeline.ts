@@ -39,6 +39,8 @@ export interface PipelinePorts {
    * a read's bundle never holds (nor evaluates at every cold start) Powertools' idempotency.
    */
   idempotency?: (method: HttpMethod) => HttpMiddleware;
+  /** The API reference page, when the deployment names it: each problem then links its code's entry (`doc_url`). */
+  referenceUrl?: string | undefined;
 }
 
 const jsonResponse = (result: OperationResult, body: unknown = result.body): APIGatewayProxyResult => ({
@@ -48,7 +50,7 @@ const jsonResponse = (result: OperationResult, body: unknown = result.body): API
 });
 
 /** Runs the operation on the validated input; a domain error becomes its problem answer (so it can be stored). */
-function operationHandler<C extends OperationContract>(impl: (input: OperationInput<C>) => Promise<OperationResult>) {
+function operationHandler<C extends OperationContract>(impl: (input: OperationInput<C>) => Promise<OperationResult>, referenceUrl: string | undefined) {
   return async (_event: APIGatewayProxyEvent, { http }: HttpContext): Promise<APIGatewayProxyResult> => {
     if (http.replay) return http.replay;
     try {
@@ -69,7 +71,7 @@ function operationHandler<C extends OperationContract>(impl: (input: OperationIn
       if (result.replayBody !== undefined) http.replayAnswer = jsonResponse(result, result.replayBody);
       return jsonResponse(result);
     } catch (error) {
-      if (error instanceof DomainError) return problemResponse(error, http.path, http.requestId);
+      if (error instanceof DomainError) return problemResponse(error, http.path, http.requestId, referenceUrl);
       throw error;
     }
   };
@@ -91,12 +93,12 @@ export function httpHandler<C extends OperationContract>(
   }
   const chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HttpContext>(MIDDY_OPTIONS)
     .use(requestScope(route))
-    .use(problemJson(route))
+    .use(problemJson(route, ports.referenceUrl))
     .use(requestLimits)
     .use(hmacAuthorizer(ports.auth))
     .use(requireScope(route))
     .use(tenantGate(ports.tenants));
   if (ports.idempotency) chain.use(ports.idempotency(route.method));
-  chain.use(validation(contract)).handler(operationHandler(impl));
+  chain.use(validation(contract)).handler(operationHandler(impl, ports.referenceUrl));
   return (event: APIGatewayProxyEvent, context: Context) => withLogScope(() => chain(event, context as HttpContext));
 }

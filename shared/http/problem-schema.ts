@@ -14,6 +14,10 @@ export const ProblemSchema = meta(
     detail: z.string(),
     instance: meta(z.string(), { description: 'The request path' }),
     request_id: meta(z.string(), { description: 'Also in the X-Request-Id header; quote it to support' }),
+    doc_url: meta(z.optional(z.string()), {
+      description:
+        "The code's entry on the API reference page (its Problems section): what it means and what to do. Present where the deployment names its reference page, always on the local runtime",
+    }),
     errors: meta(
       z.optional(
         z.array(

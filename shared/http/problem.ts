@@ -55,6 +55,9 @@ export interface ProblemDocument {
 
 export const problemType = (code: ProblemCode) => `urn:commerce-interface:problem:${code}`;
 
+/** The code's entry on the API reference page (its `Problems` section), where the deployment names the page. */
+export const problemDocUrl = (code: ProblemCode, referenceUrl: string) => `${referenceUrl}#problem-${code}`;
+
 export interface RenderedProblem {
   status: number;
   headers: Record<string, string>;
@@ -81,7 +84,7 @@ function extensionsOf(error: DomainError): Record<string, unknown> {
   return {};
 }
 
-export function renderProblem(error: unknown, instance: string, requestId: string): RenderedProblem {
+export function renderProblem(error: unknown, instance: string, requestId: string, referenceUrl?: string): RenderedProblem {
   const known = error instanceof DomainError;
   const code: ProblemCode = known ? error.code : 'internal_error';
   const { status, title } = PROBLEM_CODES[code];
@@ -89,6 +92,16 @@ export function renderProblem(error: unknown, instance: string, requestId: strin
   return {
     status,
     headers: { 'Content-Type': PROBLEM_CONTENT_TYPE, ...(known ? headersOf(error) : {}) },
-    body: { type: problemType(code), title, status, code, detail, instance, request_id: requestId, ...(known ? extensionsOf(error) : {}) },
+    body: {
+      type: problemType(code),
+      title,
+      status,
+      code,
+      detail,
+      instance,
+      request_id: requestId,
+      ...(referenceUrl ? { doc_url: problemDocUrl(code, referenceUrl) } : {}),
+      ...(known ? extensionsOf(error) : {}),
+    },
   };
 }

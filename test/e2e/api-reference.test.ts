@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderCommittedReference } from '#contract/docs.ts';
 import { ROUTES } from '#functions/routes.ts';
 import { EVENT_TYPES } from '#shared/events/event-types.ts';
-import { baseUrl } from '../support/stack.ts';
+import { PROBLEM_CODES } from '#shared/http/problem.ts';
+import { baseUrl, call, newTenant } from '../support/stack.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
 const origin = new URL(baseUrl).origin;
@@ -124,6 +125,31 @@ describe('the API reference page', () => {
     expect(visible).toEqual(['rotateWebhookSecret']);
     expect(await page.evaluate(`document.querySelector('nav a[href="#op-createOrder"]').hidden`)).toBe(true);
     expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it("opens a problem's doc_url on its code's entry, which says what it means and what to do; every code has one", async () => {
+    const key = await newTenant();
+    const missing = await call(key, 'GET', '/orders/no-such-order');
+    const invalid = await call(key, 'PUT', '/customers/c-1', { body: { phone: 'not a phone' } });
+    const unsigned = await fetch(`${baseUrl}/orders`);
+    const answers = [missing.body, invalid.body, await unsigned.json()] as { code: string; doc_url: string; type: string }[];
+    expect(answers.map((a) => a.code)).toEqual(['resource_not_found', 'validation_failed', 'invalid_signature']);
+    for (const answer of answers) {
+      expect(answer.type).toBe(`urn:commerce-interface:problem:${answer.code}`);
+      const { page } = await open(answer.doc_url, (u) => u.startsWith(`${origin}/`));
+      const target = (await page.evaluate(`(() => {
+        const t = document.querySelector(':target');
+        return t && { code: t.dataset.problemCode, text: t.innerText, top: t.getBoundingClientRect().top };
+      })()`)) as { code: string; text: string; top: number } | null;
+      expect(target?.code, answer.doc_url).toBe(answer.code);
+      expect(target!.text).toMatch(/Means: .+\n+What to do: .+/s);
+      expect(Math.abs(target!.top)).toBeLessThan(50);
+      await page.close();
+    }
+    const { page } = await open(`${origin}/docs`, (u) => u.startsWith(`${origin}/`));
+    const codes = await page.evaluate(`[...document.querySelectorAll('[data-problem-code]')].map((e) => e.dataset.problemCode)`);
+    expect(codes).toEqual(Object.keys(PROBLEM_CODES));
     await page.close();
   });
 });

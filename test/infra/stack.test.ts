@@ -226,6 +226,21 @@ describe('the CDK app', () => {
       expect(descriptions.every((d) => /Runbook: https:\/\/wiki\.example\.com\/commerce\/runbook#\w+$/.test(d))).toBe(true);
     });
 
+    it('links every problem to its entry on the reference page where the stack is given its URL, the gateway’s own answers included', () => {
+      const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+      const linked = Template.fromStack(new CommerceInterfaceStack(app, 'Documented', { referenceUrl: 'https://developers.example.com/commerce/reference' }));
+      const functions = (t: Template) => Object.values(t.findResources('AWS::Lambda::Function', { Properties: { Runtime: 'nodejs22.x' } }));
+      for (const fn of functions(linked)) expect(fn.Properties.Environment.Variables.REFERENCE_URL).toBe('https://developers.example.com/commerce/reference');
+      const responses = Object.values(linked.findResources('AWS::ApiGateway::GatewayResponse'));
+      expect(responses.length).toBeGreaterThan(5);
+      for (const response of responses) {
+        const body = JSON.parse(response.Properties.ResponseTemplates['application/json']);
+        expect(body.doc_url).toBe(`https://developers.example.com/commerce/reference#problem-${body.code}`);
+      }
+      // Without one, no problem carries a link it could not keep.
+      for (const fn of functions(template)) expect(fn.Properties.Environment.Variables.REFERENCE_URL).toBeUndefined();
+    });
+
     it('has one dashboard with the API, functions, stream, queues, deliveries and business rows', () => {
       const dashboards = Object.values(template.findResources('AWS::CloudWatch::Dashboard'));
       expect(dashboards).toHaveLength(1);

@@ -21,6 +21,7 @@ describe('cdk synth with a wrong context value', () => {
     [{ callPlatform: 'nonsense' }, '-c callPlatform must be "sandbox" or "connect", not "nonsense"'],
     [{ traceAwsCalls: 'yes' }, '-c traceAwsCalls must be "true" or "false", not "yes"'],
     [{ callPlatform: 'connect' }, '-c callPlatform=connect needs -c connectInstanceArn='],
+    [{ referenceUrl: 'developers.example.com/reference' }, '-c referenceUrl must be an https URL without a fragment, not "developers.example.com/reference"'],
   ])('refuses %j with one line and exit status 1', async (context, message) => {
     const { code, stderr } = await synth(context);
     expect(code).toBe(1);

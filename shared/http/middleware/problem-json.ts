@@ -29,19 +29,19 @@ function storageLimitOf(error: unknown): DomainError | undefined {
   return undefined;
 }
 
-export function problemResponse(error: unknown, instance: string, requestId: string): APIGatewayProxyResult {
-  const problem = renderProblem(isBusy(error) ? new ServiceBusyError() : (storageLimitOf(error) ?? error), instance, requestId);
+export function problemResponse(error: unknown, instance: string, requestId: string, referenceUrl?: string): APIGatewayProxyResult {
+  const problem = renderProblem(isBusy(error) ? new ServiceBusyError() : (storageLimitOf(error) ?? error), instance, requestId, referenceUrl);
   return { statusCode: problem.status, headers: problem.headers, body: JSON.stringify(problem.body) };
 }
 
-export function problemJson(route: Route): HttpMiddleware {
+export function problemJson(route: Route, referenceUrl?: string): HttpMiddleware {
   return {
     onError: (request) => {
       if (isBusy(request.error)) logger.warn('busy through every retry; answered 429', { error: (request.error as Error).name });
       else if (storageLimitOf(request.error)) logger.warn('a request asked to store more than DynamoDB keeps; answered 413', { error: 'ValidationException' });
       else if (!(request.error instanceof DomainError)) logger.error('unhandled error', request.error as Error);
       const http = request.context.http;
-      request.response = problemResponse(request.error, http?.path ?? route.path, http?.requestId ?? request.context.awsRequestId);
+      request.response = problemResponse(request.error, http?.path ?? route.path, http?.requestId ?? request.context.awsRequestId, referenceUrl);
     },
   };
 }
