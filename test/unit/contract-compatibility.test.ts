@@ -15,10 +15,20 @@ const current = read('contract/openapi.json');
 const published = readdirSync(join(repoRoot, 'contract/published'))
   .filter((f) => f.endsWith('.json'))
   .map((f) => read(`contract/published/${f}`));
-// The version is the publication date, then the draft number: their text order is their order.
+/** Whether version `a` comes after `b`: the date, then the draft's number as a number (draft.10 after draft.9), a final version after its drafts. */
+function laterVersion(a: string, b: string): boolean {
+  const parts = (v: string) => {
+    const [date, draft] = v.split('-draft.');
+    return [date!, draft === undefined ? Number.POSITIVE_INFINITY : Number(draft)] as const;
+  };
+  const [dateA, draftA] = parts(a);
+  const [dateB, draftB] = parts(b);
+  return dateA === dateB ? draftA > draftB : dateA > dateB;
+}
+
 const previous = published
   .filter((p) => p.info.version !== current.info.version)
-  .sort((a, b) => (a.info.version < b.info.version ? -1 : 1))
+  .sort((a, b) => (laterVersion(a.info.version, b.info.version) ? 1 : -1))
   .at(-1)!;
 const changelog = readFileSync(join(repoRoot, 'contract/CHANGELOG.md'), 'utf8');
 
@@ -32,7 +42,7 @@ describe('the contract version', () => {
 
   it('is raised on any change to the contract, with a changelog entry for the new version', () => {
     if (changed.length === 0) return expect(current.info.version).toBe(previous.info.version);
-    expect(current.info.version > previous.info.version, `${current.info.version} must come after ${previous.info.version}`).toBe(true);
+    expect(laterVersion(current.info.version, previous.info.version), `${current.info.version} must come after ${previous.info.version}`).toBe(true);
     expect(entryOf(current.info.version), `contract/CHANGELOG.md has no "## ${current.info.version}" entry`).toBeDefined();
   });
 
