@@ -238,6 +238,7 @@ export const ROUTES: readonly Route[] = [
     path: '/webhook-subscription/test',
     scope: 'webhooks:write',
     handler: 'functions/http/webhooks/test-subscription.ts',
+    tableActions: ['Query'],
     summary: 'Send a test event through the delivery path',
     tag: 'Webhooks',
   }),

@@ -180,10 +180,11 @@ async function trigger(client: CommerceClient, scenario: string, wait: boolean):
       // Right after the quickstart there is no subscription to send a test event to: say what to do.
       if (error instanceof CommerceApiError && error.status === 404)
         throw new UsageError(
-          'test-event needs a webhook subscription: PUT /webhook-subscription with your receiver, or run `npm run sandbox -- listen --forward-to URL` and trigger an order scenario (e.g. `trigger confirmed`)',
+          'test-event needs a webhook subscription or a running listen: PUT /webhook-subscription with your receiver, or run `npm run sandbox -- listen --forward-to URL` in another terminal first',
         );
       throw error;
     });
+    if (test.delivery_id === null) return console.log(`Test event ${test.event_id} sent to your listen session (no subscription, so no delivery to watch)`);
     return console.log(`Test event ${test.event_id} queued as delivery ${test.delivery_id}`);
   }
   await sandboxCatalog(client);

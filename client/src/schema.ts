@@ -363,7 +363,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test event through the delivery path
-         * @description Sends a test event (`test: true`, type `commerce.order.status_changed.v1`, a synthetic `external_order_id`) through the same outbox and delivery path, whatever the allowlist and `enabled` say. Answers at once with the delivery to watch in GET /webhook-deliveries. Test and replay deliveries together: at most 200 in 20 s per tenant (429 `rate_limited` with Retry-After past it).
+         * @description Sends a test event (`test: true`, type `commerce.order.status_changed.v1`, a synthetic `external_order_id`) through the same outbox and delivery path, whatever the allowlist and `enabled` say. Answers at once with the delivery to watch in GET /webhook-deliveries. Without a subscription the event goes to your live listen sessions alone (`delivery_id` null), and with neither the answer is 404. Test and replay deliveries together: at most 200 in 20 s per tenant (429 `rate_limited` with Retry-After past it).
          */
         post: operations["testWebhookSubscription"];
         delete?: never;
@@ -1426,7 +1426,8 @@ export interface components {
         };
         WebhookTestResult: {
             event_id: string;
-            delivery_id: string;
+            /** @description The delivery to watch in GET /webhook-deliveries; null when there is no subscription and the event went to your live listen sessions only */
+            delivery_id: string | null;
             /** @constant */
             status: "queued";
         };

@@ -4,13 +4,22 @@ import { NotFoundError } from '../errors.ts';
 import { putEventOnce } from '../events/event-store.ts';
 import { eventItem } from '../events/outbox.ts';
 import { keys } from '../storage/keys.ts';
+import { liveListenSessions } from './listen-sessions.ts';
 import { deliveryIdFor } from './payload.ts';
 import { admitWebhookSend } from './send-limit.ts';
 import { readWebhookSubscription } from './subscription-store.ts';
 
-/** Sends a test status event (`test: true`) through the outbox and delivery path; answers the delivery to watch. */
+/**
+ * Sends a test status event (`test: true`) through the outbox and delivery path; answers the
+ * delivery to watch. With no subscription, the event still goes to the tenant's live listen
+ * sessions (what `sandbox listen` forwards), and there is no delivery to watch (`delivery_id`
+ * null); with neither, there is nowhere to send it.
+ */
 export async function sendTestEvent(tenant: string, cause: { correlationId: string; requestId: string; now: Date }) {
-  if (!(await readWebhookSubscription(tenant))) throw new NotFoundError('No webhook subscription yet: create it with PUT /webhook-subscription.');
+  const subscribed = Boolean(await readWebhookSubscription(tenant));
+  if (!subscribed && (await liveListenSessions(tenant, cause.now, { consistent: true })).length === 0) {
+    throw new NotFoundError('No webhook subscription and no live listen session: create one with PUT /webhook-subscription, or start a listen session.');
+  }
   await admitWebhookSend(tenant, cause.now);
   const id = randomUUID();
   const event = eventItem(keys.testEvent(tenant, id), {
@@ -24,5 +33,5 @@ export async function sendTestEvent(tenant: string, cause: { correlationId: stri
     occurredAt: cause.now,
   });
   await putEventOnce(event);
-  return { event_id: event.event_id, delivery_id: deliveryIdFor(event.event_id), status: 'queued' as const };
+  return { event_id: event.event_id, delivery_id: subscribed ? deliveryIdFor(event.event_id) : null, status: 'queued' as const };
 }

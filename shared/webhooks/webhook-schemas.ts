@@ -174,7 +174,17 @@ export const ReplayResultSchema = answerSchema(() =>
 );
 
 export const TestResultSchema = answerSchema(() =>
-  meta(z.object({ event_id: z.string(), delivery_id: z.string(), status: z.literal('queued') }), { id: 'WebhookTestResult' }),
+  meta(
+    z.object({
+      event_id: z.string(),
+      delivery_id: meta(z.nullable(z.string()), {
+        description:
+          'The delivery to watch in GET /webhook-deliveries; null when there is no subscription and the event went to your live listen sessions only',
+      }),
+      status: z.literal('queued'),
+    }),
+    { id: 'WebhookTestResult' },
+  ),
 );
 
 /** Deliveries one POST /webhook-deliveries/recover re-sends at most. */

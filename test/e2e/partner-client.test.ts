@@ -154,17 +154,19 @@ describe('the partner client on the local stack', () => {
     await client.webhooks.putSubscription({ url: sink.url, event_types: [...EVENT_TYPES], enabled: true });
     expect((await client.webhooks.getSubscription()).enabled).toBe(true);
     const test = await client.webhooks.test();
+    const deliveryId = test.delivery_id;
+    if (deliveryId === null) throw new Error("a subscribed tenant's test event has a delivery to watch");
     const delivered = await eventually(
       async () => {
-        for await (const d of client.webhooks.deliveries({ status: 'delivered' })) if (d.delivery_id === test.delivery_id) return d;
+        for await (const d of client.webhooks.deliveries({ status: 'delivered' })) if (d.delivery_id === deliveryId) return d;
         return undefined;
       },
       (d) => d !== undefined,
       { timeoutMs: 30_000, everyMs: 250 },
     );
     expect(delivered?.event_id).toBe(test.event_id);
-    expect((await client.webhooks.getDelivery(test.delivery_id)).attempt_log).toEqual([expect.objectContaining({ attempt: 1, status_code: 200 })]);
-    expect((await client.webhooks.replay(test.delivery_id)).replay_of).toBe(test.delivery_id);
+    expect((await client.webhooks.getDelivery(deliveryId)).attempt_log).toEqual([expect.objectContaining({ attempt: 1, status_code: 200 })]);
+    expect((await client.webhooks.replay(deliveryId)).replay_of).toBe(deliveryId);
     // Nothing dead-lettered since a minute ago: nothing to re-send.
     expect(await client.webhooks.recover({ since: new Date(Date.now() - 60_000).toISOString() })).toEqual({ recovered: [], more: false });
     const session = await client.webhooks.listen({ event_types: ['commerce.order.status_changed.v1'] });

@@ -89,6 +89,12 @@ describe('the README quickstart', () => {
     await until(() => triggering.text, /Final: completed, confirmed/, 90_000);
     await until(() => receiving.text, /verified commerce\.writeback\.failed\.v1 evt_\S+ order sandbox-writeback-failed-/);
 
+    // A test event right away: with no subscription it goes to the running listen session, which forwards it.
+    const testing = terminal(trigger!.replace(/trigger \S+( --wait)?/, 'trigger test-event'), env);
+    const [, testEvent] = await until(() => testing.text, /Test event (evt_\S+) sent to your listen session/);
+    await until(() => listening.text, new RegExp(`commerce\\.order\\.status_changed\\.v1\\s+${testEvent}\\s+→ 204`));
+    await until(() => receiving.text, new RegExp(`verified commerce\\.order\\.status_changed\\.v1 ${testEvent}`));
+
     // The forwarder took nothing over: the sandbox tenant still has no subscription.
     const credentials = JSON.parse(readFileSync(join(dataDir, 'credentials.json'), 'utf8'));
     const client = createCommerceClient({ baseUrl: credentials.base_url, keyId: credentials.key_id, secret: credentials.secret });

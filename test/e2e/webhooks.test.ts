@@ -240,6 +240,23 @@ describe('webhook delivery', () => {
     expect((await call(key, 'POST', '/webhook-subscription/test')).status).toBe(404);
   });
 
+  it('sends a test event with no subscription to the live listen sessions alone: no delivery to watch, the event in the feed', async () => {
+    const key = await newTenant();
+    const session = await call(key, 'POST', '/webhook-listen-sessions', { body: {} });
+    expect(session.status).toBe(201);
+    const test = await call(key, 'POST', '/webhook-subscription/test');
+    expect(test.status).toBe(202);
+    expect(test.body).toEqual({ event_id: expect.stringMatching(/^evt_/), delivery_id: null, status: 'queued' });
+    const fed = await eventually(
+      async () =>
+        (await call(key, 'GET', `/webhook-listen-sessions/${session.body.listen_session_id}/events`)).body.data as { event_id: string; payload: string }[],
+      (data) => data.some((e) => e.event_id === test.body.event_id),
+      { timeoutMs: 20_000, everyMs: 300 },
+    );
+    expect(JSON.parse(fed.find((e) => e.event_id === test.body.event_id)!.payload)).toMatchObject({ test: true });
+    expect((await call(key, 'GET', '/webhook-deliveries')).body.data).toEqual([]);
+  });
+
   it("names each event's cause: the partner's request for the first, then the status event each step acted on", async () => {
     const receiver = await startReceiver(() => 'ok');
     try {

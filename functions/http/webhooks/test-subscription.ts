@@ -8,6 +8,7 @@ export const contract = defineOperation({
   description:
     'Sends a test event (`test: true`, type `commerce.order.status_changed.v1`, a synthetic `external_order_id`) through the same outbox and delivery path, ' +
     'whatever the allowlist and `enabled` say. Answers at once with the delivery to watch in GET /webhook-deliveries. ' +
+    'Without a subscription the event goes to your live listen sessions alone (`delivery_id` null), and with neither the answer is 404. ' +
     WEBHOOK_SEND_LIMIT_TEXT,
   responses: { 202: { description: 'Queued', schema: TestResultSchema } },
 });
