@@ -78,9 +78,14 @@ describe('npm start', () => {
       expect(JSON.parse(got.stdout.slice(got.stdout.indexOf('\n') + 1))).toMatchObject({ external_product_id: 'kept', title: 'Kept across restarts' });
       const missing = await sandbox('request', 'GET', '/orders/none').catch((error: { code: number; stdout: string }) => error);
       expect(missing).toMatchObject({ code: 1, stdout: expect.stringMatching(/^404 Not Found {2}request \S+\n[\s\S]*"code": "resource_not_found"/) });
-      // test-event right after the quickstart: no subscription yet, and the answer says what to do.
+      // test-event with neither a subscription nor a running listen: the answer says what to do (with `listen` running it succeeds: the quickstart test).
       const test = await sandbox('trigger', 'test-event').catch((error: { code: number; stderr: string }) => error);
-      expect(test).toMatchObject({ code: 2, stderr: expect.stringContaining('test-event needs a webhook subscription: PUT /webhook-subscription') });
+      expect(test).toMatchObject({
+        code: 2,
+        stderr: expect.stringContaining(
+          'test-event needs a webhook subscription or a running listen: PUT /webhook-subscription with your receiver, or run `npm run sandbox -- listen',
+        ),
+      });
     } finally {
       // No handler runs on SIGKILL: the watchdog around Java must notice its parent is gone.
       await killRuntime(runtime.child);
