@@ -158,8 +158,8 @@ const SAMPLE_PATH_VALUES: Record<string, unknown> = {
 const examplePath = (path: string) =>
   path.replace(/\{(\w+)\}/g, (_, name: string) => String(SAMPLE_PATH_VALUES[name] ?? `${name.replace(/^external|Id$/g, '').toLowerCase()}-1`));
 
-function codeSamples(path: string, method: string, op: Schema, doc: Doc): string {
-  const base = `${doc.servers[0].variables.origin.default}${doc.servers[0].url.replace('{origin}', '')}`;
+function codeSamples(path: string, method: string, op: Schema, doc: Doc, origin: string): string {
+  const base = `${origin}${doc.servers[0].url.replace('{origin}', '')}`;
   const body = op.requestBody?.content?.['application/json']?.example;
   const mutation = method !== 'get';
   const curl = [
@@ -178,7 +178,12 @@ function codeSamples(path: string, method: string, op: Schema, doc: Doc): string
     ...(body !== undefined ? [`const body = ${json(body)};`] : []),
     call.startsWith('for await') ? call : `const answer = await ${call};`,
   ].join('\n');
-  return `${codeBlock('code curl', 'curl (the headers as "Authentication" above says; npm run sandbox and the client sign for you)', curl)}${codeBlock('code client', 'Client (Node, @commerce-interface/client)', client)}`;
+  const sandbox = `npm run sandbox -- request ${method.toUpperCase()} '${examplePath(path)}'${body !== undefined ? ' --data "$(cat body.json)"' : ''}`;
+  return [
+    codeBlock('code curl', 'curl (the headers as "Authentication" above says)', curl),
+    codeBlock('code sandbox', 'Signed for you from the shell (the local credentials, or --base-url and --key-id with COMMERCE_KEY_SECRET)', sandbox),
+    codeBlock('code client', 'Client (Node, @commerce-interface/client)', client),
+  ].join('');
 }
 
 function examples(op: Schema): string {
@@ -192,7 +197,7 @@ function examples(op: Schema): string {
   ].join('');
 }
 
-function operationSection(path: string, method: string, op: Schema, doc: Doc): string {
+function operationSection(path: string, method: string, op: Schema, doc: Doc, origin: string): string {
   const parameters = (op.parameters ?? []) as Schema[];
   const parameterRows = parameters
     .filter((p) => !p.$ref)
@@ -217,7 +222,7 @@ ${markdown(op.description ?? '')}
 ${parameterRows.length ? `<h4>Parameters</h4><table class="fields"><tr><th>name</th><th>type</th><th>description</th></tr>${parameterRows.join('')}</table>` : ''}
 ${body ? `<h4>Request body${body.$ref ? `: ${schemaLink(body.$ref)}` : ''}</h4>${fields(body.$ref ? doc.components.schemas[refName(body.$ref)] : body)}` : ''}
 <h4>Responses</h4><table class="fields"><tr><th>status</th><th>when</th><th>body</th></tr>${responses.join('')}</table>
-${examples(op)}${codeSamples(path, method, op, doc)}
+${examples(op)}${codeSamples(path, method, op, doc, origin)}
 </section>`;
 }
 
@@ -298,7 +303,8 @@ box.addEventListener('input', () => {
 
 const scriptHash = (script: string) => `'sha256-${createHash('sha256').update(script).digest('base64')}'`;
 
-export function renderReferencePage(doc: Doc): string {
+/** The page; `origin` is where its snippets send requests (the server serving it, else the contract's default). */
+export function renderReferencePage(doc: Doc, origin: string = doc.servers[0].variables.origin.default): string {
   const operations = Object.entries(doc.paths as Record<string, Record<string, Schema>>).flatMap(([path, ops]) =>
     Object.entries(ops).map(([method, op]) => ({ path, method, op })),
   );
@@ -328,7 +334,7 @@ export function renderReferencePage(doc: Doc): string {
       (t) =>
         `<h2 id="tag-${html(t.name)}">${html(t.name)}</h2><p>${inline(t.description)}</p>${operations
           .filter((o) => o.op.tags?.includes(t.name))
-          .map((o) => operationSection(o.path, o.method, o.op, doc))
+          .map((o) => operationSection(o.path, o.method, o.op, doc, origin))
           .join('\n')}`,
     ),
     `<h2 id="webhook-events">Webhook events</h2>${events.map(([type, item]) => eventSection(type, item.post, doc)).join('\n')}`,
@@ -343,7 +349,7 @@ export function renderReferencePage(doc: Doc): string {
 `;
 }
 
-export const renderCommittedReference = (): string => renderReferencePage(JSON.parse(readFileSync(OPENAPI_FILE, 'utf8')));
+export const renderCommittedReference = (origin?: string): string => renderReferencePage(JSON.parse(readFileSync(OPENAPI_FILE, 'utf8')), origin);
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const { values } = parseArgs({ options: { out: { type: 'string', default: 'dist/api-reference.html' } } });

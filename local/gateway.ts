@@ -187,14 +187,17 @@ function toEvent(
   };
 }
 
-/** The API reference and its contract, outside the signed base path (rendered once, on first request). */
-let referencePage: string | undefined;
-const reference = () => {
-  referencePage ??= renderCommittedReference();
-  return referencePage;
+/**
+ * The API reference and its contract, outside the signed base path: the page rendered once per
+ * address it is asked on, so its snippets call the server that serves it.
+ */
+const referencePages = new Map<string, string>();
+const reference = (origin: string) => {
+  if (!referencePages.has(origin)) referencePages.set(origin, renderCommittedReference(origin));
+  return referencePages.get(origin)!;
 };
-const DOCS: Record<string, () => { type: string; body: string }> = {
-  '/docs': () => ({ type: 'text/html; charset=utf-8', body: reference() }),
+const DOCS: Record<string, (origin: string) => { type: string; body: string }> = {
+  '/docs': (origin) => ({ type: 'text/html; charset=utf-8', body: reference(origin) }),
   '/docs/openapi.json': () => ({ type: 'application/json', body: readFileSync(OPENAPI_FILE, 'utf8') }),
 };
 
@@ -217,7 +220,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, deployment: Dep
   const rawQuery = q < 0 ? '' : url.slice(q + 1);
   const method = (req.method ?? 'GET').toUpperCase();
 
-  if ((method === 'GET' || method === 'HEAD') && DOCS[path]) return sendDocument(res, method, DOCS[path]());
+  if ((method === 'GET' || method === 'HEAD') && DOCS[path]) return sendDocument(res, method, DOCS[path](`http://127.0.0.1:${req.socket.localPort}`));
   // Someone who opens the local address in a browser lands on the reference (a local courtesy: the deployed API has no root page).
   if ((method === 'GET' || method === 'HEAD') && path === '/') {
     res.writeHead(302, { Location: '/docs', 'Content-Length': 0 });

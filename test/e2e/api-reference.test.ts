@@ -114,8 +114,12 @@ describe('the API reference page', () => {
         shown.example.every((length) => length > 1),
         route.operationId,
       ).toBe(true);
-      expect(shown.code, route.operationId).toEqual(['curl', 'client']);
+      expect(shown.code, route.operationId).toEqual(['curl', 'sandbox', 'client']);
     }
+    // The snippets call the server that serves the page, and the shell command signs for you.
+    const getOrder = (await page.evaluate(`[...document.querySelectorAll('[data-operation-id="getOrder"] pre.code')].map((p) => p.innerText)`)) as string[];
+    expect(getOrder[0]).toContain(`curl -X GET '${baseUrl}/orders/`);
+    expect(getOrder[1]).toMatch(/^npm run sandbox -- request GET '\/orders\/[^']+'$/);
     for (const type of EVENT_TYPES) expect(samples.events[type], type).toEqual({ example: [expect.any(Number)], code: ['verify'] });
 
     await page.type('#search', 'rotateWebhookSecret');
