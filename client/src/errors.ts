@@ -16,6 +16,8 @@ export class CommerceApiError extends Error {
   readonly errors: { pointer: string; message: string }[];
   /** Quote it to support: the X-Request-Id of the last attempt. */
   readonly requestId: string | undefined;
+  /** The code's entry in the API reference (what it means, what to do), where the service links one. */
+  readonly docUrl: string | undefined;
   readonly problem: Problem | undefined;
 
   constructor(init: { status: number; code: ErrorCode; message: string; requestId?: string | undefined; problem?: Problem; cause?: unknown }) {
@@ -24,6 +26,7 @@ export class CommerceApiError extends Error {
     this.code = init.code;
     this.requestId = init.requestId;
     this.problem = init.problem;
+    this.docUrl = init.problem?.doc_url;
     this.errors = init.problem?.errors ?? [];
   }
 

@@ -180,7 +180,12 @@ describe('the partner client on the local stack', () => {
     expect((await client.customers.anonymize('ex-customer-declined')).external_customer_id).toBe('ex-customer-declined');
     const missing = await client.orders.get('ex-no-such-order').catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(CommerceApiError);
-    expect(missing).toMatchObject({ status: 404, code: 'resource_not_found', requestId: expect.any(String) });
+    expect(missing).toMatchObject({
+      status: 404,
+      code: 'resource_not_found',
+      requestId: expect.any(String),
+      docUrl: `${new URL(baseUrl).origin}/docs#problem-resource_not_found`,
+    });
 
     expect([...called].sort()).toEqual(ROUTES.map((r) => r.operationId).sort());
     await sink.close();
