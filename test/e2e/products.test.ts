@@ -123,7 +123,7 @@ describe('GET /products pagination and filters', () => {
 
   // About 330 signed list requests, each organic page scanning up to 1,000 index entries for its
   // free-text match, beside the indexing of 1,234 products: 30–45 s on a quiet two-core machine,
-  // so the default 60 s was met only while nothing else ran.
+  // so the default 60 s holds only while nothing else runs.
   it('walks a 1,234-product catalog with every limit in {1, 7, 50, 200}: each product exactly once, filters applied', { timeout: 180_000 }, async () => {
     key = await newTenant();
     for (let i = 0; i < catalog.length; i += 500) {
