@@ -198,6 +198,19 @@ async function readMore(read: SourceRead, { after, from, descending = false }: L
 }
 
 /**
+ * A merged list's pages of `pageSize`, one after another, for code that walks a list itself
+ * (no cursor to hand out): stop reading by leaving the loop.
+ */
+export async function* listPages(request: Omit<ListRequest, 'limit' | 'after'>, pageSize: number): AsyncGenerator<Record<string, unknown>[]> {
+  let after: string | undefined;
+  do {
+    const page = await listPage({ ...request, limit: pageSize, after });
+    yield page.views;
+    after = page.last;
+  } while (after);
+}
+
+/**
  * Lists a page and encodes its cursor: what every list handler calls.
  * @example const page = await paginate({ tenant, list: 'products', filters }, query, { sources: sourcesOf('gsi1', keys.listShards(tenant, 'PRODUCTS')) });
  */

@@ -42,7 +42,7 @@ const statusFacet = (d: Pick<StoredDelivery, 'status' | 'recovered_by'>): string
   d.status === 'dead_lettered' && d.recovered_by ? RECOVERED_FACET : INDEXED_STATUSES.has(d.status) ? d.status : undefined;
 
 /** The status-index entry of a delivery's item, if its status has one. */
-export function statusEntry(d: Pick<StoredDelivery, 'tenant' | 'delivery_id' | 'created_at' | 'status' | 'recovered_by'>) {
+function statusEntry(d: Pick<StoredDelivery, 'tenant' | 'delivery_id' | 'created_at' | 'status' | 'recovered_by'>) {
   const facet = statusFacet(d);
   return facet ? keys.facetEntry(d.tenant, 'DELIVERIES', d.delivery_id, `${d.created_at}#${d.delivery_id}`, [facet]) : {};
 }

@@ -1,7 +1,7 @@
 /** The tenant's deliveries as partners read them: the list (newest first) and the subscription's health. */
 import { batchGet } from '../storage/batch.ts';
 import { keys } from '../storage/keys.ts';
-import { type ListSource, listPage, paginate, sourcesOf } from '../storage/pagination.ts';
+import { type ListSource, listPages, paginate, sourcesOf } from '../storage/pagination.ts';
 import { ATTEMPTABLE_STATUSES, attemptUnderWay, deliveryFromItem, deliveryView, mayBeUnderWay, RECOVERED_FACET } from './delivery-item.ts';
 import { HEALTH_SAMPLE, healthFromDeliveries, type WebhookHealth } from './health.ts';
 import type { Delivery, DeliveryStatus } from './webhook-schemas.ts';
@@ -27,15 +27,12 @@ function sourcesFor(tenant: string, status: DeliveryStatus | undefined): ListSou
 /** The tenant's dead letters not re-sent yet, created at or after `since`, newest first: what a recovery reads. */
 export async function* deadLettersToRecover(tenant: string, since: Date): AsyncGenerator<Delivery> {
   const sources = sourcesOf('gsi3', keys.facetShards(tenant, 'DELIVERIES', ['dead_lettered']));
-  let after: string | undefined;
-  do {
-    const page = await listPage({ sources, limit: 100, after, descending: true });
-    for (const view of page.views.map((v) => deliveryView(v as unknown as Delivery))) {
+  for await (const page of listPages({ sources, descending: true }, 100)) {
+    for (const view of page.map((v) => deliveryView(v as unknown as Delivery))) {
       if (Date.parse(view.created_at) < since.getTime()) return;
       yield view;
     }
-    after = page.last;
-  } while (after);
+  }
 }
 
 /**
@@ -65,12 +62,11 @@ export async function listDeliveries(tenant: string, status: DeliveryStatus | un
 /** The subscription's health from its newest deliveries (at most the last 1,000, within 24 h). */
 export async function deliveryHealth(tenant: string, now: Date): Promise<WebhookHealth> {
   const views: Delivery[] = [];
-  let after: string | undefined;
   const since = new Date(now.getTime() - 24 * 3600_000).toISOString();
-  do {
-    const page = await listPage({ sources: sourcesOf('gsi1', keys.listShards(tenant, 'DELIVERIES')), limit: 200, after, descending: true });
-    views.push(...page.views.map((v) => deliveryView(v as unknown as Delivery)));
-    after = page.last;
-  } while (after && views.length < HEALTH_SAMPLE && views.at(-1)!.created_at >= since);
+  for await (const page of listPages({ sources: sourcesOf('gsi1', keys.listShards(tenant, 'DELIVERIES')), descending: true }, 200)) {
+    views.push(...page.map((v) => deliveryView(v as unknown as Delivery)));
+    // Enough once the sample is full or reaches past the 24 h (an empty page reaches nowhere).
+    if (views.length >= HEALTH_SAMPLE || (views.at(-1)?.created_at ?? since) < since) break;
+  }
   return healthFromDeliveries(views, now);
 }

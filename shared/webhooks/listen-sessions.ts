@@ -77,8 +77,8 @@ function slotOf(sessionId: string): number | undefined {
 /**
  * One read of the tenant's slots, then a claim of a free one, trying the next free one only if
  * another create took it meanwhile: a create costs one read and one write, and a tenant at its
- * cap is answered after the read alone. (Claiming slot after slot blindly cost a refused create
- * five conditional writes one after another, which on a busy table ran past the API's 10 s.)
+ * cap is answered after the read alone. (Claiming slot after slot blindly would cost a refused
+ * create five conditional writes one after another, which on a busy table runs past the API's 10 s.)
  */
 export async function createListenSession(tenant: string, eventTypes: PublicEventType[], now: Date) {
   const expiresAt = expiresAfter(now, LISTEN_SESSION_SECONDS);
