@@ -369,7 +369,8 @@ async function schedule(
   const timer = setInterval(() => {
     if (runs >= concurrent || pipelineHeld()) return;
     runs++;
-    run({})
+    // As EventBridge's rule tells the call scheduler when its next run starts, so does this schedule.
+    run(worker === WORKERS.callScheduler ? { sweep_seconds: everyMs / 1000 } : {})
       .catch((error) => running.log(`${worker.name}: ${String(error)}`))
       .finally(() => {
         runs--;
@@ -406,7 +407,7 @@ async function startSchedules(running: Running, options: LocalStackOptions, reso
     ? reconcileAfterRestart(running).catch((error) => running.log(`${WORKERS.reconciler.name}: reconciliation after the restart failed: ${String(error)}`))
     : undefined;
   await schedule(running, resources, WORKERS.reconciler, options.reconcileEveryMs ?? FUNCTION_SETTINGS.reconcilerEveryMinutes * 60_000, restart);
-  // Every second (EventBridge: every minute): a sweep reads all 32 order-due shards, and a due order's own change is handled by the stream at once.
+  // Every second (EventBridge: every minute): a sweep skip-scans the 32 order-due shards, and a due order's own change is handled by the stream at once.
   await schedule(running, resources, WORKERS.callScheduler, options.callSweepEveryMs ?? 1_000);
 }
 

@@ -93,7 +93,7 @@ const ORDER_PLAN: Write[] = [
     what: 'order due index (gsi2): armed, moved twice (out and in), removed',
     count: 6,
     units: 1,
-    partition: (t, o) => keys.orderDue(orderPk(t, o), new Date(0)).gsi2pk,
+    partition: (t, o) => keys.orderDue({ pk: orderPk(t, o), tenant: t, priority: 0 }, new Date(0)).gsi2pk,
     scope: 'global',
   },
   {
@@ -183,14 +183,35 @@ function measuredWriteUnitsPerOrder(): number | undefined {
   }
 }
 
-/** Peak write units per second on each partition kind: the top tenant's share for tenant-scoped ones, every tenant's for global ones. */
-function hottestPartitions(totalOrdersPerSecond: number) {
+/**
+ * Every tenant's peak write units per second on each partition of a global kind, by the real
+ * key builders over sample ids: a kind whose partition follows the tenant (the order due
+ * index) loads its partitions as unevenly as the tenants' rates are.
+ */
+function globalLoad(w: Write): Map<string, number> {
+  const load = new Map<string, number>();
+  const SAMPLES = 32;
+  for (let i = 0; i < TENANTS; i++) {
+    const perSample = (zipf(i + 1) * TOP_ORDERS_PER_SECOND * w.count * w.units) / SAMPLES;
+    for (let k = 0; k < SAMPLES; k++) {
+      const partition = w.partition(i === 0 ? 'top' : `tenant-${i}`, `o-${i}-${k}`, `dlv_${i}_${k}`);
+      load.set(partition, (load.get(partition) ?? 0) + perSample);
+    }
+  }
+  return load;
+}
+
+/** Peak write units per second on each partition kind: the top tenant's share for tenant-scoped ones, the hottest of every tenant's for global ones. */
+function hottestPartitions() {
   return ORDER_PLAN.map((w) => {
+    if (w.scope === 'global') {
+      const load = globalLoad(w);
+      return { what: w.what, partitions: String(load.size), wcuPerSecond: Math.max(...load.values()) };
+    }
     // How many partitions of this kind share the load (the real builders, over many sample ids).
     const partitions = new Set(Array.from({ length: 4_000 }, (_, i) => w.partition('top', `o-${i}`, `dlv_${i}`))).size;
-    const ordersPerSecond = w.scope === 'global' ? totalOrdersPerSecond : TOP_ORDERS_PER_SECOND;
     // An order's own partition takes its writes over its lifetime (a minute at least).
-    const perPartition = w.scope === 'order' ? (w.count * w.units) / 60 : (ordersPerSecond * w.count * w.units) / partitions;
+    const perPartition = w.scope === 'order' ? (w.count * w.units) / 60 : (TOP_ORDERS_PER_SECOND * w.count * w.units) / partitions;
     return { what: w.what, partitions: w.scope === 'order' ? 'one per order' : String(partitions), wcuPerSecond: perPartition };
   }).sort((a, b) => b.wcuPerSecond - a.wcuPerSecond);
 }
@@ -213,7 +234,7 @@ function peakOf(): Peak {
     partitions: String(LIST_SHARDS.PRODUCTS),
     wcuPerSecond: TOP_PRODUCTS_PER_SECOND / LIST_SHARDS.PRODUCTS,
   };
-  const hottest = [...hottestPartitions(totalOrdersPerSecond), catalog].sort((a, b) => b.wcuPerSecond - a.wcuPerSecond);
+  const hottest = [...hottestPartitions(), catalog].sort((a, b) => b.wcuPerSecond - a.wcuPerSecond);
   return { totalOrdersPerSecond, totalProductsPerSecond, writeUnitsPerOrder, hottest };
 }
 

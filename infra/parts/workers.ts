@@ -108,11 +108,13 @@ export class Workers {
       schedule: events.Schedule.rate(Duration.minutes(FUNCTION_SETTINGS.reconcilerEveryMinutes)),
       targets: [new targets.LambdaFunction(reconciler)],
     });
-    const callScheduler = this.worker(WORKERS.callScheduler, FUNCTION_SETTINGS.workerTimeoutSeconds);
+    // A run paces its calls until the next one starts, so it lasts about the interval; its timeout leaves room for the last batch.
+    const sweepSeconds = FUNCTION_SETTINGS.callSchedulerEveryMinutes * 60;
+    const callScheduler = this.worker(WORKERS.callScheduler, sweepSeconds + FUNCTION_SETTINGS.workerTimeoutSeconds / 2);
     this.data.table.grant(callScheduler, ...ORDER_PROCESSING_TABLE_ACTIONS);
     new events.Rule(this.scope, 'CallSchedule', {
       schedule: events.Schedule.rate(Duration.minutes(FUNCTION_SETTINGS.callSchedulerEveryMinutes)),
-      targets: [new targets.LambdaFunction(callScheduler)],
+      targets: [new targets.LambdaFunction(callScheduler, { event: events.RuleTargetInput.fromObject({ sweep_seconds: sweepSeconds }) })],
     });
   }
 }

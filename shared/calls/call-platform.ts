@@ -66,8 +66,13 @@ export interface CallPlatform {
   outcomeOf?(key: AttemptKey, now: Date): Promise<AttemptReport | 'ongoing' | undefined>;
 }
 
-/** Claims a place for one live dial of `tenant` at `now` in the deployment's dial rate: false when the second is full or not the tenant's turn. */
-export type DialRate = (now: Date, tenant: string) => Promise<boolean>;
+/**
+ * Claims a place for one live dial of `tenant` at `now` in the deployment's dial rate:
+ * `placed`, or refused because the second is full, or because the tenant is ahead of one that
+ * waits (its turn comes once the other catches up).
+ */
+export type DialRate = (now: Date, tenant: string) => Promise<DialClaim>;
+export type DialClaim = 'placed' | 'second_full' | 'behind_others';
 
 /** The platform refused to dial now (its rate): nothing was dialled, and the attempt is dialled again shortly. */
 export class DialThrottled extends Error {

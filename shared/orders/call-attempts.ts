@@ -67,7 +67,7 @@ export async function dial(ports: ProcessingPorts, platform: CallPlatform, claim
 
 /** Whether a dial of `platform` for `tenant` may go now: a live dial takes its place in the deployment's dial rate first; a simulated one needs none. */
 export const dialRateAllows = async (ports: ProcessingPorts, platform: CallPlatform, tenant: string, now: Date): Promise<boolean> =>
-  platform === ports.callPlatforms.sandbox || !ports.dialRate || (await ports.dialRate(now, tenant));
+  platform === ports.callPlatforms.sandbox || !ports.dialRate || (await ports.dialRate(now, tenant)) === 'placed';
 
 /** A throttled attempt's next dial: claimed by clearing `redial_at` (one run wins), then dialled as the same attempt. */
 export async function redial(ports: ProcessingPorts, order: StoredOrder, now: Date, facts: Facts): Promise<StoredOrder | undefined> {

@@ -1,67 +1,278 @@
 /**
  * The call scheduler's sweep: orders whose contact time has come (or whose call seems stuck)
- * are advanced. On AWS it runs every minute; the local runtime runs it every second so retries
- * of the sandbox dialer happen at their delay.
+ * are advanced. On AWS a run starts every minute and paces its calls over that minute; the
+ * local runtime starts one every second.
  *
- * One deployment serves every tenant, so the sweep shares itself out: `priority` orders a
- * tenant's own orders only, tenants are served in turn (the one waiting longest first), and
- * at most CALLS_PER_TENANT_PER_SWEEP of a tenant's orders are advanced per sweep. However
- * large one tenant's backlog and whatever its priorities, another tenant's due order is among
- * the first of the next sweep.
+ * One deployment serves every tenant, so a run shares itself out and stays bounded whatever
+ * the backlog:
+ * - it reads the due index by skip scan (due-index.ts): the first due order of each tenant in
+ *   each shard, then further pages of a tenant only as its turns come, so what it holds is a
+ *   few entries per tenant, not the backlog;
+ * - tenants take turns (the one whose first due order has waited longest first), each at most
+ *   `tenantShare` orders a run, each tenant's orders by due time and, among those due at the
+ *   same time, by priority;
+ * - the call platform's dial rate paces it: when a start is refused for the rate, the second's
+ *   dials are spent, and the run goes on in the next second where it left off, until the next
+ *   run is due. A tenant's morning of due calls starts at the dial rate, and another tenant's
+ *   due call waits at most one run.
  */
 
-import { mapWithConcurrency } from '../async/concurrency.ts';
+import type { DialClaim } from '../calls/call-platform.ts';
 import { METRIC } from '../observability/metric-names.ts';
 import { countMetric } from '../observability/metrics.ts';
-import { dueItems } from '../storage/due-index.ts';
+import { dueKey, firstDueOfEachTenant, moreDueOfTenant } from '../storage/due-index.ts';
 import { DUE_INDEXES } from '../storage/keys.ts';
 
-/** A tenant's share of one sweep; the rest of its due orders wait for the next. */
+/** A tenant's least share of one run (with no dial rate, or a low one); the rest of its due orders wait for the next. */
 export const CALLS_PER_TENANT_PER_SWEEP = 25;
+/** The sweep's interval on AWS: an order due for longer than this should have been started by the last sweep. */
+export const SWEEP_INTERVAL_SECONDS = 60;
+/** Orders advanced at once. */
+const ADVANCES_AT_ONCE = 8;
+/** Shards whose skip scans run at once: all of them, so the scan takes as long as the busiest shard's. */
+const SHARDS_SCANNED_AT_ONCE = 32;
+/** Entries read per page once a tenant's first due order in a shard has been started. */
+const PAGE = 25;
 
 export interface DueOrder {
+  pk: string;
+  sk: string;
   tenant: string;
   external_order_id: string;
   priority: number;
-  /** The due time (canonical UTC, so string order is time order). */
+  /** `{day}#{tenant}#{due}#{priority}` (keys.orderDue): within a tenant, string order is due order. */
   gsi2sk: string;
 }
 
-const byOwnPriority = (a: DueOrder, b: DueOrder) => b.priority - a.priority || (a.gsi2sk < b.gsi2sk ? -1 : a.gsi2sk > b.gsi2sk ? 1 : 0);
+/** What an advance reports of the dial rate, when it asked it (calls-platform.ts DialClaim): a refused start stays due the next second. */
+export type AdvanceOutcome = { dialRate?: DialClaim | undefined } | undefined;
+export type Advance = (tenant: string, id: string) => Promise<AdvanceOutcome>;
+
+export interface SweepSettings {
+  /** Seconds until the next run starts: this run paces its calls over them. */
+  sweepSeconds?: number;
+  /** The deployment's dial rate, when it has a live call platform. */
+  dialsPerSecond?: number;
+  clock?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** At most this many of a tenant's orders are advanced in one run: what the dial rate can start in it, and never fewer than CALLS_PER_TENANT_PER_SWEEP. */
+export const tenantShare = (sweepSeconds: number, dialsPerSecond = 0) => Math.max(CALLS_PER_TENANT_PER_SWEEP, Math.ceil(dialsPerSecond * sweepSeconds));
+
+const PROJECTION = 'pk, sk, tenant, external_order_id, priority, gsi2sk';
+const byKey = (a: DueOrder, b: DueOrder) => (a.gsi2sk < b.gsi2sk ? -1 : a.gsi2sk > b.gsi2sk ? 1 : 0);
+
+interface ShardPart {
+  shard: number;
+  buffer: DueOrder[];
+  /** The last entry read from this shard, where its next page starts. */
+  last: DueOrder;
+  more: boolean;
+}
+
+/** Reads up to `limit` more of a tenant's due orders in a shard, after `last`. */
+export type ShardReader = (shard: number, last: DueOrder, limit: number) => Promise<{ entries: DueOrder[]; more: boolean }>;
+
+/** One tenant's due orders as a run holds them: the next few of each of its shards, read a page at a time as they are used. */
+export class TenantTurns {
+  started = 0;
+  /** Orders whose start waited for the dial rate: tried first next time. */
+  private readonly waiting: DueOrder[] = [];
+  private readonly parts: ShardPart[];
+  readonly tenant: string;
+  private readonly read: ShardReader;
+
+  constructor(tenant: string, heads: readonly { shard: number; head: DueOrder }[], read: ShardReader) {
+    this.tenant = tenant;
+    this.read = read;
+    this.parts = heads.map(({ shard, head }) => ({ shard, buffer: [head], last: head, more: true }));
+  }
+
+  /** The due time of the tenant's earliest due order: the tenant waiting longest goes first. */
+  get firstDue(): string {
+    return [...this.waiting, ...this.parts.map((p) => p.buffer[0] ?? p.last)].map(dueTime).sort()[0] ?? '';
+  }
+
+  hasMore(share: number): boolean {
+    return this.started < share && (this.waiting.length > 0 || this.parts.some((p) => p.buffer.length > 0 || p.more));
+  }
+
+  /** The tenant's next order by due time (then priority) across its shards, reading a page of a shard whose entries ran out. */
+  async next(): Promise<DueOrder | undefined> {
+    if (this.waiting.length) return this.waiting.shift();
+    await Promise.all(
+      this.parts
+        .filter((p) => p.buffer.length === 0 && p.more)
+        .map(async (p) => {
+          const { entries, more } = await this.read(p.shard, p.last, PAGE);
+          p.buffer.push(...entries);
+          p.last = entries.at(-1) ?? p.last;
+          p.more = more && entries.length > 0;
+        }),
+    );
+    const part = this.parts.filter((p) => p.buffer.length > 0).sort((a, b) => byKey(a.buffer[0]!, b.buffer[0]!))[0];
+    return part?.buffer.shift();
+  }
+
+  waitAgain(orders: readonly DueOrder[]): void {
+    this.waiting.unshift(...orders);
+  }
+
+  /** Orders this run has seen and not started, due before `before`: what waits longer than a sweep (at least this many). */
+  seenWaitingSince(before: string): number {
+    const due = (o: DueOrder) => dueTime(o) < before;
+    return this.waiting.filter(due).length + this.parts.reduce((n, p) => n + p.buffer.filter(due).length + (p.more && due(p.last) ? 1 : 0), 0);
+  }
+}
+
+const dueTime = (o: DueOrder) => dueKey(o.gsi2sk).due;
+
+/** Every tenant with a due order, by skip scan of each shard of the order due index, the longest waiting first. */
+export async function dueTenants(now: Date): Promise<TenantTurns[]> {
+  const index = DUE_INDEXES.orders;
+  const headsByTenant = new Map<string, { shard: number; head: DueOrder }[]>();
+  const shards = Array.from({ length: index.shards }, (_, shard) => shard);
+  const scan = async (shard: number) => {
+    for await (const head of firstDueOfEachTenant<DueOrder & Record<string, unknown>>(index, shard, now, PROJECTION)) {
+      headsByTenant.set(head.tenant, [...(headsByTenant.get(head.tenant) ?? []), { shard, head }]);
+    }
+  };
+  for (let i = 0; i < shards.length; i += SHARDS_SCANNED_AT_ONCE) await Promise.all(shards.slice(i, i + SHARDS_SCANNED_AT_ONCE).map(scan));
+  const read = async (shard: number, last: DueOrder, limit: number) => {
+    const { entries, more } = await moreDueOfTenant<DueOrder & Record<string, unknown>>(
+      index,
+      shard,
+      last as DueOrder & Record<string, unknown>,
+      now,
+      limit,
+      PROJECTION,
+    );
+    return { entries: entries as DueOrder[], more };
+  };
+  const tenants = [...headsByTenant].map(([tenant, heads]) => new TenantTurns(tenant, heads, read));
+  return tenants.sort((a, b) => (a.firstDue < b.firstDue ? -1 : a.firstDue > b.firstDue ? 1 : 0));
+}
+
+/** Tenants taking turns, one order each, from where the last batch stopped. */
+class Rotation {
+  private position = 0;
+  readonly tenants: TenantTurns[] = [];
+  private readonly share: number;
+
+  constructor(share: number) {
+    this.share = share;
+  }
+
+  hasWork(): boolean {
+    return this.tenants.some((t) => t.hasMore(this.share));
+  }
+
+  /** Up to `size` orders, one of each tenant in turn, none of a tenant in `resting`. */
+  async batch(size: number, resting: ReadonlySet<TenantTurns> = new Set()): Promise<{ tenant: TenantTurns; order: DueOrder }[]> {
+    const batch: { tenant: TenantTurns; order: DueOrder }[] = [];
+    const taken = (t: TenantTurns) => t.started + batch.filter((b) => b.tenant === t).length;
+    const may = (t: TenantTurns) => !resting.has(t) && t.hasMore(this.share) && taken(t) < this.share;
+    while (batch.length < size && this.tenants.some(may)) {
+      const tenant = this.tenants[this.position++ % this.tenants.length]!;
+      if (!may(tenant)) continue;
+      const order = await tenant.next();
+      if (order) batch.push({ tenant, order });
+    }
+    return batch;
+  }
+
+  /** The turn goes back to `tenant`: it is first in the next batch. */
+  resumeAt(tenant: TenantTurns): void {
+    this.position = Math.max(0, this.tenants.indexOf(tenant));
+  }
+}
+
+export interface TurnOptions {
+  share: number;
+  /** How many of a tenant's starts the dial rate allows a second (a batch of rate-bound starts is no larger). */
+  dialsPerSecond?: number | undefined;
+  deadline: number;
+  clock: () => number;
+  sleep: (ms: number) => Promise<void>;
+}
 
 /**
- * The sweep's work in the order it is started: round robin over tenants (the tenant whose
- * earliest due order has waited longest goes first), each tenant's orders by its own priority,
- * then due time, at most `perTenant` of each.
+ * Advances the tenants' orders in turns, a batch at a time, until every tenant's share is
+ * started or the deadline comes. A tenant whose start asked the dial rate (a live tenant) is
+ * rate-bound from then on: at the start of each second the rate-bound tenants take their turns
+ * until the second is full (a tenant refused because it is ahead of one that waits tries
+ * again after that one's dial), and the other tenants, whose work the rate does not hold, have the
+ * rest of the second.
  */
-export function fairTurns<T extends DueOrder>(due: readonly T[], perTenant = CALLS_PER_TENANT_PER_SWEEP): T[] {
-  const byTenant = new Map<string, T[]>();
-  for (const order of due) byTenant.set(order.tenant, [...(byTenant.get(order.tenant) ?? []), order]);
-  const earliest = (orders: T[]) => orders.reduce((min, o) => (o.gsi2sk < min ? o.gsi2sk : min), orders[0]!.gsi2sk);
-  const queues = [...byTenant.values()]
-    .sort((a, b) => (earliest(a) < earliest(b) ? -1 : earliest(a) > earliest(b) ? 1 : 0))
-    .map((orders) => orders.sort(byOwnPriority).slice(0, perTenant));
-  const turns: T[] = [];
-  for (let round = 0; round < perTenant; round++) for (const queue of queues) if (queue[round]) turns.push(queue[round]!);
-  return turns;
+export async function advanceInTurns(tenants: readonly TenantTurns[], advance: Advance, options: TurnOptions): Promise<number> {
+  const rateBound = new Rotation(options.share);
+  const others = new Rotation(options.share);
+  others.tenants.push(...tenants);
+  const rateBatch = Math.min(ADVANCES_AT_ONCE, Math.max(1, options.dialsPerSecond ?? ADVANCES_AT_ONCE));
+  let started = 0;
+  const secondOf = (ms: number) => Math.floor(ms / 1000);
+  const within = (second: number) => options.clock() < options.deadline && secondOf(options.clock()) === second;
+  let resting = new Set<TenantTurns>();
+  /** Runs a batch; tenants that asked the dial rate join the rate-bound rotation. Says whether the second is full. */
+  const run = async (rotation: Rotation, batch: { tenant: TenantTurns; order: DueOrder }[]) => {
+    const outcomes = (await Promise.all(batch.map(({ order }) => advance(order.tenant, order.external_order_id)))).map((o) => o?.dialRate);
+    const refused = (claim: DialClaim | undefined) => claim === 'second_full' || claim === 'behind_others';
+    const waited = batch.filter((_, i) => refused(outcomes[i]));
+    for (const [i, { tenant }] of batch.entries()) if (!refused(outcomes[i])) tenant.started++;
+    // A tenant ahead of one that waits tries again once that one has dialled; if no one in
+    // the batch could, it sits out the rest of the second.
+    if (!outcomes.includes('placed')) for (const [i, { tenant }] of batch.entries()) if (outcomes[i] === 'behind_others') resting.add(tenant);
+    started += batch.length - waited.length;
+    for (const tenant of new Set(waited.map((w) => w.tenant))) tenant.waitAgain(waited.filter((w) => w.tenant === tenant).map((w) => w.order));
+    for (const [i, { tenant }] of batch.entries()) {
+      if (outcomes[i] === undefined || rateBound.tenants.includes(tenant)) continue;
+      rateBound.tenants.push(tenant);
+      others.tenants.splice(others.tenants.indexOf(tenant), 1);
+    }
+    const full = outcomes.includes('second_full');
+    if (full && rotation === rateBound) rateBound.resumeAt(batch[outcomes.indexOf('second_full')]!.tenant);
+    return full;
+  };
+  while (options.clock() < options.deadline && (rateBound.hasWork() || others.hasWork())) {
+    const second = secondOf(options.clock());
+    resting = new Set();
+    let full = false;
+    while (!full && rateBound.hasWork() && within(second)) {
+      const batch = await rateBound.batch(rateBatch, resting);
+      if (batch.length === 0) break;
+      full = await run(rateBound, batch);
+    }
+    while (others.hasWork() && within(second)) {
+      const batch = await others.batch(ADVANCES_AT_ONCE);
+      if (batch.length === 0) break;
+      await run(others, batch);
+    }
+    if (within(second)) await options.sleep(1000 - (options.clock() % 1000));
+  }
+  return started;
 }
 
-/** The sweep's interval on AWS: an order due for longer than this should have been started by the last sweep. */
-export const SWEEP_INTERVAL_SECONDS = 60;
-
-/** The due orders this sweep leaves waiting though they were due before the last sweep ran. */
-export function overdueLeft(due: readonly DueOrder[], started: readonly DueOrder[], now: Date): number {
-  const before = new Date(now.getTime() - SWEEP_INTERVAL_SECONDS * 1000).toISOString();
-  return due.filter((o) => o.gsi2sk < before).length - started.filter((o) => o.gsi2sk < before).length;
-}
-
-export async function sweepDueOrders(now: Date, advance: (tenant: string, id: string) => Promise<void>): Promise<number> {
-  const due: DueOrder[] = [];
-  for await (const entry of dueItems<DueOrder & Record<string, unknown>>(DUE_INDEXES.orders, now, 'tenant, external_order_id, priority, gsi2sk'))
-    due.push(entry);
-  const turns = fairTurns(due);
-  // Every sweep reports it, zero included, so the alarm sees a backlog clear as well as grow.
-  countMetric(METRIC.overdueCalls, {}, overdueLeft(due, turns, now));
-  await mapWithConcurrency(turns, 8, (o) => advance(o.tenant, o.external_order_id));
-  return turns.length;
+export async function sweepDueOrders(now: Date, advance: Advance, settings: SweepSettings = {}): Promise<number> {
+  const sweepSeconds = settings.sweepSeconds ?? SWEEP_INTERVAL_SECONDS;
+  const clock = settings.clock ?? Date.now;
+  const tenants = await dueTenants(now);
+  // The next run spends about as long on its scan before it starts anything: this one goes on
+  // dialling meanwhile (the dial rate is one counter, whichever run asks), up to a quarter of the interval.
+  const scanMs = Math.min(clock() - now.getTime(), (sweepSeconds * 1000) / 4);
+  const started = await advanceInTurns(tenants, advance, {
+    share: tenantShare(sweepSeconds, settings.dialsPerSecond),
+    dialsPerSecond: settings.dialsPerSecond,
+    deadline: now.getTime() + sweepSeconds * 1000 + scanMs,
+    clock,
+    sleep: settings.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+  });
+  // Every run reports it, zero included, so the alarm sees a backlog clear as well as grow.
+  const before = new Date(now.getTime() - sweepSeconds * 1000).toISOString();
+  countMetric(
+    METRIC.overdueCalls,
+    {},
+    tenants.reduce((n, t) => n + t.seenWaitingSince(before), 0),
+  );
+  return started;
 }

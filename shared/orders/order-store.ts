@@ -83,7 +83,7 @@ export function orderItem(order: StoredOrder, now: Date) {
   const due = dueOf(order, now, streamRecoverySeconds());
   const publication =
     isFinal(order.processing_state) || (order.processing_state === 'scheduled' && due !== undefined && due.getTime() > now.getTime() + recovery);
-  const entry = publication ? streamDueAttributes(order.pk, now) : due ? keys.orderDue(order.pk, due) : {};
+  const entry = publication ? streamDueAttributes(order.pk, now) : due ? keys.orderDue(order, due) : {};
   return { entity: 'order', ...storedAttributes(order), ...listAttributes(order), ...entry };
 }
 
@@ -96,7 +96,7 @@ export function orderItem(order: StoredOrder, now: Date) {
 export function afterPublication(item: Record<string, unknown>): AfterStreamWork {
   const order = orderFromItem(item);
   const due = dueOf(order, new Date(), streamRecoverySeconds());
-  return { due: due ? keys.orderDue(order.pk, due) : undefined, watermarks: { published: order.revision } };
+  return { due: due ? keys.orderDue(order, due) : undefined, watermarks: { published: order.revision } };
 }
 
 /** The order's link from its customer (an order's customer never changes): written once, with the order. */

@@ -6,7 +6,7 @@
  * outside the domain (orders, customers, variants, rules, configuration, the call platform)
  * comes in through `ProcessingPorts`, built once per function by its composition root.
  */
-import { longestCallSeconds, platformFor } from '../calls/call-platform.ts';
+import { type DialClaim, longestCallSeconds, platformFor } from '../calls/call-platform.ts';
 import { RevisionConflict } from '../errors.ts';
 import { logger } from '../logging/logger.ts';
 import {
@@ -190,8 +190,30 @@ async function startAttempt(ports: ProcessingPorts, order: StoredOrder, now: Dat
 /** States from which a step may start a call: whatever the run decided before must be durable first. */
 const mayStartCall = (state: OrderState) => state === 'scheduled' || state === 'in_call';
 
-/** Takes the order as far as it can go now. Safe to call any number of times, concurrently. */
-export async function advanceOrder(ports: ProcessingPorts, tenant: string, id: string, now: () => Date = () => new Date()): Promise<void> {
+/**
+ * Takes the order as far as it can go now. Safe to call any number of times, concurrently.
+ * Says whether it asked the dial rate and what it answered: a dial placed, or the order waits
+ * (it stays due the next second).
+ */
+export async function advanceOrder(ports: ProcessingPorts, tenant: string, id: string, now: () => Date = () => new Date()): Promise<{ dialRate?: DialClaim }> {
+  const outcome: { dialRate?: DialClaim } = {};
+  const { dialRate } = ports;
+  if (dialRate) {
+    ports = {
+      ...ports,
+      dialRate: async (at, dialling) => {
+        const claim = await dialRate(at, dialling);
+        // A run may ask more than once (a throttled redial): a refusal is what it says.
+        if (outcome.dialRate === undefined || outcome.dialRate === 'placed') outcome.dialRate = claim;
+        return claim;
+      },
+    };
+  }
+  await advanceAsFarAsItGoes(ports, tenant, id, now);
+  return outcome;
+}
+
+async function advanceAsFarAsItGoes(ports: ProcessingPorts, tenant: string, id: string, now: () => Date): Promise<void> {
   // The facts are read once per run: the steps of one run follow each other within moments.
   let facts: Promise<Facts> | undefined;
   const factsOf = (order: StoredOrder) => (facts ??= factsFor(ports, order));

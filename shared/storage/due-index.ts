@@ -65,3 +65,81 @@ export async function takeDue(item: Record<string, unknown>, next: Date): Promis
   const taken = await writeConditionally({ update: { ...postponement(item, next), ReturnValues: 'ALL_NEW' } });
   return taken.written ? taken.item : undefined;
 }
+
+/**
+ * A day-and-tenant-grouped due entry's sort key (`{day}#{tenant}#{due}#…`, keys.orderDue),
+ * read back. A key that is a bare due time (`2026-11-24T09:00:00.000Z`) stands on its own: it
+ * sorts after the grouped keys of its day (`T` is above `#`).
+ */
+export interface DueKey {
+  day: string;
+  /** The tenant, or undefined for a bare due time. */
+  tenant: string | undefined;
+  due: string;
+}
+export function dueKey(sortKey: string): DueKey {
+  const [day = '', tenant, due] = sortKey.split('#');
+  return tenant === undefined || due === undefined ? { day: sortKey.slice(0, 10), tenant: undefined, due: sortKey } : { day, tenant, due };
+}
+/** After every entry of a tenant's day (tenant ids are [a-z0-9_-], all above `#`, and `~` is above every due time). */
+const pastGroup = (key: DueKey) => (key.tenant === undefined ? undefined : `${key.day}#${key.tenant}#~`);
+
+/**
+ * The skip scan of one shard of a day-and-tenant-grouped due index: the first entry due by
+ * `now` of each tenant's day, one query per tenant with anything scheduled that day, however
+ * many entries each has, and none for days after today. A tenant's day whose first entry is
+ * not yet due is passed over.
+ */
+export async function* firstDueOfEachTenant<T extends Record<string, unknown>>(
+  index: DueIndex,
+  shard: number,
+  now: Date,
+  projection: string,
+): AsyncGenerator<T & { gsi2sk: string }> {
+  const nowIso = now.toISOString();
+  const today = nowIso.slice(0, 10);
+  let after: string | undefined;
+  for (;;) {
+    const { Items } = await tableClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'gsi2',
+        KeyConditionExpression: after === undefined ? 'gsi2pk = :shard' : 'gsi2pk = :shard AND gsi2sk > :after',
+        ExpressionAttributeValues: { ':shard': index.partition(shard), ...(after === undefined ? {} : { ':after': after }) },
+        ProjectionExpression: projection,
+        Limit: 1,
+      }),
+    );
+    const head = Items?.[0] as (T & { gsi2sk: string }) | undefined;
+    if (!head) return;
+    const key = dueKey(head.gsi2sk);
+    if (key.day > today) return;
+    if (key.due <= nowIso) yield head;
+    after = pastGroup(key) ?? head.gsi2sk;
+  }
+}
+
+/** Up to `limit` more of a tenant's day in one shard due by `now`, after `last` (one query). */
+export async function moreDueOfTenant<T extends Record<string, unknown>>(
+  index: DueIndex,
+  shard: number,
+  last: Record<string, unknown> & { gsi2sk: string },
+  now: Date,
+  limit: number,
+  projection: string,
+): Promise<{ entries: (T & { gsi2sk: string })[]; more: boolean }> {
+  const { day, tenant } = dueKey(last.gsi2sk);
+  if (tenant === undefined) return { entries: [], more: false };
+  const { Items, LastEvaluatedKey } = await tableClient().send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: 'gsi2',
+      KeyConditionExpression: 'gsi2pk = :shard AND gsi2sk BETWEEN :first AND :last',
+      ExpressionAttributeValues: { ':shard': index.partition(shard), ':first': `${day}#${tenant}#`, ':last': `${day}#${tenant}#${now.toISOString()}#~` },
+      ExclusiveStartKey: { pk: last.pk, sk: last.sk, gsi2pk: index.partition(shard), gsi2sk: last.gsi2sk },
+      ProjectionExpression: projection,
+      Limit: limit,
+    }),
+  );
+  return { entries: (Items ?? []) as (T & { gsi2sk: string })[], more: LastEvaluatedKey !== undefined };
+}

@@ -19,7 +19,7 @@
  * | audit record of an erasure            | pk = T#{tenant}#CUSTOMER#{id}, sk = AUDIT#{at}  | table |
  * | order                                 | pk = T#{tenant}#ORDER#{id}, sk = ORDER          | table |
  * | an order's attempts, result, history   | pk = T#{tenant}#ORDER#{id}, sk = ATTEMPT#{n} / RESULT / HISTORY#{rev} / EVENT#WRITEBACK | table |
- * | orders due for work (call, retry)     | gsi2pk = ORDERDUE#{shard}, gsi2sk <= now        | gsi2  |
+ * | orders due for work (call, retry)     | gsi2pk = ORDERDUE#{shard}, gsi2sk = {day}#{tenant}#{due}#{priority} (a skip scan per day and tenant) | gsi2 |
  * | webhook delivery (and its attempts)   | pk = T#{tenant}#DELIVERY#{id}, sk = DELIVERY / PAYLOAD / ATTEMPT#{n} | table |
  * | orders, unfiltered (by id)            | gsi1pk = T#{tenant}#ORDERS#{shard}, gsi1sk = {id} > cursor | gsi1 (8 shards merged) |
  * | orders in a state (± updated_since)   | gsi3pk = T#{tenant}#ORDERS#ST#{state}#{shard}, gsi3sk = {updated_at}#{id} >= since | gsi3 (2 shards merged) |
@@ -116,6 +116,17 @@ const tenantPrefix = (tenant: string) => `T#${tenant}`;
  */
 export const keySegment = (id: string): string => id.replaceAll('%', '%25').replaceAll('#', '%23');
 
+/** How many of the order due index's shards one tenant's entries spread over. */
+export const TENANT_DUE_SHARDS = 8;
+
+/** The due-index shard of a tenant's order: one of the tenant's TENANT_DUE_SHARDS consecutive shards. */
+export function tenantDueShard(tenant: string, orderPk: string): number {
+  return (shardOf(tenant, DUE_INDEXES.orders.shards) + shardOf(orderPk, TENANT_DUE_SHARDS)) % DUE_INDEXES.orders.shards;
+}
+
+/** Priority -1000…1000 as text that sorts the higher first: 1000 is `0000`, -1000 is `2000`. */
+const priorityKey = (priority: number) => String(1000 - priority).padStart(4, '0');
+
 /** Deterministic shard of an id, so a writer and a reader agree without coordination. */
 export function shardOf(id: string, shards: number): number {
   return createHash('sha256').update(id).digest().readUInt32BE(0) % shards;
@@ -175,14 +186,21 @@ export const keys = {
   orderCollectionPosition: (orderPk: string, sk: string): ItemKey => ({ pk: orderPk, sk }),
   productEvent: (tenant: string, id: string, atIso: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#PRODUCT#${keySegment(id)}`, sk: `EVENT#${atIso}` }),
   /**
-   * Order work index entry: the call scheduler scans each shard for `gsi2sk <= now`. The
-   * due time in canonical UTC, never past LATEST_INSTANT (a year past 9999 is written `+010000-…`,
-   * which sorts before every real time and would be due forever).
+   * Order work index entry: `{due day}#{tenant}#{due}#{priority}`. A day's entries of one
+   * tenant sit together, in TENANT_DUE_SHARDS of the index's shards (chosen by the tenant, so a
+   * large tenant's writes spread over a few partitions), by due time and, among orders due at
+   * the same time, by priority. The sweep's skip scan (due-index.ts) visits each tenant with
+   * anything scheduled up to today, never the far future, and reads only the share of its due
+   * orders it can start. The due time is canonical UTC, never past LATEST_INSTANT (a year past
+   * 9999 is written `+010000-…`, which sorts before every real time and would be due forever).
    */
-  orderDue: (orderPk: string, dueAt: Date) => ({
-    gsi2pk: DUE_INDEXES.orders.partition(shardOf(orderPk, DUE_INDEXES.orders.shards)),
-    gsi2sk: dueAt.getTime() < Date.parse(LATEST_INSTANT) ? dueAt.toISOString() : LATEST_INSTANT,
-  }),
+  orderDue: (order: { pk: string; tenant: string; priority: number }, dueAt: Date) => {
+    const due = dueAt.getTime() < Date.parse(LATEST_INSTANT) ? dueAt.toISOString() : LATEST_INSTANT;
+    return {
+      gsi2pk: DUE_INDEXES.orders.partition(tenantDueShard(order.tenant, order.pk)),
+      gsi2sk: [due.slice(0, 10), order.tenant, due, priorityKey(order.priority)].join('#'),
+    };
+  },
   delivery: (tenant: string, id: string): ItemKey => ({ pk: `${tenantPrefix(tenant)}#DELIVERY#${keySegment(id)}`, sk: 'DELIVERY' }),
   /** A delivery's payload, written once beside it. */
   deliveryPayload: (deliveryPk: string): ItemKey => ({ pk: deliveryPk, sk: 'PAYLOAD' }),

@@ -1,7 +1,7 @@
 /**
  * One call sweep serves every tenant: a tenant's backlog, whatever its priorities, never
  * keeps another tenant's due order out of the next sweep (the real sweep, over DynamoDB Local's
- * due index; the advance only records what the sweep started, in order).
+ * due index by skip scan; the advance only records what the sweep started, in order).
  */
 import { randomUUID } from 'node:crypto';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
@@ -14,7 +14,7 @@ import { keys } from '#shared/storage/keys.ts';
 /** A due entry as an order carries it (under a sort key no reader takes for an order). */
 const dueEntry = (tenant: string, id: string, priority: number, dueAt: Date) => {
   const pk = keys.order(tenant, id).pk;
-  return { pk, sk: 'DUE-ENTRY-TEST', tenant, external_order_id: id, priority, ...keys.orderDue(pk, dueAt) };
+  return { pk, sk: 'DUE-ENTRY-TEST', tenant, external_order_id: id, priority, ...keys.orderDue({ pk, tenant, priority }, dueAt) };
 };
 
 async function writeAll(items: Record<string, unknown>[], as: 'put' | 'delete'): Promise<void> {
@@ -32,16 +32,20 @@ describe('the call sweep', () => {
     const minutesAgo = (m: number) => new Date(now.getTime() - m * 60_000);
     const backlog = [
       ...Array.from({ length: 200 }, (_, i) => dueEntry(a, `a-${i}`, 1000, minutesAgo(10))),
-      // A's own lower-priority orders, due even earlier: priority orders A's orders among themselves.
-      ...Array.from({ length: 30 }, (_, i) => dueEntry(a, `a-low-${i}`, 0, minutesAgo(20))),
+      // A's own lower-priority orders, due at the same time: priority orders A's orders among themselves.
+      ...Array.from({ length: 30 }, (_, i) => dueEntry(a, `a-low-${i}`, 0, minutesAgo(10))),
       dueEntry(b, 'b-1', -1000, minutesAgo(0.1)),
     ];
     await writeAll(backlog, 'put');
     try {
       const started: string[] = [];
-      await sweepDueOrders(now, async (tenant, id) => {
-        if (tenant === a || tenant === b) started.push(`${tenant}/${id}`);
-      });
+      await sweepDueOrders(
+        now,
+        async (tenant, id) => {
+          if (tenant === a || tenant === b) started.push(`${tenant}/${id}`);
+        },
+        { sweepSeconds: 1 },
+      );
       const ofA = started.filter((s) => s.startsWith(`${a}/`));
       // Round robin: B's order starts within the first two of the two tenants' turns.
       expect(started.indexOf(`${b}/b-1`)).toBeLessThanOrEqual(1);

@@ -3,7 +3,7 @@
  * dial rate that is full, a dial the platform throttles, a report that comes twice or never.
  */
 import { describe, expect, it } from 'vitest';
-import { type AttemptKey, type AttemptReport, type CallPlatform, DialThrottled } from '#shared/calls/call-platform.ts';
+import { type AttemptKey, type AttemptReport, type CallPlatform, type DialRate, DialThrottled } from '#shared/calls/call-platform.ts';
 import { orderProcessing, reportAttempt } from '#shared/orders/processing.ts';
 import { TenantConfigSchema } from '#shared/tenants/config.ts';
 import { NOON, order, ports } from './memory-ports.ts';
@@ -32,7 +32,7 @@ function livePlatform(refuse: () => Error | undefined = () => undefined, outcome
   return { platform, dials, stops };
 }
 
-function livePorts(platform: CallPlatform, dialRate?: (now: Date, tenant: string) => Promise<boolean>) {
+function livePorts(platform: CallPlatform, dialRate?: DialRate) {
   const p = ports('+4915100000000');
   return { ...p, tenantConfigOf: async () => liveConfig, callPlatforms: { ...p.callPlatforms, live: platform }, dialRate };
 }
@@ -56,7 +56,7 @@ describe("a live platform's attempts", () => {
 
   it('leaves the order scheduled, with no attempt used, while the dial rate is full', async () => {
     const { platform, dials } = livePlatform();
-    const p = livePorts(platform, async () => false);
+    const p = livePorts(platform, async () => 'second_full');
     p.orders.orders.set('acme/l-2', order('l-2'));
     await orderProcessing(p).advanceOrder('acme', 'l-2', () => NOON);
     expect(p.orders.orders.get('acme/l-2')).toMatchObject({ processing_state: 'scheduled', call_attempts: 0 });
