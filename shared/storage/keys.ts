@@ -81,9 +81,10 @@ const dueIndex = (prefix: string, shards: number): DueIndex => ({ shards, partit
  * The global due indexes (calls due, queue messages due, stream work due): every tenant's work
  * passes through them, so each has as many shards as 1,300 orders/s across all tenants need
  * to stay under half of a partition's 1,000 writes/s, and no more: a sweep reads every shard
- * (16 at a time) on every run, the call scheduler's every second and the reconciler's every
- * minute, so a shard too many is a read per run and part of every cold start. At that peak
- * (the model, `npm run bench -- model`): about 7,900 order-due writes/s (32 shards, 248 each),
+ * on every run, the call scheduler's every second locally and every minute on AWS, and the
+ * reconciler's every minute, so a shard too many is a read per run and part of every cold
+ * start. At that peak (the model, `npm run bench -- model`): about 7,900 order-due writes/s
+ * (32 shards, each tenant's in 8 of them: the hottest 428, the largest tenant's beside others'),
  * about 4,000 stream-work writes/s with the largest catalog import's 2,000 beside them (32
  * shards, under 190 each), and about 1,850 delivery-due writes/s, a retry's wait only: a
  * delivery made from a stream record has no due entry unless its send failed (8 shards, 231

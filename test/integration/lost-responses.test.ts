@@ -307,6 +307,7 @@ describe('a conditional write whose answer was lost', () => {
   it("orders' publication marker: once its events are out, an order scheduled for later keeps its call's due entry, a final one none, each its watermark", async () => {
     const { afterPublication, orderItem } = await import('#shared/orders/order-store.ts');
     const { streamWorkDone } = await import('#shared/stream/stream-work.ts');
+    const { dueKey } = await import('#shared/storage/due-index.ts');
     const { order } = await import('../unit/orders/memory-ports.ts');
     const { clean, lossy } = await bothWays(async () => {
       const tenant = tenantId();
@@ -335,7 +336,7 @@ describe('a conditional write whose answer was lost', () => {
       const o = (await get(overtaken))!;
       return {
         marked,
-        scheduled: [String(s.gsi2pk).split('#')[0], s.gsi2sk === later, s.published],
+        scheduled: [String(s.gsi2pk).split('#')[0], dueKey(String(s.gsi2sk)).due === later, s.published],
         completed: [c.gsi2pk ?? null, c.published],
         overtaken: [o.gsi2pk ?? null, o.published],
       };
