@@ -39,13 +39,9 @@ describe('the call sweep', () => {
     await writeAll(backlog, 'put');
     try {
       const started: string[] = [];
-      await sweepDueOrders(
-        now,
-        async (tenant, id) => {
-          if (tenant === a || tenant === b) started.push(`${tenant}/${id}`);
-        },
-        { sweepSeconds: 1 },
-      );
+      await sweepDueOrders(now, async (tenant, id) => {
+        if (tenant === a || tenant === b) started.push(`${tenant}/${id}`);
+      });
       const ofA = started.filter((s) => s.startsWith(`${a}/`));
       // Round robin: B's order starts within the first two of the two tenants' turns.
       expect(started.indexOf(`${b}/b-1`)).toBeLessThanOrEqual(1);
@@ -53,6 +49,30 @@ describe('the call sweep', () => {
       expect(ofA.every((s) => !s.includes('a-low-'))).toBe(true);
     } finally {
       await writeAll(backlog, 'delete');
+    }
+  });
+
+  it('starts an order whose due entry is a bare due time, the form without day and tenant', async () => {
+    const tenant = `bare-${randomUUID().slice(0, 8)}`;
+    const pk = keys.order(tenant, 'o-1').pk;
+    const entry = {
+      pk,
+      sk: 'DUE-ENTRY-TEST',
+      tenant,
+      external_order_id: 'o-1',
+      priority: 0,
+      gsi2pk: keys.orderDue({ pk, tenant, priority: 0 }, new Date()).gsi2pk,
+      gsi2sk: new Date(Date.now() - 60_000).toISOString(),
+    };
+    await writeAll([entry], 'put');
+    try {
+      const started: string[] = [];
+      await sweepDueOrders(new Date(), async (t, id) => {
+        if (t === tenant) started.push(id);
+      });
+      expect(started).toEqual(['o-1']);
+    } finally {
+      await writeAll([entry], 'delete');
     }
   });
 });
