@@ -11,8 +11,10 @@
  * with the write units per order the `orders` suite measured, when bench/results holds it.
  */
 import { readFileSync } from 'node:fs';
+import { SENDER_INSTANCES } from '#shared/api/limits.ts';
 import { RATE_COUNTER_WRITES_PER_SECOND } from '#shared/auth/dynamodb-adapters.ts';
 import { keys, LIST_SHARDS, shardOf } from '#shared/storage/keys.ts';
+import { ENDPOINT_SLOTS, UNGUARDED_PER_INSTANCE } from '#shared/webhooks/endpoint-guard.ts';
 import { callMinutes } from '../lib/call-minutes.ts';
 import { type Figure, figure } from '../lib/figures.ts';
 import { EVENTS_PER_ORDER } from '../lib/ordering.ts';
@@ -26,6 +28,7 @@ const TOP_PRODUCTS_PER_SECOND = 1_000;
 const DAY_PEAK_SECONDS = 86_400 / 3;
 const API_REQUESTS_PER_ORDER = 4; // POST /orders, then on average three reads (order, result, calls)
 const FIRST_DELIVERY_FAILS = 0.1; // webhook retries: one delivery in ten needs a second attempt
+const FAST_ANSWER_MS = 100; // a healthy receiver's answer
 const PARTITION_WCU = 1_000;
 const PARTITION_RCU = 3_000;
 
@@ -143,9 +146,12 @@ const ORDER_PLAN: Write[] = [
     scope: 'order',
   },
   {
-    // The endpoint's concurrency slot, claimed and given back on the subscription item per attempt.
-    what: "endpoint slots: claimed and given back on the tenant's subscription",
-    count: EVENTS_PER_ORDER * 2 * (1 + FIRST_DELIVERY_FAILS),
+    // A fast endpoint's attempts take no slot (endpoint-guard.ts): a healthy delivery writes nothing
+    // on the subscription item. A failed attempt counts itself and starts the failing clock in one
+    // write, and the success after it clears both in one. (Each sender instance renews the fast
+    // mark once every 30 s: 40 instances, under 2 writes a second, left out.)
+    what: "endpoint breaker on the tenant's subscription: a failure counted, then cleared",
+    count: EVENTS_PER_ORDER * 2 * FIRST_DELIVERY_FAILS,
     units: 1,
     partition: (t) => keys.webhookSubscription(t).pk,
     scope: 'tenant',
@@ -171,6 +177,18 @@ const READ_UNITS_PER_PRODUCT = 1;
 /** Share of requests that read a list page, and the units a page reads from each list shard. */
 const LIST_SHARE = 0.1;
 const LIST_PAGE_RCU_PER_SHARD = 1;
+/**
+ * The largest tenant's partitions read most: a list shard of its orders, and its webhook
+ * subscription item, which every delivery attempt reads (eventually consistent, under 4 KB: half a unit).
+ */
+const HOT_READS = [
+  { what: "a list shard of the largest tenant's orders", rcuPerSecond: TOP_ORDERS_PER_SECOND * API_REQUESTS_PER_ORDER * LIST_SHARE * LIST_PAGE_RCU_PER_SHARD },
+  {
+    what: "the largest tenant's webhook subscription, read by every attempt",
+    rcuPerSecond: TOP_ORDERS_PER_SECOND * EVENTS_PER_ORDER * (1 + FIRST_DELIVERY_FAILS) * 0.5,
+  },
+];
+const hottestRead = [...HOT_READS].sort((a, b) => b.rcuPerSecond - a.rcuPerSecond)[0]!;
 
 const zipf = (rank: number) => rank ** -ZIPF_EXPONENT;
 
@@ -353,11 +371,12 @@ export async function run(): Promise<Figure[]> {
     }),
     figure({
       suite: 'model',
-      name: "hottest partition at peak, reads (a list shard of the largest tenant's orders)",
-      value: TOP_ORDERS_PER_SECOND * API_REQUESTS_PER_ORDER * LIST_SHARE * LIST_PAGE_RCU_PER_SHARD,
+      name: `hottest partition at peak, reads (${hottestRead.what})`,
+      value: hottestRead.rcuPerSecond,
       unit: 'RCU/s',
       floor: { value: PARTITION_RCU, label: "DynamoDB's per-partition limit" },
       target: { ratio: 0.5, direction: 'at_most' },
+      note: HOT_READS.map((r) => `${r.what}: ${r.rcuPerSecond.toFixed(0)} RCU/s`).join('; '),
     }),
     ...peak.hottest
       .filter((h) => h.partitions !== 'one per order')
@@ -372,6 +391,17 @@ export async function run(): Promise<Figure[]> {
         }),
       ),
     figure({ suite: 'model', name: 'orders per second at peak, all tenants', value: peak.totalOrdersPerSecond, unit: 'orders/s' }),
+    figure({
+      suite: 'model',
+      name: "the largest tenant's delivery attempts under way at peak (a fast endpoint, 100 ms an answer)",
+      value: (TOP_ORDERS_PER_SECOND * EVENTS_PER_ORDER * (1 + FIRST_DELIVERY_FAILS) * FAST_ANSWER_MS) / 1000,
+      unit: 'attempts',
+      floor: {
+        value: SENDER_INSTANCES * UNGUARDED_PER_INSTANCE + ENDPOINT_SLOTS,
+        label: 'what the sender runs at once for one fast endpoint: each instance without slots, and the slots',
+      },
+      target: { ratio: 1, direction: 'at_most' },
+    }),
     figure({
       suite: 'model',
       name: 'table partitions at peak (so stream shards, and stream processor concurrency at one batch per shard)',

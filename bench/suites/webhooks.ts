@@ -87,9 +87,10 @@ async function phase(baseUrl: string, receiver: Awaited<ReturnType<typeof startR
 }
 
 /**
- * One delivery's calls, as the pipeline makes them, issued directly: the event, the payload and the record (with its list and status index entries), the
- * message, the endpoint slot claimed, the record claimed, the POST, the attempt, the slot given
- * back, the outcome (the record rewritten, out of the status index) and the message deleted.
+ * One delivery's writes and queue calls, as the pipeline makes them to a fast endpoint, issued
+ * directly: the event, the payload and the record (with its list and status index entries), the
+ * message, the record claimed, the POST, the attempt, the outcome (the record rewritten, out of
+ * the status index) and the message deleted. A fast endpoint takes no slot.
  * Items are marked `floor`, so the running pipeline passes over them (and the event has no
  * stream-work entry, which the pipeline would take up: the floor is the cheaper for it).
  */
@@ -109,15 +110,6 @@ function floorDelivery(queue: { sqs: SQSClient; url: string }, receiverUrl: stri
     replay_of: null,
     last_attempt: null,
   });
-  const slots = (expression: string, lease: string) =>
-    tableClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.webhookSubscription(tenant),
-        UpdateExpression: expression,
-        ExpressionAttributeValues: { ':l': new Set([lease]) },
-      }),
-    );
   const write = async () => {
     const id = `dlv_floor${randomUUID().replaceAll('-', '')}`;
     const { pk } = keys.delivery(tenant, id);
@@ -129,8 +121,6 @@ function floorDelivery(queue: { sqs: SQSClient; url: string }, receiverUrl: stri
   const attempt = async (body: string, receipt: string) => {
     const { id } = JSON.parse(body) as { id: string };
     const { pk } = keys.delivery(tenant, id);
-    const lease = randomUUID().slice(0, 17);
-    await slots('ADD leases :l', lease);
     await tableClient().send(
       new UpdateCommand({
         TableName: tableName(),
@@ -141,7 +131,6 @@ function floorDelivery(queue: { sqs: SQSClient; url: string }, receiverUrl: stri
     );
     const answer = await fetch(receiverUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'x-svc-webhook-event-id': id }, body: PAYLOAD });
     await answer.arrayBuffer();
-    await slots('DELETE leases :l', lease);
     await put({ ...keys.deliveryAttempt(pk, 1), status_code: answer.status, at: new Date().toISOString() });
     await put(deliveryItem(record(id, 'delivered')));
     await queue.sqs.send(new DeleteMessageCommand({ QueueUrl: queue.url, ReceiptHandle: receipt }));

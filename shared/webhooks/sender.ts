@@ -9,7 +9,7 @@ import { countMetric, millisecondsMetric } from '../observability/metrics.ts';
 import { type DeliveryMessage, identifiersOf, MAX_DELAY_SECONDS, parseDeliveryMessage, type WebhookQueue } from '../queue/webhook-queue.ts';
 import type { StoredDelivery } from './delivery-item.ts';
 import { type AttemptOutcome, claimDelivery, type DeliveryContent, deferDelivery, readDeliveryContent, recordDeliveryAttempt } from './delivery-store.ts';
-import { claimSlot, endpointBusy, releaseSlot, type SlotClaim, settleSlot } from './endpoint-guard.ts';
+import { claimSlot, countsAsFast, endpointBusy, endpointSlow, releaseSlot, SLOW_ATTEMPT_MS, type SlotClaim, settleSlot } from './endpoint-guard.ts';
 import { requestExcerpt, responseExcerpt } from './excerpt.ts';
 import { postPinned } from './http-post.ts';
 import { signatureHeaders } from './signature.ts';
@@ -161,7 +161,7 @@ export async function handleDeliveryMessage(
   // waits let a hanging endpoint hold twice its cap of invocations, for a timeout each).
   if (slot?.kind === 'wait') return { kind: 'held', inSeconds: busyWait(busy_waits, settings), busyWaits: busy_waits + 1 };
   const claim = await claimDelivery(tenant, delivery_id, now, leaseSeconds, from_dead_letter_queue === true);
-  if (claim.kind !== 'claimed' && slot?.kind === 'slot') await releaseSlot(tenant, slot).catch(() => false);
+  if (claim.kind !== 'claimed' && (slot?.kind === 'slot' || slot?.kind === 'unguarded')) await releaseSlot(tenant, slot).catch(() => false);
   if (claim.kind === 'finished') return { kind: 'done' };
   // Its attempts are used up and its move to the DLQ did not happen: move it, attempt nothing.
   if (claim.kind === 'dead_lettered') return { kind: 'dead_letter' };
@@ -171,15 +171,7 @@ export async function handleDeliveryMessage(
   const content = await readDeliveryContent(claim.delivery.pk);
   if (!content) throw new Error('delivery payload missing');
   const claimed = { ...claim.delivery, ...content };
-  const outcome = await attempt(claimed, subscription, settings, now, resolve);
-  // The endpoint's slot back as soon as its attempt is over, before the delivery's own record:
-  // a slot held through the record's writes too is a slot other deliveries wait and race for.
-  // Should the settlement fail, the slot's lease ends by itself and the breaker counts the next attempt.
-  if (subscription && slot) {
-    await settleSlot(tenant, subscription, slot.kind === 'slot' ? slot : undefined, outcome.error === null, now, settings.backoffScale).catch((error: Error) =>
-      logger.warn('webhook endpoint slot not settled', { tenant, delivery_id, error: error.name }),
-    );
-  }
+  const outcome = await attemptAndSettle(claimed, subscription, slot, settings, now, resolve);
   const { status, retryInSeconds } = await recordDeliveryAttempt(claimed, outcome, claim.lease, settings.backoffScale);
   // Identifiers, status and timing only: never the payload, the URL or a secret.
   logger.info('webhook attempt', {
@@ -196,10 +188,45 @@ export async function handleDeliveryMessage(
     ...(status === 'retrying' ? { retry_in_s: Math.round(retryInSeconds) } : {}),
   });
   countAttempt(status, claimed, now);
-  if (status !== 'superseded' && outcome.subscription) await followEndpoint(tenant, outcome.subscription, status === 'delivered', now, settings);
+  // The settlement ended `failing_since` on a success and started it on a failure: what follows reads it so.
+  if (status !== 'superseded' && outcome.subscription) {
+    const delivered = status === 'delivered';
+    const failingSince = delivered ? undefined : (outcome.subscription.failing_since ?? now.toISOString());
+    await followEndpoint(tenant, { ...outcome.subscription, failing_since: failingSince }, delivered, now, settings);
+  }
   if (status === 'delivered' || status === 'superseded') return { kind: 'done' };
   if (status === 'dead_lettered') return { kind: 'dead_letter' };
   return { kind: 'retry', inSeconds: retryInSeconds };
+}
+
+/** The attempt, watched for slowness while its endpoint counts as fast, and its endpoint slot settled. */
+async function attemptAndSettle(
+  delivery: StoredDelivery & DeliveryContent,
+  subscription: StoredSubscription | undefined,
+  slot: SlotClaim | undefined,
+  settings: SenderSettings,
+  now: Date,
+  resolve: Resolver,
+): Promise<AttemptOutcome & { subscription?: StoredSubscription }> {
+  const { tenant, delivery_id } = delivery;
+  const slowAfterMs = SLOW_ATTEMPT_MS * settings.timeoutScale;
+  // An endpoint counted as fast that keeps this attempt waiting is slow: its attempts take slots again.
+  const slowWatch =
+    subscription && countsAsFast(subscription, now)
+      ? setTimeout(() => void endpointSlow(tenant, subscription, new Date()).catch(() => undefined), slowAfterMs)
+      : undefined;
+  const outcome = await attempt(delivery, subscription, settings, now, resolve).finally(() => clearTimeout(slowWatch));
+  // The endpoint's slot back as soon as its attempt is over, before the delivery's own record:
+  // a slot held through the record's writes too is a slot other deliveries wait and race for.
+  // Should the settlement fail, the slot's lease ends by itself and the breaker counts the next attempt.
+  if (subscription && slot) {
+    const summary = { delivered: outcome.error === null, latencyMs: outcome.latencyMs, slowAfterMs };
+    const held = slot.kind === 'slot' || slot.kind === 'unguarded' ? slot : undefined;
+    await settleSlot(tenant, subscription, held, summary, now, settings.backoffScale).catch((error: Error) =>
+      logger.warn('webhook endpoint slot not settled', { tenant, delivery_id, error: error.name }),
+    );
+  }
+  return outcome;
 }
 
 async function followEndpoint(tenant: string, subscription: StoredSubscription, delivered: boolean, now: Date, settings: SenderSettings): Promise<void> {

@@ -66,7 +66,8 @@ export async function putSubscription(
   }
   const values = { ':url': input.url, ':types': input.event_types, ':enabled': input.enabled, ':at': at };
   // A changed endpoint (another URL, or enabled again after being disabled, by the partner or
-  // automatically) starts with a closed breaker and a fresh failure clock; a PUT of the same
+  // automatically) starts with a closed breaker, a fresh failure clock and no fast mark (its
+  // attempts take slots until it answers fast); a PUT of the same
   // endpoint (a partner's deploy re-putting its subscription) leaves both as they are, so a
   // failing endpoint is still paused and, in the end, disabled.
   const changedEndpoint = await writeConditionally({
@@ -74,7 +75,7 @@ export async function putSubscription(
       TableName: tableName(),
       Key: key,
       UpdateExpression:
-        'SET #url = :url, event_types = :types, enabled = :enabled, updated_at = :at REMOVE failing_since, disabled_reason, disabled_at, failed_attempts, paused_until, pauses',
+        'SET #url = :url, event_types = :types, enabled = :enabled, updated_at = :at REMOVE failing_since, disabled_reason, disabled_at, failed_attempts, paused_until, pauses, fast_until',
       ConditionExpression: input.enabled ? '#url <> :url OR enabled = :false' : '#url <> :url',
       ExpressionAttributeNames: { '#url': 'url' },
       ExpressionAttributeValues: { ...values, ...(input.enabled ? { ':false': false } : {}) },
@@ -172,7 +173,9 @@ export type EndpointChange = 'none' | 'failing' | 'recovered' | 'disabled';
  * Follows the endpoint's health after an attempt, writing only when it changes: the first
  * failure after a success starts `failing_since`, a success ends it, and a failure when every
  * attempt has failed for `disableAfterSeconds` disables the subscription (as Svix does), with
- * the reason and time the partner sees on GET /webhook-subscription.
+ * the reason and time the partner sees on GET /webhook-subscription. The sender's settlement of
+ * the attempt (`settleSlot`) writes `failing_since` in the same write as the breaker's count,
+ * and hands this the state it left, so here a sent attempt only ever disables.
  */
 export async function noteEndpointAttempt(
   tenant: string,
