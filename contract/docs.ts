@@ -154,16 +154,22 @@ const SAMPLE_PATH_VALUES: Record<string, unknown> = {
   listenSessionId: SAMPLE_VALUES.listen_session_id,
 };
 
-/** The example's path: each parameter filled with a value of its kind. */
-const examplePath = (path: string) =>
-  path.replace(/\{(\w+)\}/g, (_, name: string) => String(SAMPLE_PATH_VALUES[name] ?? `${name.replace(/^external|Id$/g, '').toLowerCase()}-1`));
+/** A path parameter's example: as the recorded request had it, else a value of its kind. */
+const exampleValue = (name: string, op: Schema): string =>
+  String(
+    (op.parameters as Schema[] | undefined)?.find((p) => p.in === 'path' && p.name === name)?.example ??
+      SAMPLE_PATH_VALUES[name] ??
+      `${name.replace(/^external|Id$/g, '').toLowerCase()}-1`,
+  );
+/** The example's path, each parameter filled with its example. */
+const examplePath = (path: string, op: Schema) => path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(exampleValue(name, op)));
 
 function codeSamples(path: string, method: string, op: Schema, doc: Doc, origin: string): string {
   const base = `${origin}${doc.servers[0].url.replace('{origin}', '')}`;
   const body = op.requestBody?.content?.['application/json']?.example;
   const mutation = method !== 'get';
   const curl = [
-    `curl -X ${method.toUpperCase()} '${base}${examplePath(path)}' \\`,
+    `curl -X ${method.toUpperCase()} '${base}${examplePath(path, op)}' \\`,
     '  -H "X-SVC-Key-Id: $KEY_ID" -H "X-SVC-Timestamp: $TS" -H "X-SVC-Nonce: $NONCE" \\',
     '  -H "X-SVC-Content-SHA256: $BODY_SHA256" -H "X-SVC-Signature: hmac-sha256=$SIG" \\',
     ...(mutation ? [`  -H "Idempotency-Key: $(uuidgen)"${body !== undefined ? ' \\' : ''}`] : []),
@@ -174,11 +180,11 @@ function codeSamples(path: string, method: string, op: Schema, doc: Doc, origin:
   const client = [
     "import { createCommerceClient } from '@commerce-interface/client';",
     'const client = createCommerceClient({ baseUrl, keyId, secret });',
-    ...(id ? [`const id = '${examplePath(`{${id}}`)}';`] : []),
+    ...(id ? [`const id = ${JSON.stringify(exampleValue(id, op))};`] : []),
     ...(body !== undefined ? [`const body = ${json(body)};`] : []),
     call.startsWith('for await') ? call : `const answer = await ${call};`,
   ].join('\n');
-  const sandbox = `npm run sandbox -- request ${method.toUpperCase()} '${examplePath(path)}'${body !== undefined ? ' --data "$(cat body.json)"' : ''}`;
+  const sandbox = `npm run sandbox -- request ${method.toUpperCase()} '${examplePath(path, op)}'${body !== undefined ? ' --data "$(cat body.json)"' : ''}`;
   return [
     codeBlock('code curl', 'curl (the headers as "Authentication" above says)', curl),
     codeBlock('code sandbox', 'Signed for you from the shell (the local credentials, or --base-url and --key-id with COMMERCE_KEY_SECRET)', sandbox),
@@ -188,12 +194,14 @@ function codeSamples(path: string, method: string, op: Schema, doc: Doc, origin:
 
 function examples(op: Schema): string {
   const request = op.requestBody?.content?.['application/json']?.example;
-  const success = Object.entries(op.responses as Record<string, Schema>).find(
-    ([status, r]) => status.startsWith('2') && r.content?.['application/json']?.example,
+  const successes = Object.entries(op.responses as Record<string, Schema>).filter(
+    ([status, r]) => status.startsWith('2') && r.content?.['application/json']?.example !== undefined,
   );
   return [
     request !== undefined ? codeBlock('example request', 'Example request body', json(request)) : '',
-    success ? codeBlock('example response', `Example answer (${success[0]})`, json(success[1].content['application/json'].example)) : '',
+    ...successes.map(([status, r]) =>
+      codeBlock('example response', `Example answer (${status}: ${r.description})`, json(r.content['application/json'].example)),
+    ),
   ].join('');
 }
 

@@ -1,12 +1,16 @@
 /**
  * Examples carried in the contract itself, so every generator, validator and reader sees them:
  * each request body the e2e suite sends (contract/examples.json, test/e2e/contract-examples),
- * and for each success answer and each event a sample built from its schema (its own
- * `example`, `default`, `const` or first enum value, else a plain value of its type and
- * format). A unit test validates every sample against its schema.
+ * and each success answer and each event as one run of the sandbox gave it
+ * (contract/recorded-examples.json, `npm run contract:record`), so ids and states agree from
+ * request to answer to event. What the run did not record is a sample built from its schema
+ * (its own `example`, `default`, `const` or first enum value, else a plain value of its type
+ * and format). Unit tests validate every example against its schema and the recorded ones
+ * against the requests they answer.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathPattern } from '#shared/api/routes.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: an OpenAPI document built as plain JSON; its shape is the OpenAPI specification's
 type Schema = Record<string, any>;
@@ -94,24 +98,60 @@ interface RequestExample {
   body: unknown;
 }
 
-/** Adds the examples to the contract: request bodies as sent by the e2e suite, answers and events as sampled. */
-export function withExamples(doc: Schema, requests: RequestExample[] = requestExamples()): Schema {
-  for (const operations of Object.values(doc.paths as Record<string, Record<string, Schema>>)) {
+/** Adds the examples to the contract: requests and their answers as recorded (request bodies as the e2e suite sends them), events as recorded, the rest as sampled. */
+export function withExamples(doc: Schema, requests: RequestExample[] = requestExamples(), recorded: RecordedExamples = recordedExamples()): Schema {
+  for (const [template, operations] of Object.entries(doc.paths as Record<string, Record<string, Schema>>)) {
     for (const op of Object.values(operations)) {
-      const request = requests.find((r) => r.operationId === op.operationId);
+      const answers = recorded.answers.filter((a) => a.operationId === op.operationId);
+      const answered = answers[0];
+      // The path parameters the recorded request used: the code samples call the same resource the answer shows.
+      const values = answered ? pathValues(template, answered.path) : {};
+      for (const parameter of (op.parameters ?? []) as Schema[])
+        if (parameter.in === 'path' && parameter.name in values) parameter.example = values[parameter.name];
+      const request = answered?.body !== undefined ? answered : requests.find((r) => r.operationId === op.operationId);
       const body = op.requestBody?.content?.['application/json'];
       if (body && request) body.example = request.body;
       for (const [status, response] of Object.entries(op.responses as Record<string, Schema>)) {
         const content = response.content?.['application/json'];
-        if (status.startsWith('2') && content?.schema) content.example = sampleOf(content.schema, doc);
+        if (!status.startsWith('2') || !content?.schema) continue;
+        const recordedAnswer = answers.find((a) => String(a.status) === status);
+        content.example = recordedAnswer ? recordedAnswer.answer : sampleOf(content.schema, doc);
       }
     }
   }
-  for (const item of Object.values((doc.webhooks ?? {}) as Record<string, { post: Schema }>)) {
+  for (const [type, item] of Object.entries((doc.webhooks ?? {}) as Record<string, { post: Schema }>)) {
     const content = item.post.requestBody?.content?.['application/json'];
-    if (content?.schema) content.example = sampleOf(content.schema, doc);
+    if (content?.schema) content.example = recorded.events[type] ?? sampleOf(content.schema, doc);
   }
   return doc;
+}
+
+/** The values of a path template's parameters in a path that matches it (`/orders/{externalOrderId}`, `/orders/o-1`: `o-1`). */
+export function pathValues(template: string, path: string): Record<string, string> {
+  const groups = pathPattern(template).exec(path.split('?')[0]!)?.groups ?? {};
+  return Object.fromEntries(Object.entries(groups).map(([name, value]) => [name, decodeURIComponent(value)]));
+}
+
+/** An operation's recorded request (method, path, body) and the answer it got. */
+export interface RecordedAnswer {
+  operationId: string;
+  method: string;
+  path: string;
+  body?: unknown;
+  status: number;
+  answer: unknown;
+}
+export interface RecordedExamples {
+  answers: RecordedAnswer[];
+  events: Record<string, unknown>;
+  /** Every order the run created. */
+  orders: string[];
+}
+
+/** The answers and events of contract/recorded-examples.json (none before the first recording). */
+export function recordedExamples(): RecordedExamples {
+  const file = join(import.meta.dirname, 'recorded-examples.json');
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as RecordedExamples) : { answers: [], events: {}, orders: [] };
 }
 
 /** The request bodies of contract/examples.json, which test/e2e/contract-examples.test.ts sends. */

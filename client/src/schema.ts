@@ -1724,23 +1724,27 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "contract_version": "2026.11.24-draft.4",
+                     *       "contract_version": "2026.11.29-draft.1",
                      *       "base_path": "/api/v1/commerce",
                      *       "order_kinds": [
-                     *         "standard"
+                     *         "standard",
+                     *         "repurchase_intent"
                      *       ],
                      *       "events": [
-                     *         "commerce.order.status_changed.v1"
+                     *         "commerce.order.status_changed.v1",
+                     *         "commerce.call.attempt_completed.v1",
+                     *         "commerce.order.result_ready.v1",
+                     *         "commerce.writeback.failed.v1"
                      *       ],
                      *       "limits": {
-                     *         "products_batch_max": 1,
-                     *         "variants_per_product_max": 1,
-                     *         "order_items_max": 1,
-                     *         "rule_conditions_max": 1,
-                     *         "request_body_max_bytes": 1,
-                     *         "webhook_payload_max_bytes": 1,
-                     *         "page_limit_default": 1,
-                     *         "page_limit_max": 1
+                     *         "products_batch_max": 500,
+                     *         "variants_per_product_max": 100,
+                     *         "order_items_max": 250,
+                     *         "rule_conditions_max": 100,
+                     *         "request_body_max_bytes": 2097152,
+                     *         "webhook_payload_max_bytes": 262144,
+                     *         "page_limit_default": 50,
+                     *         "page_limit_max": 200
                      *       },
                      *       "features": {
                      *         "webhooks": true,
@@ -1897,38 +1901,28 @@ export interface operations {
                      * @example {
                      *       "readiness": "ready",
                      *       "mode": "sandbox",
-                     *       "display_name": "x",
-                     *       "blockers": [
-                     *         {
-                     *           "code": "no_market_configured",
-                     *           "message": "x"
-                     *         }
-                     *       ],
-                     *       "notices": [
-                     *         {
-                     *           "code": "no_webhook_subscription",
-                     *           "message": "x"
-                     *         }
-                     *       ],
+                     *       "display_name": null,
+                     *       "blockers": [],
+                     *       "notices": [],
                      *       "markets": [
                      *         {
-                     *           "country": "DE",
-                     *           "locale_default": "xx",
                      *           "calling_days": [
-                     *             1
+                     *             1,
+                     *             2,
+                     *             3,
+                     *             4,
+                     *             5,
+                     *             6,
+                     *             7
                      *           ],
-                     *           "display_name": "x",
-                     *           "timezone": "Europe/Berlin",
-                     *           "quiet_hours": {
-                     *             "dont_call_hour_start": 1,
-                     *             "dont_call_hour_end": 1
-                     *           }
+                     *           "country": "DE",
+                     *           "locale_default": "de-DE"
                      *         }
                      *       ],
                      *       "quiet_hours": {
+                     *         "dont_call_hour_end": 0,
                      *         "timezone": "Europe/Berlin",
-                     *         "dont_call_hour_start": 1,
-                     *         "dont_call_hour_end": 1
+                     *         "dont_call_hour_start": 0
                      *       },
                      *       "features_enabled": {
                      *         "upsell": true,
@@ -1936,12 +1930,12 @@ export interface operations {
                      *       },
                      *       "writeback": {
                      *         "enabled": true,
-                     *         "endpoint": "x"
+                     *         "endpoint": "https://store.example.com/…"
                      *       },
-                     *       "max_call_attempts": 1,
+                     *       "max_call_attempts": 3,
                      *       "rate_limit": {
-                     *         "requests_per_second": 1,
-                     *         "burst": 1
+                     *         "requests_per_second": 50,
+                     *         "burst": 100
                      *       }
                      *     }
                      */
@@ -2129,21 +2123,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "accepted": 1,
-                     *       "rejected": 1,
+                     *       "rejected": 0,
                      *       "results": [
                      *         {
-                     *           "index": 1,
+                     *           "index": 0,
                      *           "external_product_id": "gid://shopify/Product/123",
                      *           "outcome": "upserted",
-                     *           "source_version": "2026-11-22T10:00:00Z",
-                     *           "errors": [
-                     *             {
-                     *               "code": "x",
-                     *               "pointer": "x",
-                     *               "message": "x"
-                     *             }
-                     *           ],
-                     *           "errors_total": 1
+                     *           "source_version": "2026-11-22T10:00:00Z"
                      *         }
                      *       ]
                      *     }
@@ -2320,14 +2306,14 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "external_product_id": "gid://shopify/Product/123",
-                     *           "title": "x",
-                     *           "category": "x",
-                     *           "status": "active",
-                     *           "availability": "in_stock",
-                     *           "variant_count": 1,
                      *           "source_version": "2026-11-22T10:00:00Z",
-                     *           "updated_at": "2026-11-24T10:00:00.000Z"
+                     *           "variant_count": 2,
+                     *           "updated_at": "2026-11-29T00:47:35.583Z",
+                     *           "availability": "in_stock",
+                     *           "external_product_id": "gid://shopify/Product/123",
+                     *           "title": "Espresso beans",
+                     *           "category": "food/coffee",
+                     *           "status": "active"
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -2470,7 +2456,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters, and not "." or ".." */
+                /**
+                 * @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters, and not "." or ".."
+                 * @example gid://shopify/Product/123
+                 */
                 externalProductId: string;
             };
             cookie?: never;
@@ -2487,24 +2476,29 @@ export interface operations {
                     /**
                      * @example {
                      *       "external_product_id": "gid://shopify/Product/123",
-                     *       "title": "x",
-                     *       "category": "x",
+                     *       "title": "Espresso beans",
+                     *       "category": "food/coffee",
                      *       "status": "active",
                      *       "availability": "in_stock",
                      *       "source_version": "2026-11-22T10:00:00Z",
                      *       "variants": [
                      *         {
                      *           "external_variant_id": "espresso-250g",
-                     *           "price": "19.99",
+                     *           "price": "8.90",
                      *           "currency": "EUR",
-                     *           "inventory": 1,
+                     *           "inventory": 40,
                      *           "min_quantity": 1,
-                     *           "max_quantity": 1
+                     *           "max_quantity": 10
+                     *         },
+                     *         {
+                     *           "external_variant_id": "espresso-1kg",
+                     *           "price": "29.90",
+                     *           "currency": "EUR"
                      *         }
                      *       ],
-                     *       "archived_at": "2026-11-24T10:00:00.000Z",
-                     *       "created_at": "2026-11-24T10:00:00.000Z",
-                     *       "updated_at": "2026-11-24T10:00:00.000Z"
+                     *       "archived_at": null,
+                     *       "created_at": "2026-11-29T00:47:35.583Z",
+                     *       "updated_at": "2026-11-29T00:47:35.583Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Product"];
@@ -2643,7 +2637,10 @@ export interface operations {
                 "Idempotency-Key": components["parameters"]["Idempotency-Key"];
             };
             path: {
-                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters, and not "." or ".." */
+                /**
+                 * @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters, and not "." or ".."
+                 * @example gid://shopify/Product/123
+                 */
                 externalProductId: string;
             };
             cookie?: never;
@@ -2661,24 +2658,29 @@ export interface operations {
                     /**
                      * @example {
                      *       "external_product_id": "gid://shopify/Product/123",
-                     *       "title": "x",
-                     *       "category": "x",
-                     *       "status": "active",
+                     *       "title": "Espresso beans",
+                     *       "category": "food/coffee",
+                     *       "status": "archived",
                      *       "availability": "in_stock",
                      *       "source_version": "2026-11-22T10:00:00Z",
                      *       "variants": [
                      *         {
                      *           "external_variant_id": "espresso-250g",
-                     *           "price": "19.99",
+                     *           "price": "8.90",
                      *           "currency": "EUR",
-                     *           "inventory": 1,
+                     *           "inventory": 40,
                      *           "min_quantity": 1,
-                     *           "max_quantity": 1
+                     *           "max_quantity": 10
+                     *         },
+                     *         {
+                     *           "external_variant_id": "espresso-1kg",
+                     *           "price": "29.90",
+                     *           "currency": "EUR"
                      *         }
                      *       ],
-                     *       "archived_at": "2026-11-24T10:00:00.000Z",
-                     *       "created_at": "2026-11-24T10:00:00.000Z",
-                     *       "updated_at": "2026-11-24T10:00:00.000Z"
+                     *       "archived_at": "2026-11-29T00:47:40.970Z",
+                     *       "created_at": "2026-11-29T00:47:35.583Z",
+                     *       "updated_at": "2026-11-29T00:47:40.970Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ProductOutput"];
@@ -2825,7 +2827,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters, and not "." or ".." */
+                /**
+                 * @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters, and not "." or ".."
+                 * @example cust/42 ü
+                 */
                 externalCustomerId: string;
             };
             cookie?: never;
@@ -2841,20 +2846,20 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "external_customer_id": "cust-42",
-                     *       "phone_masked": "+49******12",
+                     *       "external_customer_id": "cust/42 ü",
+                     *       "phone_masked": "+49******70",
                      *       "locale": "de-DE",
                      *       "consent": {
                      *         "status": "granted",
                      *         "proof": {
-                     *           "source": "x",
-                     *           "collected_at": "2026-11-24T10:00:00.000Z"
+                     *           "source": "checkout",
+                     *           "collected_at": "2026-11-01T09:30:00.000Z"
                      *         }
                      *       },
-                     *       "source_version": "2026-11-22T10:00:00Z",
-                     *       "anonymized_at": "2026-11-24T10:00:00.000Z",
-                     *       "created_at": "2026-11-24T10:00:00.000Z",
-                     *       "updated_at": "2026-11-24T10:00:00.000Z"
+                     *       "source_version": "17",
+                     *       "anonymized_at": null,
+                     *       "created_at": "2026-11-29T00:47:36.079Z",
+                     *       "updated_at": "2026-11-29T00:47:36.079Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Customer"];
@@ -2993,7 +2998,10 @@ export interface operations {
                 "Idempotency-Key": components["parameters"]["Idempotency-Key"];
             };
             path: {
-                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters, and not "." or ".." */
+                /**
+                 * @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters, and not "." or ".."
+                 * @example cust/42 ü
+                 */
                 externalCustomerId: string;
             };
             cookie?: never;
@@ -3029,7 +3037,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "external_customer_id": "cust-42",
+                     *       "external_customer_id": "cust/42 ü",
                      *       "outcome": "upserted",
                      *       "consent": {
                      *         "status": "granted"
@@ -3183,7 +3191,10 @@ export interface operations {
                 "Idempotency-Key": components["parameters"]["Idempotency-Key"];
             };
             path: {
-                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters, and not "." or ".." */
+                /**
+                 * @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters, and not "." or ".."
+                 * @example cust/42 ü
+                 */
                 externalCustomerId: string;
             };
             cookie?: never;
@@ -3200,9 +3211,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "external_customer_id": "cust-42",
+                     *       "external_customer_id": "cust/42 ü",
                      *       "outcome": "anonymized",
-                     *       "anonymized_at": "2026-11-24T10:00:00.000Z"
+                     *       "anonymized_at": "2026-11-29T00:47:41.423Z"
                      *     }
                      */
                     "application/json": components["schemas"]["AnonymizeResult"];
@@ -3372,12 +3383,28 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "external_order_id": "order-10045",
+                     *           "external_order_id": "o-1",
                      *           "order_kind": "standard",
-                     *           "external_customer_id": "cust-42",
-                     *           "processing_state": "received",
-                     *           "priority": 1,
-                     *           "updated_at": "2026-11-24T10:00:00.000Z"
+                     *           "external_customer_id": "cust/42 ü",
+                     *           "processing_state": "completed",
+                     *           "priority": 5,
+                     *           "updated_at": "2026-11-29T00:47:36.999Z"
+                     *         },
+                     *         {
+                     *           "external_order_id": "o-2",
+                     *           "order_kind": "standard",
+                     *           "external_customer_id": "cust/42 ü",
+                     *           "processing_state": "completed",
+                     *           "priority": 5,
+                     *           "updated_at": "2026-11-29T00:47:39.128Z"
+                     *         },
+                     *         {
+                     *           "external_order_id": "ri-1",
+                     *           "order_kind": "repurchase_intent",
+                     *           "external_customer_id": "cust/42 ü",
+                     *           "processing_state": "cancelled",
+                     *           "priority": 7,
+                     *           "updated_at": "2026-11-29T00:47:38.006Z"
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -3562,11 +3589,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "external_order_id": "order-10045",
+                     *       "external_order_id": "o-1",
                      *       "order_kind": "standard",
-                     *       "processing_state": "received",
-                     *       "correlation_id": "cor_5f0c1e9a-2b7d-4c1e-9f3a-6d8e2b4c7a10",
-                     *       "outcome": "created"
+                     *       "processing_state": "completed",
+                     *       "correlation_id": "cor_b702b81e-ea62-4904-9638-1c0285d5676e",
+                     *       "outcome": "unchanged"
                      *     }
                      */
                     "application/json": components["schemas"]["OrderWriteResult"];
@@ -3582,10 +3609,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "external_order_id": "order-10045",
+                     *       "external_order_id": "o-1",
                      *       "order_kind": "standard",
                      *       "processing_state": "received",
-                     *       "correlation_id": "cor_5f0c1e9a-2b7d-4c1e-9f3a-6d8e2b4c7a10",
+                     *       "correlation_id": "cor_b702b81e-ea62-4904-9638-1c0285d5676e",
                      *       "outcome": "created"
                      *     }
                      */
@@ -3733,7 +3760,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters, and not "." or ".." */
+                /**
+                 * @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters, and not "." or ".."
+                 * @example o-1
+                 */
                 externalOrderId: string;
             };
             cookie?: never;
@@ -3749,33 +3779,31 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "external_order_id": "order-10045",
+                     *       "external_order_id": "o-1",
                      *       "order_kind": "standard",
-                     *       "external_customer_id": "cust-42",
+                     *       "external_customer_id": "cust/42 ü",
                      *       "items": [
                      *         {
-                     *           "external_variant_id": "espresso-250g",
-                     *           "quantity": 1,
-                     *           "price": "19.99",
-                     *           "currency": "EUR"
+                     *           "currency": "EUR",
+                     *           "quantity": 2,
+                     *           "price": "8.90",
+                     *           "external_variant_id": "espresso-250g"
                      *         }
                      *       ],
                      *       "contact_permission": {
-                     *         "status": "x",
-                     *         "basis": "x",
-                     *         "reference": "/api/v1/commerce/orders/order-10045"
+                     *         "status": "granted"
                      *       },
-                     *       "source_version": "2026-11-22T10:00:00Z",
-                     *       "contact_not_before": "2026-11-24T10:00:00.000Z",
-                     *       "priority": 1,
-                     *       "confidence": "x",
-                     *       "processing_state": "received",
-                     *       "state_reason": "x",
-                     *       "next_contact_at": "2026-11-24T10:00:00.000Z",
+                     *       "source_version": "1",
+                     *       "contact_not_before": "2026-11-22T09:00:00.000Z",
+                     *       "priority": 5,
+                     *       "confidence": null,
+                     *       "processing_state": "completed",
+                     *       "state_reason": "confirmed",
+                     *       "next_contact_at": null,
                      *       "call_attempts": 1,
-                     *       "correlation_id": "cor_5f0c1e9a-2b7d-4c1e-9f3a-6d8e2b4c7a10",
-                     *       "created_at": "2026-11-24T10:00:00.000Z",
-                     *       "updated_at": "2026-11-24T10:00:00.000Z"
+                     *       "correlation_id": "cor_b702b81e-ea62-4904-9638-1c0285d5676e",
+                     *       "created_at": "2026-11-29T00:47:36.474Z",
+                     *       "updated_at": "2026-11-29T00:47:36.999Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -3914,7 +3942,10 @@ export interface operations {
                 "Idempotency-Key": components["parameters"]["Idempotency-Key"];
             };
             path: {
-                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters, and not "." or ".." */
+                /**
+                 * @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters, and not "." or ".."
+                 * @example ri-1
+                 */
                 externalOrderId: string;
             };
             cookie?: never;
@@ -3941,11 +3972,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "external_order_id": "order-10045",
-                     *       "order_kind": "standard",
-                     *       "processing_state": "received",
-                     *       "correlation_id": "cor_5f0c1e9a-2b7d-4c1e-9f3a-6d8e2b4c7a10",
-                     *       "outcome": "created"
+                     *       "external_order_id": "ri-1",
+                     *       "processing_state": "validated",
+                     *       "correlation_id": "cor_7b6dbdce-f2fe-4a17-be1b-74d48bf94eeb",
+                     *       "outcome": "updated"
                      *     }
                      */
                     "application/json": components["schemas"]["OrderWriteResult"];
@@ -4095,7 +4125,10 @@ export interface operations {
                 "Idempotency-Key": components["parameters"]["Idempotency-Key"];
             };
             path: {
-                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters, and not "." or ".." */
+                /**
+                 * @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters, and not "." or ".."
+                 * @example ri-1
+                 */
                 externalOrderId: string;
             };
             cookie?: never;
@@ -4121,11 +4154,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "external_order_id": "order-10045",
-                     *       "order_kind": "standard",
-                     *       "processing_state": "received",
-                     *       "correlation_id": "cor_5f0c1e9a-2b7d-4c1e-9f3a-6d8e2b4c7a10",
-                     *       "outcome": "created"
+                     *       "external_order_id": "ri-1",
+                     *       "processing_state": "cancelled",
+                     *       "correlation_id": "cor_7b6dbdce-f2fe-4a17-be1b-74d48bf94eeb",
+                     *       "outcome": "cancelled"
                      *     }
                      */
                     "application/json": components["schemas"]["OrderWriteResult"];
@@ -4272,7 +4304,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters, and not "." or ".." */
+                /**
+                 * @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters, and not "." or ".."
+                 * @example o-1
+                 */
                 externalOrderId: string;
             };
             cookie?: never;
@@ -4288,29 +4323,27 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "external_order_id": "order-10045",
-                     *       "processing_state": "received",
+                     *       "external_order_id": "o-1",
+                     *       "processing_state": "completed",
                      *       "call_disposition": "answered",
                      *       "business_outcome": "confirmed",
                      *       "final_order_snapshot": {
                      *         "items": [
                      *           {
                      *             "external_variant_id": "espresso-250g",
-                     *             "quantity": 1,
+                     *             "quantity": 2,
                      *             "price": "8.90"
                      *           }
                      *         ],
                      *         "currency": "EUR",
                      *         "total": "17.80",
                      *         "confirmed": true,
-                     *         "reason": "x"
+                     *         "reason": null
                      *       },
-                     *       "applied_rules": [
-                     *         "x"
-                     *       ],
-                     *       "completed_at": "2026-11-24T10:00:00.000Z",
+                     *       "applied_rules": [],
+                     *       "completed_at": "2026-11-29T00:47:36.999Z",
                      *       "writeback": {
-                     *         "state": "pending",
+                     *         "state": "written",
                      *         "attempts": 1
                      *       }
                      *     }
@@ -4453,7 +4486,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters, and not "." or ".." */
+                /**
+                 * @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters, and not "." or ".."
+                 * @example o-1
+                 */
                 externalOrderId: string;
             };
             cookie?: never;
@@ -4473,13 +4509,20 @@ export interface operations {
                      *         {
                      *           "attempt": 1,
                      *           "call_disposition": "answered",
-                     *           "started_at": "2026-11-24T10:00:00.000Z",
-                     *           "ended_at": "2026-11-24T10:00:00.000Z",
+                     *           "started_at": "2026-11-29T00:47:36.999Z",
+                     *           "ended_at": "2026-11-29T00:47:36.999Z",
                      *           "transcript": [
                      *             {
                      *               "speaker": "service",
-                     *               "text": "x",
-                     *               "key": "x"
+                     *               "text": "Guten Tag, hier ist acme-coffee. Wir rufen wegen Ihrer Bestellung vom 29. November 2026 an. 2 mal Espresso beans, zu je 8,90 €. Der Gesamtbetrag ist 17,80 €. Um die Bestellung zu bestätigen, drücken Sie die 1. Um sie zu stornieren, drücken Sie die 2. Um stattdessen Espresso beans für 29,90 € zu nehmen, drücken Sie die 3."
+                     *             },
+                     *             {
+                     *               "speaker": "customer",
+                     *               "key": "1"
+                     *             },
+                     *             {
+                     *               "speaker": "service",
+                     *               "text": "Vielen Dank, Ihre Bestellung ist bestätigt. Auf Wiederhören."
                      *             }
                      *           ]
                      *         }
@@ -4487,14 +4530,14 @@ export interface operations {
                      *       "next_cursor": null,
                      *       "reports_policy": {
                      *         "recordings": {
-                     *           "available": true,
-                     *           "retention_days": 1
+                     *           "available": false,
+                     *           "retention_days": 0
                      *         },
                      *         "transcripts": {
                      *           "available": true,
-                     *           "retention_days": 1
+                     *           "retention_days": 0
                      *         },
-                     *         "how_to_request": "x"
+                     *         "how_to_request": "Each attempt of a sandbox tenant carries the transcript of its simulated conversation (`transcript`), kept as long as the order. No recordings are made."
                      *       }
                      *     }
                      */
@@ -4636,7 +4679,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters, and not "." or ".." */
+                /**
+                 * @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters, and not "." or ".."
+                 * @example upsell-espresso
+                 */
                 externalRuleId: string;
             };
             cookie?: never;
@@ -4653,24 +4699,21 @@ export interface operations {
                     /**
                      * @example {
                      *       "external_rule_id": "upsell-espresso",
-                     *       "rule_type": "replacement",
-                     *       "priority": 1,
+                     *       "rule_type": "upsell",
+                     *       "priority": 10,
                      *       "enabled": true,
                      *       "status": "active",
                      *       "applies_to": {
-                     *         "category": "x",
-                     *         "external_product_ids": [
-                     *           "x"
-                     *         ],
-                     *         "external_variant_ids": [
-                     *           "x"
-                     *         ]
+                     *         "category": "food/coffee"
                      *       },
-                     *       "action": {},
-                     *       "source_version": "2026-11-22T10:00:00Z",
-                     *       "archived_at": "2026-11-24T10:00:00.000Z",
-                     *       "created_at": "2026-11-24T10:00:00.000Z",
-                     *       "updated_at": "2026-11-24T10:00:00.000Z"
+                     *       "action": {
+                     *         "suggest_variant": "espresso-1kg",
+                     *         "max_quantity": 2
+                     *       },
+                     *       "source_version": "1",
+                     *       "archived_at": null,
+                     *       "created_at": "2026-11-29T00:47:36.358Z",
+                     *       "updated_at": "2026-11-29T00:47:36.358Z"
                      *     }
                      */
                     "application/json": components["schemas"]["SalesRule"];
@@ -4809,7 +4852,10 @@ export interface operations {
                 "Idempotency-Key": components["parameters"]["Idempotency-Key"];
             };
             path: {
-                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters, and not "." or ".." */
+                /**
+                 * @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters, and not "." or ".."
+                 * @example upsell-espresso
+                 */
                 externalRuleId: string;
             };
             cookie?: never;
@@ -4997,7 +5043,10 @@ export interface operations {
                 "Idempotency-Key": components["parameters"]["Idempotency-Key"];
             };
             path: {
-                /** @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters, and not "." or ".." */
+                /**
+                 * @description Partner id: must be 1 to 255 characters and at most 255 bytes in UTF-8, without control characters, and not "." or ".."
+                 * @example upsell-espresso
+                 */
                 externalRuleId: string;
             };
             cookie?: never;
@@ -5015,24 +5064,21 @@ export interface operations {
                     /**
                      * @example {
                      *       "external_rule_id": "upsell-espresso",
-                     *       "rule_type": "replacement",
-                     *       "priority": 1,
+                     *       "rule_type": "upsell",
+                     *       "priority": 10,
                      *       "enabled": true,
-                     *       "status": "active",
+                     *       "status": "archived",
                      *       "applies_to": {
-                     *         "category": "x",
-                     *         "external_product_ids": [
-                     *           "x"
-                     *         ],
-                     *         "external_variant_ids": [
-                     *           "x"
-                     *         ]
+                     *         "category": "food/coffee"
                      *       },
-                     *       "action": {},
-                     *       "source_version": "2026-11-22T10:00:00Z",
-                     *       "archived_at": "2026-11-24T10:00:00.000Z",
-                     *       "created_at": "2026-11-24T10:00:00.000Z",
-                     *       "updated_at": "2026-11-24T10:00:00.000Z"
+                     *       "action": {
+                     *         "suggest_variant": "espresso-1kg",
+                     *         "max_quantity": 2
+                     *       },
+                     *       "source_version": "1",
+                     *       "archived_at": "2026-11-29T00:47:41.103Z",
+                     *       "created_at": "2026-11-29T00:47:36.358Z",
+                     *       "updated_at": "2026-11-29T00:47:41.103Z"
                      *     }
                      */
                     "application/json": components["schemas"]["SalesRuleOutput"];
@@ -5201,10 +5247,10 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "external_rule_id": "upsell-espresso",
-                     *           "rule_type": "replacement",
+                     *           "rule_type": "upsell",
                      *           "enabled": true,
-                     *           "priority": 1,
-                     *           "updated_at": "2026-11-24T10:00:00.000Z"
+                     *           "priority": 10,
+                     *           "updated_at": "2026-11-29T00:47:36.358Z"
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -5360,28 +5406,27 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "url": "https://hooks.example.com/…/a1b2",
+                     *       "url": "https://hooks.example.com/…/erce",
                      *       "event_types": [
-                     *         "commerce.order.status_changed.v1"
+                     *         "commerce.order.status_changed.v1",
+                     *         "commerce.order.result_ready.v1"
                      *       ],
                      *       "enabled": true,
-                     *       "disabled_reason": "endpoint_failing",
-                     *       "disabled_at": "2026-11-24T10:00:00.000Z",
+                     *       "disabled_reason": null,
+                     *       "disabled_at": null,
                      *       "health": {
                      *         "status": "healthy",
-                     *         "consecutive_failures": 1,
-                     *         "last_success_at": "2026-11-24T10:00:00.000Z",
-                     *         "last_failure_at": "2026-11-24T10:00:00.000Z",
+                     *         "consecutive_failures": 0,
+                     *         "last_success_at": "2026-11-29T00:47:39.958Z",
+                     *         "last_failure_at": null,
                      *         "success_rate_24h": 1,
                      *         "breaker": "closed",
-                     *         "paused_until": "2026-11-24T10:00:00.000Z"
+                     *         "paused_until": null
                      *       },
-                     *       "secret_last_rotated_at": "2026-11-24T10:00:00.000Z",
-                     *       "previous_secret_expires_at": "2026-11-24T10:00:00.000Z",
-                     *       "created_at": "2026-11-24T10:00:00.000Z",
-                     *       "updated_at": "2026-11-24T10:00:00.000Z",
-                     *       "secret": "x",
-                     *       "secret_already_shown": true
+                     *       "secret_last_rotated_at": "2026-11-29T00:47:38.334Z",
+                     *       "previous_secret_expires_at": "2026-11-29T01:47:38.334Z",
+                     *       "created_at": "2026-11-29T00:47:38.163Z",
+                     *       "updated_at": "2026-11-29T00:47:38.862Z"
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookSubscription"];
@@ -5548,28 +5593,27 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "url": "https://hooks.example.com/…/a1b2",
+                     *       "url": "https://hooks.example.com/…/erce",
                      *       "event_types": [
-                     *         "commerce.order.status_changed.v1"
+                     *         "commerce.order.status_changed.v1",
+                     *         "commerce.order.result_ready.v1"
                      *       ],
                      *       "enabled": true,
-                     *       "disabled_reason": "endpoint_failing",
-                     *       "disabled_at": "2026-11-24T10:00:00.000Z",
+                     *       "disabled_reason": null,
+                     *       "disabled_at": null,
                      *       "health": {
                      *         "status": "healthy",
-                     *         "consecutive_failures": 1,
-                     *         "last_success_at": "2026-11-24T10:00:00.000Z",
-                     *         "last_failure_at": "2026-11-24T10:00:00.000Z",
-                     *         "success_rate_24h": 1,
+                     *         "consecutive_failures": 0,
+                     *         "last_success_at": null,
+                     *         "last_failure_at": null,
+                     *         "success_rate_24h": null,
                      *         "breaker": "closed",
-                     *         "paused_until": "2026-11-24T10:00:00.000Z"
+                     *         "paused_until": null
                      *       },
-                     *       "secret_last_rotated_at": "2026-11-24T10:00:00.000Z",
-                     *       "previous_secret_expires_at": "2026-11-24T10:00:00.000Z",
-                     *       "created_at": "2026-11-24T10:00:00.000Z",
-                     *       "updated_at": "2026-11-24T10:00:00.000Z",
-                     *       "secret": "x",
-                     *       "secret_already_shown": true
+                     *       "secret_last_rotated_at": "2026-11-29T00:47:38.334Z",
+                     *       "previous_secret_expires_at": "2026-11-29T01:47:38.334Z",
+                     *       "created_at": "2026-11-29T00:47:38.163Z",
+                     *       "updated_at": "2026-11-29T00:47:38.862Z"
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookSubscriptionOutput"];
@@ -5585,28 +5629,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "url": "https://hooks.example.com/…/a1b2",
+                     *       "url": "https://hooks.example.com/…/erce",
                      *       "event_types": [
-                     *         "commerce.order.status_changed.v1"
+                     *         "commerce.order.status_changed.v1",
+                     *         "commerce.order.result_ready.v1"
                      *       ],
                      *       "enabled": true,
-                     *       "disabled_reason": "endpoint_failing",
-                     *       "disabled_at": "2026-11-24T10:00:00.000Z",
+                     *       "disabled_reason": null,
+                     *       "disabled_at": null,
                      *       "health": {
                      *         "status": "healthy",
-                     *         "consecutive_failures": 1,
-                     *         "last_success_at": "2026-11-24T10:00:00.000Z",
-                     *         "last_failure_at": "2026-11-24T10:00:00.000Z",
-                     *         "success_rate_24h": 1,
+                     *         "consecutive_failures": 0,
+                     *         "last_success_at": null,
+                     *         "last_failure_at": null,
+                     *         "success_rate_24h": null,
                      *         "breaker": "closed",
-                     *         "paused_until": "2026-11-24T10:00:00.000Z"
+                     *         "paused_until": null
                      *       },
-                     *       "secret_last_rotated_at": "2026-11-24T10:00:00.000Z",
-                     *       "previous_secret_expires_at": "2026-11-24T10:00:00.000Z",
-                     *       "created_at": "2026-11-24T10:00:00.000Z",
-                     *       "updated_at": "2026-11-24T10:00:00.000Z",
-                     *       "secret": "x",
-                     *       "secret_already_shown": true
+                     *       "secret_last_rotated_at": "2026-11-29T00:47:38.163Z",
+                     *       "previous_secret_expires_at": null,
+                     *       "created_at": "2026-11-29T00:47:38.163Z",
+                     *       "updated_at": "2026-11-29T00:47:38.163Z",
+                     *       "secret": "whsec_YW4gZXhhbXBsZSBzZWNyZXQsIG5ldmVyIGEgcmVhbCBvbmU="
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookSubscriptionOutput"];
@@ -5779,10 +5823,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "secret": "x",
-                     *       "secret_already_shown": true,
-                     *       "previous_secret_expires_at": "2026-11-24T10:00:00.000Z",
-                     *       "secret_last_rotated_at": "2026-11-24T10:00:00.000Z"
+                     *       "secret": "whsec_YW4gZXhhbXBsZSBzZWNyZXQsIG5ldmVyIGEgcmVhbCBvbmU=",
+                     *       "previous_secret_expires_at": "2026-11-29T01:47:38.334Z",
+                     *       "secret_last_rotated_at": "2026-11-29T00:47:38.334Z"
                      *     }
                      */
                     "application/json": components["schemas"]["RotateSecretResult"];
@@ -5946,8 +5989,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "event_id": "evt_01JD8Y2K7Q4M3N5P6R8S9T0V1W",
-                     *       "delivery_id": "dlv_01JD8Y2K7Q4M3N5P6R8S9T0V1W",
+                     *       "event_id": "evt_TKsgyR2gOdDHXvWZxtFgZOokdM",
+                     *       "delivery_id": "dlv_WJrBL2HytHxaCAh3wNzFJRrS",
                      *       "status": "queued"
                      *     }
                      */
@@ -6116,21 +6159,129 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "delivery_id": "dlv_01JD8Y2K7Q4M3N5P6R8S9T0V1W",
-                     *           "event_id": "evt_01JD8Y2K7Q4M3N5P6R8S9T0V1W",
+                     *           "delivery_id": "dlv_WJrBL2HytHxaCAh3wNzFJRrS",
+                     *           "event_id": "evt_TKsgyR2gOdDHXvWZxtFgZOokdM",
                      *           "event_type": "commerce.order.status_changed.v1",
-                     *           "status": "queued",
+                     *           "status": "delivered",
                      *           "attempts": 1,
-                     *           "created_at": "2026-11-24T10:00:00.000Z",
-                     *           "delivered_at": "2026-11-24T10:00:00.000Z",
-                     *           "next_attempt_at": "2026-11-24T10:00:00.000Z",
-                     *           "replay_of": "dlv_01JD8XZ9W0E2R4T6Y8U0I2O4P6",
+                     *           "created_at": "2026-11-29T00:47:39.869Z",
+                     *           "delivered_at": "2026-11-29T00:47:39.958Z",
+                     *           "next_attempt_at": null,
+                     *           "replay_of": null,
                      *           "recovered_by": null,
                      *           "last_attempt": {
-                     *             "at": "2026-11-24T10:00:00.000Z",
-                     *             "status_code": 1,
-                     *             "error": "x",
-                     *             "latency_ms": 1
+                     *             "at": "2026-11-29T00:47:39.958Z",
+                     *             "status_code": 200,
+                     *             "error": null,
+                     *             "latency_ms": 36
+                     *           }
+                     *         },
+                     *         {
+                     *           "delivery_id": "dlv_kp31yrk4j1GLckdZru-uCIQu",
+                     *           "event_id": "evt_Y1WYcIIlZ2MSWL8fbQFHyGIO4B",
+                     *           "event_type": "commerce.order.result_ready.v1",
+                     *           "status": "delivered",
+                     *           "attempts": 1,
+                     *           "created_at": "2026-11-29T00:47:39.732Z",
+                     *           "delivered_at": "2026-11-29T00:47:39.854Z",
+                     *           "next_attempt_at": null,
+                     *           "replay_of": null,
+                     *           "recovered_by": null,
+                     *           "last_attempt": {
+                     *             "at": "2026-11-29T00:47:39.854Z",
+                     *             "status_code": 200,
+                     *             "error": null,
+                     *             "latency_ms": 104
+                     *           }
+                     *         },
+                     *         {
+                     *           "delivery_id": "dlv_wyW5CNIQuROawt2CS4sapMlq",
+                     *           "event_id": "evt_hC7xCw0yPtj7QCPi13_QzZ9Bit",
+                     *           "event_type": "commerce.order.status_changed.v1",
+                     *           "status": "delivered",
+                     *           "attempts": 1,
+                     *           "created_at": "2026-11-29T00:47:39.586Z",
+                     *           "delivered_at": "2026-11-29T00:47:39.639Z",
+                     *           "next_attempt_at": null,
+                     *           "replay_of": null,
+                     *           "recovered_by": null,
+                     *           "last_attempt": {
+                     *             "at": "2026-11-29T00:47:39.639Z",
+                     *             "status_code": 200,
+                     *             "error": null,
+                     *             "latency_ms": 91
+                     *           }
+                     *         },
+                     *         {
+                     *           "delivery_id": "dlv_j1pntAW_i1aZffw91isc9Ubz",
+                     *           "event_id": "evt_Ygo_6E1KM9BPRMi_FDfUhkFB1E",
+                     *           "event_type": "commerce.order.status_changed.v1",
+                     *           "status": "delivered",
+                     *           "attempts": 1,
+                     *           "created_at": "2026-11-29T00:47:39.403Z",
+                     *           "delivered_at": "2026-11-29T00:47:39.442Z",
+                     *           "next_attempt_at": null,
+                     *           "replay_of": null,
+                     *           "recovered_by": null,
+                     *           "last_attempt": {
+                     *             "at": "2026-11-29T00:47:39.442Z",
+                     *             "status_code": 200,
+                     *             "error": null,
+                     *             "latency_ms": 27
+                     *           }
+                     *         },
+                     *         {
+                     *           "delivery_id": "dlv_-UC5typsLalOo5pmTBFULZc5",
+                     *           "event_id": "evt_XKbbdcqs4uC9TD2lklL0wLrTct",
+                     *           "event_type": "commerce.order.status_changed.v1",
+                     *           "status": "delivered",
+                     *           "attempts": 1,
+                     *           "created_at": "2026-11-29T00:47:39.342Z",
+                     *           "delivered_at": "2026-11-29T00:47:39.373Z",
+                     *           "next_attempt_at": null,
+                     *           "replay_of": null,
+                     *           "recovered_by": null,
+                     *           "last_attempt": {
+                     *             "at": "2026-11-29T00:47:39.373Z",
+                     *             "status_code": 200,
+                     *             "error": null,
+                     *             "latency_ms": 12
+                     *           }
+                     *         },
+                     *         {
+                     *           "delivery_id": "dlv_6FhmCmuToEQz6OXRdHh4-30G",
+                     *           "event_id": "evt_A2AOUPiwAwIa0IbIpGtsnz-4_l",
+                     *           "event_type": "commerce.order.status_changed.v1",
+                     *           "status": "delivered",
+                     *           "attempts": 1,
+                     *           "created_at": "2026-11-29T00:47:39.281Z",
+                     *           "delivered_at": "2026-11-29T00:47:39.330Z",
+                     *           "next_attempt_at": null,
+                     *           "replay_of": null,
+                     *           "recovered_by": null,
+                     *           "last_attempt": {
+                     *             "at": "2026-11-29T00:47:39.330Z",
+                     *             "status_code": 200,
+                     *             "error": null,
+                     *             "latency_ms": 10
+                     *           }
+                     *         },
+                     *         {
+                     *           "delivery_id": "dlv_m6ntyHxisX60XeB09eLq159W",
+                     *           "event_id": "evt_4nkMjeh2QYjmlThU-HsK__1PuO",
+                     *           "event_type": "commerce.order.status_changed.v1",
+                     *           "status": "delivered",
+                     *           "attempts": 1,
+                     *           "created_at": "2026-11-29T00:47:38.962Z",
+                     *           "delivered_at": "2026-11-29T00:47:39.016Z",
+                     *           "next_attempt_at": null,
+                     *           "replay_of": null,
+                     *           "recovered_by": null,
+                     *           "last_attempt": {
+                     *             "at": "2026-11-29T00:47:39.016Z",
+                     *             "status_code": 200,
+                     *             "error": null,
+                     *             "latency_ms": 12
                      *           }
                      *         }
                      *       ],
@@ -6274,6 +6425,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example dlv_m6ntyHxisX60XeB09eLq159W */
                 deliveryId: string;
             };
             cookie?: never;
@@ -6289,30 +6441,30 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "dlv_01JD8Y2K7Q4M3N5P6R8S9T0V1W",
-                     *       "event_id": "evt_01JD8Y2K7Q4M3N5P6R8S9T0V1W",
+                     *       "delivery_id": "dlv_m6ntyHxisX60XeB09eLq159W",
+                     *       "event_id": "evt_4nkMjeh2QYjmlThU-HsK__1PuO",
                      *       "event_type": "commerce.order.status_changed.v1",
-                     *       "status": "queued",
+                     *       "status": "delivered",
                      *       "attempts": 1,
-                     *       "created_at": "2026-11-24T10:00:00.000Z",
-                     *       "delivered_at": "2026-11-24T10:00:00.000Z",
-                     *       "next_attempt_at": "2026-11-24T10:00:00.000Z",
-                     *       "replay_of": "dlv_01JD8XZ9W0E2R4T6Y8U0I2O4P6",
+                     *       "created_at": "2026-11-29T00:47:38.962Z",
+                     *       "delivered_at": "2026-11-29T00:47:39.016Z",
+                     *       "next_attempt_at": null,
+                     *       "replay_of": null,
                      *       "recovered_by": null,
                      *       "last_attempt": {
-                     *         "at": "2026-11-24T10:00:00.000Z",
-                     *         "status_code": 1,
-                     *         "error": "x",
-                     *         "latency_ms": 1
+                     *         "at": "2026-11-29T00:47:39.016Z",
+                     *         "status_code": 200,
+                     *         "error": null,
+                     *         "latency_ms": 12
                      *       },
                      *       "attempt_log": [
                      *         {
                      *           "attempt": 1,
-                     *           "at": "2026-11-24T10:00:00.000Z",
-                     *           "status_code": 1,
-                     *           "error": "x",
-                     *           "latency_ms": 1,
-                     *           "response_excerpt": "x"
+                     *           "at": "2026-11-29T00:47:39.016Z",
+                     *           "status_code": 200,
+                     *           "error": null,
+                     *           "latency_ms": 12,
+                     *           "response_excerpt": "ok"
                      *         }
                      *       ]
                      *     }
@@ -6476,13 +6628,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "recovered": [
-                     *         {
-                     *           "original": "x",
-                     *           "replay": "x"
-                     *         }
-                     *       ],
-                     *       "more": true
+                     *       "recovered": [],
+                     *       "more": false
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookRecoverResult"];
@@ -6640,7 +6787,9 @@ export interface operations {
                  * @example {
                  *       "event_types": [
                  *         "commerce.order.status_changed.v1",
-                 *         "commerce.order.result_ready.v1"
+                 *         "commerce.call.attempt_completed.v1",
+                 *         "commerce.order.result_ready.v1",
+                 *         "commerce.writeback.failed.v1"
                  *       ]
                  *     }
                  */
@@ -6658,11 +6807,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "listen_session_id": "lsn_3f2b8c1d9e7a4b6c8d0e1f2a3b4c5d6e",
+                     *       "listen_session_id": "lsn_0e212601fef497adc8d200d699894c3f",
                      *       "event_types": [
-                     *         "commerce.order.status_changed.v1"
+                     *         "commerce.order.status_changed.v1",
+                     *         "commerce.call.attempt_completed.v1",
+                     *         "commerce.order.result_ready.v1",
+                     *         "commerce.writeback.failed.v1"
                      *       ],
-                     *       "expires_at": "2026-11-24T10:00:00.000Z"
+                     *       "expires_at": "2026-11-29T00:48:35Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ListenSession"];
@@ -6812,6 +6964,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @example lsn_0e212601fef497adc8d200d699894c3f */
                 listenSessionId: string;
             };
             cookie?: never;
@@ -6829,14 +6982,80 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "cursor": "2026-11-24T10:00:00.000Z#evt_01JD8Y2K7Q4M3N5P6R8S9T0V1W",
-                     *           "event_id": "evt_01JD8Y2K7Q4M3N5P6R8S9T0V1W",
+                     *           "cursor": "2026-11-29T00:47:36.871Z#evt_b0lanyKk7EEZm4w10L21_ed8KA",
+                     *           "event_id": "evt_b0lanyKk7EEZm4w10L21_ed8KA",
                      *           "event_type": "commerce.order.status_changed.v1",
-                     *           "payload": "x"
+                     *           "payload": "{\"event_id\":\"evt_b0lanyKk7EEZm4w10L21_ed8KA\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-11-29T00:47:36.474Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-1\",\"correlation_id\":\"cor_b702b81e-ea62-4904-9638-1c0285d5676e\",\"causation_id\":\"ba16d83d-a001-4c9e-b5e7-c34525a32601\",\"data\":{\"previous_state\":null,\"processing_state\":\"received\",\"reason\":null}}"
+                     *         },
+                     *         {
+                     *           "cursor": "2026-11-29T00:47:37.258Z#evt_xlQl8iW3f-9uwhIy0pu4PiN5I7",
+                     *           "event_id": "evt_xlQl8iW3f-9uwhIy0pu4PiN5I7",
+                     *           "event_type": "commerce.order.status_changed.v1",
+                     *           "payload": "{\"event_id\":\"evt_xlQl8iW3f-9uwhIy0pu4PiN5I7\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-11-29T00:47:36.815Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"ri-1\",\"correlation_id\":\"cor_2d95635f-22fa-4626-a1b3-c2b8a446c268\",\"causation_id\":\"b95d5c97-e147-441c-bd8e-75830eef2c6d\",\"data\":{\"previous_state\":null,\"processing_state\":\"received\",\"reason\":null}}"
+                     *         },
+                     *         {
+                     *           "cursor": "2026-11-29T00:47:37.400Z#evt_i1a3WNrreNNdMgw_fxElOZUHQS",
+                     *           "event_id": "evt_i1a3WNrreNNdMgw_fxElOZUHQS",
+                     *           "event_type": "commerce.order.status_changed.v1",
+                     *           "payload": "{\"event_id\":\"evt_i1a3WNrreNNdMgw_fxElOZUHQS\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-11-29T00:47:36.903Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-1\",\"correlation_id\":\"cor_b702b81e-ea62-4904-9638-1c0285d5676e\",\"causation_id\":\"evt_b0lanyKk7EEZm4w10L21_ed8KA\",\"data\":{\"previous_state\":\"received\",\"processing_state\":\"validated\",\"reason\":null}}"
+                     *         },
+                     *         {
+                     *           "cursor": "2026-11-29T00:47:37.436Z#evt_3Ufa71hkQIgij8t-zlYlWZEnKE",
+                     *           "event_id": "evt_3Ufa71hkQIgij8t-zlYlWZEnKE",
+                     *           "event_type": "commerce.order.status_changed.v1",
+                     *           "payload": "{\"event_id\":\"evt_3Ufa71hkQIgij8t-zlYlWZEnKE\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-11-29T00:47:36.983Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-1\",\"correlation_id\":\"cor_b702b81e-ea62-4904-9638-1c0285d5676e\",\"causation_id\":\"evt_i1a3WNrreNNdMgw_fxElOZUHQS\",\"data\":{\"previous_state\":\"validated\",\"processing_state\":\"scheduled\",\"reason\":null}}"
+                     *         },
+                     *         {
+                     *           "cursor": "2026-11-29T00:47:37.462Z#evt_0QqXZWqN6-o8kNN7dEaCzMKTDc",
+                     *           "event_id": "evt_0QqXZWqN6-o8kNN7dEaCzMKTDc",
+                     *           "event_type": "commerce.order.status_changed.v1",
+                     *           "payload": "{\"event_id\":\"evt_0QqXZWqN6-o8kNN7dEaCzMKTDc\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-11-29T00:47:36.999Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-1\",\"correlation_id\":\"cor_b702b81e-ea62-4904-9638-1c0285d5676e\",\"causation_id\":\"evt_3Ufa71hkQIgij8t-zlYlWZEnKE\",\"data\":{\"previous_state\":\"scheduled\",\"processing_state\":\"in_call\",\"reason\":null}}"
+                     *         },
+                     *         {
+                     *           "cursor": "2026-11-29T00:47:37.773Z#evt_g5AGP0uNXUcGHY8o0IuFUjfi4B",
+                     *           "event_id": "evt_g5AGP0uNXUcGHY8o0IuFUjfi4B",
+                     *           "event_type": "commerce.order.status_changed.v1",
+                     *           "payload": "{\"event_id\":\"evt_g5AGP0uNXUcGHY8o0IuFUjfi4B\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-11-29T00:47:36.999Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-1\",\"correlation_id\":\"cor_b702b81e-ea62-4904-9638-1c0285d5676e\",\"causation_id\":\"evt_0QqXZWqN6-o8kNN7dEaCzMKTDc\",\"data\":{\"previous_state\":\"in_call\",\"processing_state\":\"completed\",\"reason\":\"confirmed\"}}"
+                     *         },
+                     *         {
+                     *           "cursor": "2026-11-29T00:47:37.798Z#evt_aJ5jnwrI0cG7pg5vOnBj4N_tbA",
+                     *           "event_id": "evt_aJ5jnwrI0cG7pg5vOnBj4N_tbA",
+                     *           "event_type": "commerce.call.attempt_completed.v1",
+                     *           "payload": "{\"event_id\":\"evt_aJ5jnwrI0cG7pg5vOnBj4N_tbA\",\"event_type\":\"commerce.call.attempt_completed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-11-29T00:47:36.999Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-1\",\"correlation_id\":\"cor_b702b81e-ea62-4904-9638-1c0285d5676e\",\"causation_id\":\"evt_0QqXZWqN6-o8kNN7dEaCzMKTDc\",\"data\":{\"attempt\":1,\"call_disposition\":\"answered\",\"started_at\":\"2026-11-29T00:47:36.999Z\",\"ended_at\":\"2026-11-29T00:47:36.999Z\"}}"
+                     *         },
+                     *         {
+                     *           "cursor": "2026-11-29T00:47:37.839Z#evt_FleSviG6IJi2NGfWzp0tPj-dwH",
+                     *           "event_id": "evt_FleSviG6IJi2NGfWzp0tPj-dwH",
+                     *           "event_type": "commerce.order.result_ready.v1",
+                     *           "payload": "{\"event_id\":\"evt_FleSviG6IJi2NGfWzp0tPj-dwH\",\"event_type\":\"commerce.order.result_ready.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-11-29T00:47:36.999Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-1\",\"correlation_id\":\"cor_b702b81e-ea62-4904-9638-1c0285d5676e\",\"causation_id\":\"evt_0QqXZWqN6-o8kNN7dEaCzMKTDc\",\"data\":{\"result\":{\"external_order_id\":\"o-1\",\"processing_state\":\"completed\",\"call_disposition\":\"answered\",\"business_outcome\":\"confirmed\",\"final_order_snapshot\":{\"reason\":null,\"currency\":\"EUR\",\"total\":\"17.80\",\"items\":[{\"price\":\"8.90\",\"external_variant_id\":\"espresso-250g\",\"quantity\":2}],\"confirmed\":true},\"applied_rules\":[],\"completed_at\":\"2026-11-29T00:47:36.999Z\"}}}"
+                     *         },
+                     *         {
+                     *           "cursor": "2026-11-29T00:47:37.951Z#evt_aLdVbnIvYZB1hPSKnLWXt8JAs4",
+                     *           "event_id": "evt_aLdVbnIvYZB1hPSKnLWXt8JAs4",
+                     *           "event_type": "commerce.order.status_changed.v1",
+                     *           "payload": "{\"event_id\":\"evt_aLdVbnIvYZB1hPSKnLWXt8JAs4\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-11-29T00:47:37.334Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"ri-1\",\"correlation_id\":\"cor_2d95635f-22fa-4626-a1b3-c2b8a446c268\",\"causation_id\":\"evt_xlQl8iW3f-9uwhIy0pu4PiN5I7\",\"data\":{\"previous_state\":\"received\",\"processing_state\":\"validated\",\"reason\":null}}"
+                     *         },
+                     *         {
+                     *           "cursor": "2026-11-29T00:47:37.974Z#evt_ORo0OL0lsPT-uMwrcQrhhUL5y-",
+                     *           "event_id": "evt_ORo0OL0lsPT-uMwrcQrhhUL5y-",
+                     *           "event_type": "commerce.order.status_changed.v1",
+                     *           "payload": "{\"event_id\":\"evt_ORo0OL0lsPT-uMwrcQrhhUL5y-\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-11-29T00:47:37.380Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"ri-1\",\"correlation_id\":\"cor_2d95635f-22fa-4626-a1b3-c2b8a446c268\",\"causation_id\":\"evt_aLdVbnIvYZB1hPSKnLWXt8JAs4\",\"data\":{\"previous_state\":\"validated\",\"processing_state\":\"scheduled\",\"reason\":null}}"
+                     *         },
+                     *         {
+                     *           "cursor": "2026-11-29T00:47:38.032Z#evt_QztHx6GUdC5a_BPOIRV4Nlq9OH",
+                     *           "event_id": "evt_QztHx6GUdC5a_BPOIRV4Nlq9OH",
+                     *           "event_type": "commerce.order.status_changed.v1",
+                     *           "payload": "{\"event_id\":\"evt_QztHx6GUdC5a_BPOIRV4Nlq9OH\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-11-29T00:47:37.818Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"ri-1\",\"correlation_id\":\"cor_7b6dbdce-f2fe-4a17-be1b-74d48bf94eeb\",\"causation_id\":\"5a667acf-d28f-406b-87d0-2990ca7114e8\",\"data\":{\"previous_state\":\"scheduled\",\"processing_state\":\"validated\",\"reason\":null}}"
+                     *         },
+                     *         {
+                     *           "cursor": "2026-11-29T00:47:38.175Z#evt_xDLwwML-xkVo5Ac6SRE_ICN5Re",
+                     *           "event_id": "evt_xDLwwML-xkVo5Ac6SRE_ICN5Re",
+                     *           "event_type": "commerce.order.status_changed.v1",
+                     *           "payload": "{\"event_id\":\"evt_xDLwwML-xkVo5Ac6SRE_ICN5Re\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-11-29T00:47:38.006Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"ri-1\",\"correlation_id\":\"cor_7b6dbdce-f2fe-4a17-be1b-74d48bf94eeb\",\"causation_id\":\"d39231c4-779b-4501-bbf8-7fdc6e52bf2b\",\"data\":{\"previous_state\":\"validated\",\"processing_state\":\"cancelled\",\"reason\":\"customer_request\"}}"
                      *         }
                      *       ],
-                     *       "next_after": "2026-11-24T10:00:00.000Z#evt_01JD8Y2K7Q4M3N5P6R8S9T0V1W",
-                     *       "expires_at": "2026-11-24T10:00:00.000Z"
+                     *       "next_after": "2026-11-29T00:47:38.175Z#evt_xDLwwML-xkVo5Ac6SRE_ICN5Re",
+                     *       "expires_at": "2026-11-29T00:48:40Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ListenFeed"];
@@ -6975,6 +7194,7 @@ export interface operations {
                 "Idempotency-Key": components["parameters"]["Idempotency-Key"];
             };
             path: {
+                /** @example dlv_m6ntyHxisX60XeB09eLq159W */
                 deliveryId: string;
             };
             cookie?: never;
@@ -6991,9 +7211,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "dlv_01JD8Y2K7Q4M3N5P6R8S9T0V1W",
-                     *       "replay_of": "dlv_01JD8XZ9W0E2R4T6Y8U0I2O4P6",
-                     *       "event_id": "evt_01JD8Y2K7Q4M3N5P6R8S9T0V1W",
+                     *       "delivery_id": "dlv_YvWxmA4y3Q7gAAvbHf9tLFeg",
+                     *       "replay_of": "dlv_m6ntyHxisX60XeB09eLq159W",
+                     *       "event_id": "evt_4nkMjeh2QYjmlThU-HsK__1PuO",
                      *       "status": "queued"
                      *     }
                      */
@@ -7164,19 +7384,18 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "event_id": "evt_01JD8Y2K7Q4M3N5P6R8S9T0V1W",
+                 *       "event_id": "evt_g5AGP0uNXUcGHY8o0IuFUjfi4B",
                  *       "event_type": "commerce.order.status_changed.v1",
                  *       "event_version": "1",
-                 *       "occurred_at": "2026-11-24T10:00:00.000Z",
-                 *       "integration_ref": "x",
-                 *       "external_order_id": "order-10045",
-                 *       "correlation_id": "cor_5f0c1e9a-2b7d-4c1e-9f3a-6d8e2b4c7a10",
-                 *       "causation_id": "evt_01JD8XZ9W0E2R4T6Y8U0I2O4P6",
-                 *       "test": true,
+                 *       "occurred_at": "2026-11-29T00:47:36.999Z",
+                 *       "integration_ref": "acme-coffee",
+                 *       "external_order_id": "o-1",
+                 *       "correlation_id": "cor_b702b81e-ea62-4904-9638-1c0285d5676e",
+                 *       "causation_id": "evt_0QqXZWqN6-o8kNN7dEaCzMKTDc",
                  *       "data": {
-                 *         "previous_state": "received",
-                 *         "processing_state": "received",
-                 *         "reason": "x"
+                 *         "previous_state": "in_call",
+                 *         "processing_state": "completed",
+                 *         "reason": "confirmed"
                  *       }
                  *     }
                  */
@@ -7228,20 +7447,19 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "event_id": "evt_01JD8Y2K7Q4M3N5P6R8S9T0V1W",
+                 *       "event_id": "evt_aJ5jnwrI0cG7pg5vOnBj4N_tbA",
                  *       "event_type": "commerce.call.attempt_completed.v1",
                  *       "event_version": "1",
-                 *       "occurred_at": "2026-11-24T10:00:00.000Z",
-                 *       "integration_ref": "x",
-                 *       "external_order_id": "order-10045",
-                 *       "correlation_id": "cor_5f0c1e9a-2b7d-4c1e-9f3a-6d8e2b4c7a10",
-                 *       "causation_id": "evt_01JD8XZ9W0E2R4T6Y8U0I2O4P6",
-                 *       "test": true,
+                 *       "occurred_at": "2026-11-29T00:47:36.999Z",
+                 *       "integration_ref": "acme-coffee",
+                 *       "external_order_id": "o-1",
+                 *       "correlation_id": "cor_b702b81e-ea62-4904-9638-1c0285d5676e",
+                 *       "causation_id": "evt_0QqXZWqN6-o8kNN7dEaCzMKTDc",
                  *       "data": {
                  *         "attempt": 1,
                  *         "call_disposition": "answered",
-                 *         "started_at": "2026-11-24T10:00:00.000Z",
-                 *         "ended_at": "2026-11-24T10:00:00.000Z"
+                 *         "started_at": "2026-11-29T00:47:36.999Z",
+                 *         "ended_at": "2026-11-29T00:47:36.999Z"
                  *       }
                  *     }
                  */
@@ -7293,42 +7511,35 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "event_id": "evt_01JD8Y2K7Q4M3N5P6R8S9T0V1W",
+                 *       "event_id": "evt_FleSviG6IJi2NGfWzp0tPj-dwH",
                  *       "event_type": "commerce.order.result_ready.v1",
                  *       "event_version": "1",
-                 *       "occurred_at": "2026-11-24T10:00:00.000Z",
-                 *       "integration_ref": "x",
-                 *       "external_order_id": "order-10045",
-                 *       "correlation_id": "cor_5f0c1e9a-2b7d-4c1e-9f3a-6d8e2b4c7a10",
-                 *       "causation_id": "evt_01JD8XZ9W0E2R4T6Y8U0I2O4P6",
-                 *       "test": true,
+                 *       "occurred_at": "2026-11-29T00:47:36.999Z",
+                 *       "integration_ref": "acme-coffee",
+                 *       "external_order_id": "o-1",
+                 *       "correlation_id": "cor_b702b81e-ea62-4904-9638-1c0285d5676e",
+                 *       "causation_id": "evt_0QqXZWqN6-o8kNN7dEaCzMKTDc",
                  *       "data": {
                  *         "result": {
-                 *           "external_order_id": "order-10045",
-                 *           "processing_state": "received",
+                 *           "external_order_id": "o-1",
+                 *           "processing_state": "completed",
                  *           "call_disposition": "answered",
                  *           "business_outcome": "confirmed",
                  *           "final_order_snapshot": {
-                 *             "items": [
-                 *               {
-                 *                 "external_variant_id": "espresso-250g",
-                 *                 "quantity": 1,
-                 *                 "price": "8.90"
-                 *               }
-                 *             ],
+                 *             "reason": null,
                  *             "currency": "EUR",
                  *             "total": "17.80",
-                 *             "confirmed": true,
-                 *             "reason": "x"
+                 *             "items": [
+                 *               {
+                 *                 "price": "8.90",
+                 *                 "external_variant_id": "espresso-250g",
+                 *                 "quantity": 2
+                 *               }
+                 *             ],
+                 *             "confirmed": true
                  *           },
-                 *           "applied_rules": [
-                 *             "x"
-                 *           ],
-                 *           "completed_at": "2026-11-24T10:00:00.000Z",
-                 *           "writeback": {
-                 *             "state": "pending",
-                 *             "attempts": 1
-                 *           }
+                 *           "applied_rules": [],
+                 *           "completed_at": "2026-11-29T00:47:36.999Z"
                  *         }
                  *       }
                  *     }
@@ -7381,17 +7592,16 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "event_id": "evt_01JD8Y2K7Q4M3N5P6R8S9T0V1W",
+                 *       "event_id": "evt_hcXRGzZZ2DwdxRtyO5yMNsWBHJ",
                  *       "event_type": "commerce.writeback.failed.v1",
                  *       "event_version": "1",
-                 *       "occurred_at": "2026-11-24T10:00:00.000Z",
-                 *       "integration_ref": "x",
-                 *       "external_order_id": "order-10045",
-                 *       "correlation_id": "cor_5f0c1e9a-2b7d-4c1e-9f3a-6d8e2b4c7a10",
-                 *       "causation_id": "evt_01JD8XZ9W0E2R4T6Y8U0I2O4P6",
-                 *       "test": true,
+                 *       "occurred_at": "2026-11-29T00:47:39.608Z",
+                 *       "integration_ref": "acme-coffee",
+                 *       "external_order_id": "o-2",
+                 *       "correlation_id": "cor_f6a636be-4563-404a-885f-68239a4a266b",
+                 *       "causation_id": "evt_hC7xCw0yPtj7QCPi13_QzZ9Bit",
                  *       "data": {
-                 *         "reason": "x",
+                 *         "reason": "store_refused: 422 {\"title\":\"Order is archived in the store\"}",
                  *         "attempts": 1
                  *       }
                  *     }

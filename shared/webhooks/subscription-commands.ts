@@ -22,7 +22,11 @@ export async function saveCheckedSubscription(
 ): Promise<{ created: boolean; view: ReturnType<typeof subscriptionView>; secret?: string }> {
   const checked = checkWebhookUrl(input.url, options.allowPrivateUrls);
   const resolved = checked.ok ? await resolvePublicAddress(checked.url, options.resolve, options.allowPrivateUrls) : checked;
-  if (!resolved.ok) throw new ValidationError([{ pointer: '/url', message: resolved.reason }], `The webhook URL is refused: it ${resolved.reason}.`);
+  if (!resolved.ok) {
+    // The URL's own refusals say what it must be ("it must use https"); a resolution's names its host.
+    const subject = 'unresolved' in resolved ? '' : 'it ';
+    throw new ValidationError([{ pointer: '/url', message: resolved.reason }], `The webhook URL is refused: ${subject}${resolved.reason}.`);
+  }
   const { created, subscription } = await putSubscription(tenant, input, now);
   const view = subscriptionView(subscription, await deliveryHealth(tenant, now), now);
   return created ? { created, view, secret: subscription.secret } : { created, view };

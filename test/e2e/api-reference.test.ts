@@ -13,6 +13,7 @@ import { renderCommittedReference } from '#contract/docs.ts';
 import { ROUTES } from '#functions/routes.ts';
 import { EVENT_TYPES } from '#shared/events/event-types.ts';
 import { PROBLEM_CODES } from '#shared/http/problem.ts';
+import { canTransition } from '#shared/orders/state-machine.ts';
 import { baseUrl, call, newTenant } from '../support/stack.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
@@ -129,6 +130,43 @@ describe('the API reference page', () => {
     expect(visible).toEqual(['rotateWebhookSecret']);
     expect(await page.evaluate(`document.querySelector('nav a[href="#op-createOrder"]').hidden`)).toBe(true);
     expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('shows examples that agree: an answer about the resource its request names, events of one order with a real change of state', async () => {
+    const { page } = await open(`${origin}/docs`, (u) => u.startsWith(`${origin}/`));
+    const shown = (await page.evaluate(`(() => {
+      const json = (e, cls) => { const p = e.querySelector('pre.' + cls); return p ? JSON.parse(p.innerText) : null; };
+      const code = (e) => [...e.querySelectorAll('pre.code')].map((p) => p.innerText);
+      return {
+        operations: Object.fromEntries([...document.querySelectorAll('[data-operation-id]')].map((e) => [e.dataset.operationId, { request: json(e, 'request'), answer: json(e, 'response'), code: code(e) }])),
+        events: Object.fromEntries([...document.querySelectorAll('[data-event-type]')].map((e) => [e.dataset.eventType, json(e, 'payload')])),
+      };
+    })()`)) as {
+      operations: Record<string, { request: any; answer: any; code: string[] }>;
+      events: Record<string, any>;
+    };
+    const created = shown.operations.createOrder!;
+    expect(created.answer.external_order_id).toBe(created.request.external_order_id);
+    const order = created.request.external_order_id as string;
+    // The order read back, in its code sample's path too, is the order the example created.
+    expect(shown.operations.getOrder!.answer.external_order_id).toBe(order);
+    expect(shown.operations.getOrder!.code[1]).toBe(`npm run sandbox -- request GET '/orders/${order}'`);
+    expect(shown.operations.getOrderResult!.answer.external_order_id).toBe(order);
+    const customer = shown.operations.putCustomer!;
+    expect(customer.code[1]).toContain(`/customers/${encodeURIComponent(customer.answer.external_customer_id)}'`);
+    for (const type of EVENT_TYPES) {
+      const event = shown.events[type];
+      expect(event?.event_type, type).toBe(type);
+      expect(event.test, `${type} is not a test event`).toBeUndefined();
+    }
+    const change = shown.events['commerce.order.status_changed.v1'].data;
+    expect(change.previous_state).not.toBe(change.processing_state);
+    expect(canTransition(change.previous_state, change.processing_state)).toBe(true);
+    // The result event carries the result the result endpoint answers, for the same order.
+    const ready = shown.events['commerce.order.result_ready.v1'];
+    expect(ready.external_order_id).toBe(order);
+    expect(ready.data.result.business_outcome).toBe(shown.operations.getOrderResult!.answer.business_outcome);
     await page.close();
   });
 

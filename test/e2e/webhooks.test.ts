@@ -236,6 +236,10 @@ describe('webhook delivery', () => {
     const res = await call(key, 'PUT', '/webhook-subscription', { body: { url: 'https://user:pw@hooks.example.com/x', event_types: ALL_TYPES } });
     expect(res.status).toBe(422);
     expect(res.body.errors).toEqual([{ pointer: '/url', message: 'must not contain user information (user:password@)' }]);
+    expect(res.body.detail).toBe('The webhook URL is refused: it must not contain user information (user:password@).');
+    // A host this offline machine cannot resolve: the sentence names it.
+    const nowhere = await call(key, 'PUT', '/webhook-subscription', { body: { url: 'https://nowhere.invalid/x', event_types: ALL_TYPES } });
+    expect(nowhere.body.detail).toBe('The webhook URL is refused: nowhere.invalid does not resolve to a public address.');
     expect((await call(key, 'GET', '/webhook-subscription')).status).toBe(404);
     expect((await call(key, 'POST', '/webhook-subscription/test')).status).toBe(404);
   });
