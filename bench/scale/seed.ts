@@ -38,8 +38,10 @@ function productItem(tenant: string, i: number, now: Date) {
     external_product_id: `p-${String(i).padStart(6, '0')}`,
     title: `Product ${i}${i % 997 === 5 ? ` ${RARE_WORD}` : ''}`,
     category: CATEGORIES[i % 4]!,
-    status: i % 12 === 1 ? 'inactive' : 'active',
-    availability: AVAILABILITY(r),
+    // 10 % inactive, half of them discontinued: every filter fills a 50-item page on the smallest
+    // tenant too, so each size's page is the same page (a 3-item page at 1,000 was cheaper for being short).
+    status: i % 10 === 1 ? 'inactive' : 'active',
+    availability: i % 20 === 1 ? 'discontinued' : AVAILABILITY(r),
     source_version: '1',
     variants: [{ external_variant_id: `v-${i}`, price: '9.99', currency: 'EUR' }],
   } as ProductInput;
