@@ -351,12 +351,22 @@ describe('the CDK app', () => {
   });
 
   it('reserves (and caps) concurrency for every worker and caps the webhook queue source, so no backlog starves the API', () => {
-    const workers = template.findResources('AWS::Lambda::Function', { Properties: { Timeout: 60 } });
-    expect(Object.keys(workers)).toHaveLength(Object.keys(WORKERS).length);
+    // Workers run a minute or more (the call scheduler a minute and a half); API functions 10 s.
+    const workers = Object.values(template.findResources('AWS::Lambda::Function')).filter((fn) => fn.Properties.Timeout >= 60);
+    expect(workers).toHaveLength(Object.keys(WORKERS).length);
     for (const fn of Object.values(workers)) expect(fn.Properties.ReservedConcurrentExecutions).toBeGreaterThan(0);
     const apiFunctions = template.findResources('AWS::Lambda::Function', { Properties: { Timeout: 10 } });
     for (const fn of Object.values(apiFunctions)) expect(fn.Properties.ReservedConcurrentExecutions).toBeUndefined();
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { ScalingConfig: { MaximumConcurrency: Match.anyValue() } });
+  });
+
+  it('lets a call sweep pace its calls over its minute: the rule tells it the interval, its timeout leaves room for the last batch', () => {
+    const rule = Object.values(template.findResources('AWS::Events::Rule')).find(
+      (r) => r.Properties.ScheduleExpression === 'rate(1 minute)' && String(r.Properties.Targets[0].Input ?? '').includes('sweep_seconds'),
+    );
+    expect(JSON.parse(rule!.Properties.Targets[0].Input)).toEqual({ sweep_seconds: 60 });
+    const scheduler = Object.values(template.findResources('AWS::Lambda::Function')).find((fn) => fn.Properties.Timeout === 90);
+    expect(scheduler?.Properties.Description).toBe(WORKERS.callScheduler.description);
   });
 
   it('gives the webhook sender twice the instances one endpoint may hold attempts in, so an endpoint that answers nothing never holds them all', () => {
