@@ -38,10 +38,11 @@ function productItem(tenant: string, i: number, now: Date) {
     external_product_id: `p-${String(i).padStart(6, '0')}`,
     title: `Product ${i}${i % 997 === 5 ? ` ${RARE_WORD}` : ''}`,
     category: CATEGORIES[i % 4]!,
-    // 10 % inactive, half of them discontinued: every filter fills a 50-item page on the smallest
-    // tenant too, so each size's page is the same page (a 3-item page at 1,000 was cheaper for being short).
-    status: i % 10 === 1 ? 'inactive' : 'active',
-    availability: i % 20 === 1 ? 'discontinued' : AVAILABILITY(r),
+    // 20 % inactive, half of them discontinued: every filter holds two pages and more on the
+    // smallest tenant too, so each size's first page is read the same way (a 3-item page at 1,000
+    // was cheaper for being short, and a filter of exactly one page for its shards running dry).
+    status: i % 5 === 1 ? 'inactive' : 'active',
+    availability: i % 10 === 1 ? 'discontinued' : AVAILABILITY(r),
     source_version: '1',
     variants: [{ external_variant_id: `v-${i}`, price: '9.99', currency: 'EUR' }],
   } as ProductInput;
@@ -50,8 +51,8 @@ function productItem(tenant: string, i: number, now: Date) {
     ...productAttributes(tenant, input, now),
     created_at: now.toISOString(),
   };
-  if (i % 50 !== 7) return item;
-  // 2 % archived, moved in the indexes as an archive moves them.
+  if (i % 10 !== 7) return item;
+  // 10 % archived (two pages and more at 1,000, as every filter), moved in the indexes as an archive moves them.
   const moved = archivedIndexes(tenant, 'PRODUCTS', input.external_product_id);
   for (const name of moved.remove) delete item[name];
   return { ...item, ...moved.set, status: 'archived', archived_at: now.toISOString(), list_view: { ...(item.list_view as object), status: 'archived' } };
