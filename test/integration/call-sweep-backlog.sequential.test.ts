@@ -7,12 +7,9 @@
  * Its own in-memory DynamoDB Local (no runtime: nothing else advances the seeded entries), so
  * it runs with the files that start a runtime of their own, alone.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, spawnDynamoDbLocal, stopProcess } from '#local/processes.ts';
-import { ensureTable } from '#local/resources.ts';
-import { LOCAL_REGION, LOCAL_TABLE, waitForDynamo } from '#local/stack.ts';
+import { startTableAlone } from '#local/table-alone.ts';
 import { mapWithConcurrency } from '#shared/async/concurrency.ts';
 import { keys } from '#shared/storage/keys.ts';
 
@@ -22,9 +19,8 @@ const SANDBOX_TENANTS = 799;
 const PER_SANDBOX_TENANT = 100;
 const BIG = 20_099;
 
-const port = await freePort();
-const dynamo = spawnDynamoDbLocal(port, undefined);
-afterAll(() => stopProcess(dynamo));
+let table: Awaited<ReturnType<typeof startTableAlone>> | undefined;
+afterAll(() => table?.stop());
 
 const now = new Date();
 const ago = (ms: number) => new Date(now.getTime() - ms);
@@ -36,17 +32,7 @@ const dueOrder = (tenant: string, id: string, dueAt: Date) => {
 };
 
 beforeAll(async () => {
-  const endpoint = `http://127.0.0.1:${port}`;
-  await waitForDynamo(endpoint, () => dynamo.exitCode !== null);
-  await ensureTable(new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }), LOCAL_TABLE);
-  Object.assign(process.env, {
-    AWS_ACCESS_KEY_ID: 'local',
-    AWS_SECRET_ACCESS_KEY: 'local',
-    AWS_REGION: LOCAL_REGION,
-    TABLE_NAME: LOCAL_TABLE,
-    DYNAMODB_ENDPOINT: endpoint,
-    POWERTOOLS_LOG_LEVEL: 'ERROR',
-  });
+  table = await startTableAlone();
   const { tableClient, tableName } = await import('#shared/storage/clients.ts');
   const backlog = [
     // The big tenant's morning, due over the last hour; the small tenant's one call, due a moment ago.
