@@ -357,9 +357,14 @@ async function schedule(
   resources: Resources,
   worker: (typeof WORKERS)[keyof typeof WORKERS],
   everyMs: number,
-  // Work of the worker's already under way (the start-up's reconciliation): it holds a slot until it ends.
-  underWay?: Promise<unknown>,
+  options: {
+    /** Work of the worker's already under way (the start-up's reconciliation): it holds a slot until it ends. */
+    underWay?: Promise<unknown> | undefined;
+    /** What each run is invoked with (EventBridge's rule target input). */
+    event?: unknown;
+  } = {},
 ) {
+  const { underWay, event = {} } = options;
   const run = invoker(resources, worker.name, await loadHandler<unknown, unknown>(worker.handler));
   const limit = resources.deployment.functions.get(worker.name)!.reservedConcurrency ?? Number.POSITIVE_INFINITY;
   // One at a time locally even where more are reserved: overlapping sweeps of one process only contend with each other.
@@ -369,8 +374,7 @@ async function schedule(
   const timer = setInterval(() => {
     if (runs >= concurrent || pipelineHeld()) return;
     runs++;
-    // As EventBridge's rule tells the call scheduler when its next run starts, so does this schedule.
-    run(worker === WORKERS.callScheduler ? { sweep_seconds: everyMs / 1000 } : {})
+    run(event)
       .catch((error) => running.log(`${worker.name}: ${String(error)}`))
       .finally(() => {
         runs--;
@@ -406,9 +410,11 @@ async function startSchedules(running: Running, options: LocalStackOptions, reso
   const restart = options.dataDir
     ? reconcileAfterRestart(running).catch((error) => running.log(`${WORKERS.reconciler.name}: reconciliation after the restart failed: ${String(error)}`))
     : undefined;
-  await schedule(running, resources, WORKERS.reconciler, options.reconcileEveryMs ?? FUNCTION_SETTINGS.reconcilerEveryMinutes * 60_000, restart);
+  await schedule(running, resources, WORKERS.reconciler, options.reconcileEveryMs ?? FUNCTION_SETTINGS.reconcilerEveryMinutes * 60_000, { underWay: restart });
   // Every second (EventBridge: every minute): a sweep skip-scans the 32 order-due shards, and a due order's own change is handled by the stream at once.
-  await schedule(running, resources, WORKERS.callScheduler, options.callSweepEveryMs ?? 1_000);
+  // As EventBridge's rule tells the call scheduler when its next run starts, so does this schedule.
+  const sweepEveryMs = options.callSweepEveryMs ?? 1_000;
+  await schedule(running, resources, WORKERS.callScheduler, sweepEveryMs, { event: { sweep_seconds: sweepEveryMs / 1000 } });
 }
 
 /** Resolves once no stream or queue batch has been in hand for `quietMs`. */

@@ -17,6 +17,7 @@
  *   due call waits at most one run.
  */
 
+import { mapWithConcurrency } from '../async/concurrency.ts';
 import type { DialClaim } from '../calls/call-platform.ts';
 import { METRIC } from '../observability/metric-names.ts';
 import { countMetric } from '../observability/metrics.ts';
@@ -133,12 +134,11 @@ export async function dueTenants(now: Date): Promise<TenantTurns[]> {
   const index = DUE_INDEXES.orders;
   const headsByTenant = new Map<string, { shard: number; head: DueOrder }[]>();
   const shards = Array.from({ length: index.shards }, (_, shard) => shard);
-  const scan = async (shard: number) => {
+  await mapWithConcurrency(shards, SHARDS_SCANNED_AT_ONCE, async (shard) => {
     for await (const head of firstDueOfEachTenant<DueOrder & Record<string, unknown>>(index, shard, now, PROJECTION)) {
       headsByTenant.set(head.tenant, [...(headsByTenant.get(head.tenant) ?? []), { shard, head }]);
     }
-  };
-  for (let i = 0; i < shards.length; i += SHARDS_SCANNED_AT_ONCE) await Promise.all(shards.slice(i, i + SHARDS_SCANNED_AT_ONCE).map(scan));
+  });
   const read = async (shard: number, last: DueOrder, limit: number) => {
     const { entries, more } = await moreDueOfTenant<DueOrder & Record<string, unknown>>(
       index,

@@ -58,9 +58,14 @@ export const FAST_FOR_SECONDS = 60;
 /** Attempts one sender instance makes at once, without a slot, to one fast endpoint. */
 export const UNGUARDED_PER_INSTANCE = 4;
 
-const isFast = (s: EndpointState, now: Date) => s.fast_until !== undefined && Date.parse(s.fast_until) > now.getTime();
+/** Whether the endpoint counts as fast now: its attempts need no slot, and one that keeps them waiting is slow. */
+export const countsAsFast = (s: EndpointState, now: Date) => s.fast_until !== undefined && Date.parse(s.fast_until) > now.getTime();
+/** Half of FAST_FOR_SECONDS: a mark half spent is renewed, and an instance renews or ends it at most this often. */
+const HALF_FAST_WINDOW_MS = (FAST_FOR_SECONDS * 1000) / 2;
 /** This instance's attempts under way without a slot, per tenant. */
 const unguarded = new Map<string, number>();
+/** An attempt without a slot is over (settled, or given back unmade). */
+const unguardedEnded = (tenant: string) => unguarded.set(tenant, Math.max(0, (unguarded.get(tenant) ?? 1) - 1));
 /** When this instance last renewed, or ended, an endpoint's fast mark: once per half FAST_FOR_SECONDS at most. */
 const fastMarked = new Map<string, number>();
 const slowMarked = new Map<string, number>();
@@ -113,7 +118,7 @@ export async function claimSlot(tenant: string, s: EndpointState, now: Date, lea
     const rest = (Date.parse(s.paused_until!) - now.getTime()) / 1000;
     return { kind: 'wait', reason: 'paused', seconds: rest * (1 + Math.random()) };
   }
-  if (state === 'closed' && isFast(s, now) && (unguarded.get(tenant) ?? 0) < UNGUARDED_PER_INSTANCE) {
+  if (state === 'closed' && countsAsFast(s, now) && (unguarded.get(tenant) ?? 0) < UNGUARDED_PER_INSTANCE) {
     unguarded.set(tenant, (unguarded.get(tenant) ?? 0) + 1);
     return { kind: 'unguarded' };
   }
@@ -177,7 +182,7 @@ export async function settleSlot(
   const { delivered, latencyMs, slowAfterMs } =
     typeof attempt === 'boolean' ? { delivered: attempt, latencyMs: Number.POSITIVE_INFINITY, slowAfterMs: SLOW_ATTEMPT_MS } : attempt;
   const lease = claim && 'lease' in claim ? claim.lease : undefined;
-  if (claim && !lease) unguarded.set(tenant, Math.max(0, (unguarded.get(tenant) ?? 1) - 1));
+  if (claim && !lease) unguardedEnded(tenant);
   // The lease and the failure are this attempt's own elements: a retried write adds or takes
   // back the same element, so it counts once whatever other attempts wrote between the two.
   const write = async (sets: string[], removes: string[], adds: string[], values: Record<string, unknown> = {}) => {
@@ -242,9 +247,8 @@ export async function settleSlot(
 
 /** Whether this instance renews the endpoint's fast mark now: it is missing or half spent, and this instance has not renewed it lately. */
 function fastMarkDue(tenant: string, s: EndpointState, now: Date): boolean {
-  const halfWindow = (FAST_FOR_SECONDS * 1000) / 2;
-  if (s.fast_until && Date.parse(s.fast_until) - now.getTime() > halfWindow) return false;
-  return now.getTime() - (fastMarked.get(tenant) ?? 0) > halfWindow;
+  if (s.fast_until && Date.parse(s.fast_until) - now.getTime() > HALF_FAST_WINDOW_MS) return false;
+  return now.getTime() - (fastMarked.get(tenant) ?? 0) > HALF_FAST_WINDOW_MS;
 }
 
 /**
@@ -253,19 +257,16 @@ function fastMarkDue(tenant: string, s: EndpointState, now: Date): boolean {
  * one the attempt saw, so many slow attempts at once write it about once.
  */
 export async function endpointSlow(tenant: string, s: EndpointState, now: Date): Promise<void> {
-  if (!s.fast_until || now.getTime() - (slowMarked.get(tenant) ?? 0) < (FAST_FOR_SECONDS * 1000) / 2) return;
+  if (!s.fast_until || now.getTime() - (slowMarked.get(tenant) ?? 0) < HALF_FAST_WINDOW_MS) return;
   slowMarked.set(tenant, now.getTime());
   fastMarked.delete(tenant);
   await update(tenant, 'REMOVE fast_until', 'fast_until = :seen', { ':seen': s.fast_until });
 }
 
-/** Whether an attempt to this endpoint now is one to watch for slowness: it counts as fast. */
-export const countsAsFast = isFast;
-
 /** Gives back a slot that made no attempt (the delivery was finished or held elsewhere). */
 export async function releaseSlot(tenant: string, claim: { lease: string } | { kind: 'unguarded' }): Promise<boolean> {
   if (!('lease' in claim)) {
-    unguarded.set(tenant, Math.max(0, (unguarded.get(tenant) ?? 1) - 1));
+    unguardedEnded(tenant);
     return true;
   }
   return update(
