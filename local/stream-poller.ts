@@ -52,6 +52,12 @@ export interface StreamPollerOptions {
   pollIntervalMs?: number;
 }
 
+/**
+ * The wait after a read that found nothing, as Lambda's stream reader waits between reads of a
+ * shard (four a second on AWS): a record written just after an empty read waits this long.
+ */
+export const STREAM_POLL_INTERVAL_MS = 200;
+
 /** The lane of a record: its partition key hashed (Lambda keeps each key's records in one batch stream likewise). */
 function laneOf(record: DynamoDBRecord, lanes: number): number {
   const key = JSON.stringify(record.dynamodb?.Keys?.pk ?? '');
@@ -315,7 +321,7 @@ class StreamPoller {
       }
       if (!sawRecords) {
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, this.options.pollIntervalMs ?? 200);
+          const timer = setTimeout(resolve, this.options.pollIntervalMs ?? STREAM_POLL_INTERVAL_MS);
           this.wake = () => {
             clearTimeout(timer);
             resolve();

@@ -62,7 +62,6 @@ async function sampleOnce(run: () => Promise<unknown>, into: Samples) {
   into.returned = Array.isArray((result as Page).data) ? (result as Page).data.length : Number(result);
 }
 
-/** Seeds every size, then times each request on every size in alternation, so the machine's drift and warm-up fall on all sizes alike. */
 /** One request's figures at one tenant size. */
 export interface Measured {
   size: number;
@@ -73,6 +72,7 @@ export interface Measured {
   returned: number;
 }
 
+/** Seeds every size, then times each request on every size in alternation, so the machine's drift and warm-up fall on all sizes alike. */
 export async function measureSizes(sizes: readonly number[], samples: number, limit: number): Promise<Measured[]> {
   const now = new Date();
   const tenants = new Map<number, Record<string, () => Promise<unknown>>>();

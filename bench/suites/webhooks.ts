@@ -4,13 +4,15 @@
  * floor measured in the same run: the same DynamoDB writes, SQS calls and POST per delivery
  * issued directly, at the sender's concurrency, with no stream and no pollers. Then a steady
  * stream at half the throughput just measured gives the time from the outbox write to the
- * receiver's 2xx, beside its floor: one delivery's calls made one after another. Both figures
- * are ratios to what this machine does in the same run, so a slow machine does not read as a
- * slow pipeline, and the steady rate never outruns the pipeline into a backlog.
+ * receiver's 2xx, beside its floor: one delivery's calls made one after another, after the wait
+ * a stream reader has between reads. Both figures are ratios to what this machine does in the
+ * same run, so a slow machine does not read as a slow pipeline, and the steady rate never
+ * outruns the pipeline into a backlog.
  */
 import { randomUUID } from 'node:crypto';
 import { CreateQueueCommand, DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { STREAM_POLL_INTERVAL_MS } from '#local/stream-poller.ts';
 import { mapWithConcurrency } from '#shared/async/concurrency.ts';
 import { putEventOnce } from '#shared/events/event-store.ts';
 import { eventItem } from '#shared/events/outbox.ts';
@@ -28,10 +30,14 @@ const BURST = 500;
  * The targets as ratios. The pipeline passes each event through a stream poll, the fan-out's
  * reads (the subscription, the listen sessions), a queue poll and the sender's, where the floor
  * makes the same writes back to back: it keeps at least a quarter of the floor's throughput.
- * A delivery's p99 stays within ten of the floor's one-delivery times (the polls' waits, not a
- * backlog): with a floor under 100 ms, that is within the 1 s the service promises.
+ * A delivery's p99 stays within twice its floor: one delivery's calls one after another, after
+ * the stream reader's wait between reads, which every event-driven delivery meets (the wait is
+ * fixed while the calls' time is the machine's, so a floor without it made a fast machine read
+ * as a slow pipeline). With a floor under 500 ms, that is within the 1 s the service promises.
  */
-export const WEBHOOK_TARGETS = { throughputShare: 0.25, latencyOverFloor: 10 } as const;
+export const WEBHOOK_TARGETS = { throughputShare: 0.25, latencyOverFloor: 2 } as const;
+/** One delivery's calls timed alone this many times; the floor takes their p99. */
+const ALONE_SAMPLES = 100;
 /** The steady stream's rate, as a share of the burst's deliveries per second. */
 const STEADY_SHARE = 0.5;
 const STEADY_SECONDS = 60;
@@ -138,7 +144,7 @@ function floorDelivery(queue: { sqs: SQSClient; url: string }, receiverUrl: stri
   return { write, attempt };
 }
 
-/** The floor's deliveries per second over `events`, and one delivery's time with nothing else under way (p99 of 20). */
+/** The floor's deliveries per second over `events`, and one delivery's time with nothing else under way (p99 of ALONE_SAMPLES). */
 async function floor(events: number) {
   // A receiver of its own, the same server: the floor's bodies are not events, so the contract check stays off.
   const receiver = await startReceiver(() => 'ok', { handMadePayloads: true });
@@ -177,7 +183,7 @@ async function floorRuns(receiverUrl: string, events: number) {
   await consumers;
   const perSecond = events / ((Date.now() - start) / 1000);
   const alone: number[] = [];
-  for (let i = 0; i < 20; i++) {
+  for (let i = 0; i < ALONE_SAMPLES; i++) {
     const began = Date.now();
     await delivery.write();
     let handled = false;
@@ -229,7 +235,10 @@ export async function run(baseUrl: string): Promise<Figure[]> {
         name: `outbox write to receiver 2xx, p99 (a minute at ${STEADY_SHARE} of the burst's rate)`,
         value: p99,
         unit: 'ms',
-        floor: { value: direct.aloneP99, label: "one delivery's calls made one after another, nothing else under way (p99 of 20)" },
+        floor: {
+          value: STREAM_POLL_INTERVAL_MS + direct.aloneP99,
+          label: `the stream reader's ${STREAM_POLL_INTERVAL_MS} ms wait between reads + one delivery's calls made one after another, nothing else under way (${direct.aloneP99} ms, p99 of ${ALONE_SAMPLES})`,
+        },
         target: { ratio: WEBHOOK_TARGETS.latencyOverFloor, direction: 'at_most' },
         note: `${events} events at ${rate}/s; the 1 s target on AWS: ${p99 <= 1000 ? 'met' : 'not met'} here`,
       }),
