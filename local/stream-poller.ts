@@ -49,7 +49,6 @@ export interface StreamPollerOptions {
   handler: (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse | undefined>;
   onSkip?: (records: DynamoDBRecord[], error: unknown) => void;
   onWarning?: (message: string) => void;
-  pollIntervalMs?: number;
 }
 
 /**
@@ -321,7 +320,7 @@ class StreamPoller {
       }
       if (!sawRecords) {
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, this.options.pollIntervalMs ?? STREAM_POLL_INTERVAL_MS);
+          const timer = setTimeout(resolve, STREAM_POLL_INTERVAL_MS);
           this.wake = () => {
             clearTimeout(timer);
             resolve();
