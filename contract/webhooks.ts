@@ -7,12 +7,12 @@
 import type { Schema } from '#shared/api/zod.ts';
 import { EVENT_DESCRIPTIONS, EVENT_SCHEMAS } from '#shared/events/event-schemas.ts';
 import { EVENT_TYPES } from '#shared/events/event-types.ts';
+import { RESPONSE_READ_LIMIT } from '#shared/outbound/http-post.ts';
+import { STANDARD_WEBHOOK_HEADERS, WEBHOOK_HEADERS } from '#shared/outbound/signature.ts';
 import { BREAKER_THRESHOLD, ENDPOINT_SLOTS, FIRST_PAUSE_SECONDS, LONGEST_PAUSE_SECONDS } from '#shared/webhooks/endpoint-guard.ts';
-import { RESPONSE_READ_LIMIT } from '#shared/webhooks/http-post.ts';
 import { INLINE_PAYLOAD_MAX_BYTES } from '#shared/webhooks/payload.ts';
 import { BACKOFF_SECONDS, MAX_ATTEMPTS } from '#shared/webhooks/retry-schedule.ts';
 import { CONNECT_TIMEOUT_MS, CORRELATION_HEADER, TOTAL_TIMEOUT_MS } from '#shared/webhooks/sender.ts';
-import { STANDARD_WEBHOOK_HEADERS, WEBHOOK_HEADERS } from '#shared/webhooks/signature.ts';
 
 type JsonSchema = Record<string, unknown>;
 type AddSchema = (schema: Schema, io: 'input' | 'output') => JsonSchema;

@@ -23,8 +23,8 @@ import { parseArgs } from 'node:util';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { ListMessageMoveTasksCommand, StartMessageMoveTaskCommand } from '@aws-sdk/client-sqs';
 import * as z from 'zod';
+import { checkWebhookUrl } from '#shared/outbound/address-checks.ts';
 import { type TenantConfig, TenantConfigSchema } from '#shared/tenants/config.ts';
-import { checkWebhookUrl } from '#shared/webhooks/ssrf.ts';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '#shared/webhooks/webhook-schemas.ts';
 import { type CommandHelp, failUsage, knownCommand, parseCli, stackProblem } from './cli.ts';
 import { localDataDir } from './data-dir.ts';
@@ -192,7 +192,7 @@ function readTenantConfigFile(file: string): TenantConfig {
 }
 const tenantConfigFile = positionals[0] === 'tenants' && values.config ? readTenantConfigFile(values.config) : undefined;
 const target = await selectTarget();
-const { createApiKey, revokeApiKey } = await import('#shared/tenants/store.ts');
+const { createApiKey, revokeApiKey } = await import('#shared/auth/api-keys.ts');
 const { LiveModeUnavailableError, putTenantConfig } = await import('#shared/tenants/config-writer.ts');
 const { isScope } = await import('#shared/api/scopes.ts');
 const { KEY_RECORD_SECONDS } = await import('#shared/auth/dynamodb-adapters.ts');
@@ -223,7 +223,7 @@ switch (area === 'recover' ? area : `${area} ${action}`) {
     break;
   }
   case 'keys reissue-legacy': {
-    const { reissueLegacyKeys } = await import('#shared/tenants/store.ts');
+    const { reissueLegacyKeys } = await import('#shared/auth/api-keys.ts');
     const reissued = await reissueLegacyKeys();
     if (values.json) console.log(JSON.stringify(reissued));
     else {
@@ -249,7 +249,7 @@ switch (area === 'recover' ? area : `${area} ${action}`) {
   case 'writeback rotate-secret': {
     const tenant = values.tenant ?? fail('--tenant is required');
     if (!TENANT_ID_PATTERN.test(tenant)) fail(`--tenant must match ${TENANT_ID_PATTERN}`);
-    const { rotateWritebackSecret } = await import('#shared/tenants/writeback-secret.ts');
+    const { rotateWritebackSecret } = await import('#shared/writeback/writeback-secret.ts');
     const rotated = await rotateWritebackSecret(tenant);
     if (values.json) console.log(JSON.stringify({ tenant, ...rotated }));
     else

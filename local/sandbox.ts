@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CommerceApiError, type CommerceClient, createCommerceClient } from '#client/index.ts';
 import { signRequest } from '#shared/auth/signing.ts';
-import { signatureHeaders } from '#shared/webhooks/signature.ts';
+import { signatureHeaders } from '#shared/outbound/signature.ts';
 import { type CommandHelp, parseCli } from './cli.ts';
 import { localDataDir } from './data-dir.ts';
 import { SANDBOX_CLI_AGENT } from './terminal.ts';

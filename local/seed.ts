@@ -1,8 +1,9 @@
 /** First-start seeding of the local runtime: tenant `sandbox` and a key with every scope. */
 
 import { SCOPES } from '#shared/api/scopes.ts';
+import { createApiKey, readApiKey } from '#shared/auth/api-keys.ts';
 import { putTenantConfig } from '#shared/tenants/config-writer.ts';
-import { createApiKey, readApiKey, readTenantConfig } from '#shared/tenants/store.ts';
+import { readTenantConfig } from '#shared/tenants/store.ts';
 import { readJsonFile, writeFileAtomic } from './durable-file.ts';
 
 const SANDBOX_TENANT = 'sandbox';

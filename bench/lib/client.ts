@@ -2,9 +2,9 @@
 import { randomUUID } from 'node:crypto';
 import { BASE_PATH } from '#shared/api/routes.ts';
 import { SCOPES } from '#shared/api/scopes.ts';
+import { createApiKey } from '#shared/auth/api-keys.ts';
 import { signRequest } from '#shared/auth/signing.ts';
 import { putTenantConfig } from '#shared/tenants/config-writer.ts';
-import { createApiKey } from '#shared/tenants/store.ts';
 
 export interface BenchKey {
   tenant: string;

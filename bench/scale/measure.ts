@@ -2,7 +2,7 @@
 
 import { withCapacityScope } from '#local/metering/capacity-meter.ts';
 import { listProducts } from '#shared/catalog/product-store.ts';
-import type { ListPosition, OrderWalk } from '#shared/orders/order-jobs.ts';
+import type { ListPosition, OrderWalk } from '#shared/jobs/reaction-jobs.ts';
 import { listOrders, orderIdsPage } from '#shared/orders/order-store.ts';
 import { JOB_PAGE_SIZE } from '#shared/orders/reactions.ts';
 import { listDeliveries } from '#shared/webhooks/delivery-list.ts';

@@ -5,13 +5,13 @@
  * past year, a pipeline of active orders the same at every size, most deliveries delivered.
  */
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { OrderState } from '#shared/api/order-states.ts';
 import { mapWithConcurrency } from '#shared/async/concurrency.ts';
 import type { ProductInput } from '#shared/catalog/product-schemas.ts';
 import { productAttributes } from '#shared/catalog/products.ts';
 import { contentOf, type StoredOrder } from '#shared/orders/order.ts';
 import { encodeEntry } from '#shared/orders/order-log.ts';
 import { customerLink, orderItem } from '#shared/orders/order-store.ts';
-import type { OrderState } from '#shared/orders/state-machine.ts';
 import { tableClient, tableName } from '#shared/storage/clients.ts';
 import { keys } from '#shared/storage/keys.ts';
 import { archivedIndexes } from '#shared/storage/tombstone.ts';

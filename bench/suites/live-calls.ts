@@ -27,7 +27,7 @@ const CATALOG = {
 
 async function liveTenant(baseUrl: string, name: string): Promise<BenchKey> {
   const { putTenantConfig } = await import('#shared/tenants/config-writer.ts');
-  const { createApiKey } = await import('#shared/tenants/store.ts');
+  const { createApiKey } = await import('#shared/auth/api-keys.ts');
   const { SCOPES } = await import('#shared/api/scopes.ts');
   const tenant = `${name}-${randomUUID().slice(0, 8)}`;
   await putTenantConfig(tenant, { ...CALL_NOW_CONFIG, mode: 'live' }, { callPlatform: 'connect' });

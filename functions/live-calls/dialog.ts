@@ -5,12 +5,11 @@
  */
 import type { ConnectContactFlowEvent } from 'aws-lambda';
 import { dynamoContactMap } from '#shared/calls/connect/contact-store.ts';
-import { type FlowTurnAnswer, flowTurn } from '#shared/calls/connect/flow-turns.ts';
+import { type FlowTurnAnswer, type FlowTurnPorts, flowTurn } from '#shared/calls/connect/flow-turns.ts';
 import { logger } from '#shared/logging/logger.ts';
-import { factsFor } from '#shared/orders/facts.ts';
 import { processing } from '../order-processing.ts';
 
-const ports = { contacts: dynamoContactMap, orders: processing.ports.orders, factsOf: factsFor.bind(null, processing.ports) };
+const ports: FlowTurnPorts = { contacts: dynamoContactMap, scriptOf: processing.scriptOf };
 
 export const handler = async (event: ConnectContactFlowEvent): Promise<FlowTurnAnswer> => {
   const contact = event.Details.ContactData;

@@ -1,20 +1,22 @@
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { fillPath } from '#shared/api/routes.ts';
-import { claimWriteBackAttempt, settleWriteBack } from '#shared/calls/writeback-state.ts';
 import { readProduct } from '#shared/catalog/product-store.ts';
 import { putEventOnce } from '#shared/events/event-store.ts';
-import { businessMetrics } from '#shared/observability/business-metrics.ts';
-import { advanceJob } from '#shared/orders/order-jobs.ts';
+import { advanceJob } from '#shared/jobs/reaction-jobs.ts';
+import { businessMetrics } from '#shared/orders/business-metrics.ts';
+import { publicationOfRecords } from '#shared/orders/order-publication.ts';
 import { publishedThrough, readOrderRecords } from '#shared/orders/order-records.ts';
 import { afterPublication, forgetResultScenario, orderIdsPage } from '#shared/orders/order-store.ts';
 import type { ReactionPorts } from '#shared/orders/reactions.ts';
 import { domainReactions } from '#shared/orders/reactions.ts';
 import { dispatchStream, type Reaction } from '#shared/stream/stream-dispatch.ts';
 import { streamWorkDone } from '#shared/stream/stream-work.ts';
-import { writebackSecrets } from '#shared/tenants/writeback-secret.ts';
-import { publicationOfRecords, webhookFanOut } from '#shared/webhooks/fan-out.ts';
+import { webhookFanOut } from '#shared/webhooks/fan-out.ts';
 import { systemResolver } from '#shared/webhooks/sender.ts';
-import { postWriteBack, tenantStore } from '#shared/webhooks/store-writeback.ts';
+import { postWriteBack, tenantStore } from '#shared/writeback/store-endpoint.ts';
+import { type WriteBackPorts, writeBackReaction } from '#shared/writeback/writeback-reaction.ts';
+import { writebackSecrets } from '#shared/writeback/writeback-secret.ts';
+import { claimWriteBackAttempt, settleWriteBack } from '#shared/writeback/writeback-state.ts';
 import { config } from '../composition-root.ts';
 import { processing } from '../order-processing.ts';
 import { routeById } from '../routes.ts';
@@ -26,15 +28,19 @@ const reactionPorts: ReactionPorts = {
   products: { read: readProduct },
   orderIdsPage,
   jobs: { advance: advanceJob },
+  forgetResultScenario,
+};
+
+const writeBackPorts: WriteBackPorts = {
+  tenantConfigOf: processing.ports.tenantConfigOf,
+  orders: processing.ports.orders,
   store: tenantStore({
-    tenantConfigOf: processing.ports.tenantConfigOf,
     secretsOf: (tenant) => writebackSecrets(tenant),
     post: postWriteBack,
     settings: { allowPrivateUrls: config.webhookAllowPrivateUrls, timeoutScale: config.webhookTimeoutScale, resolve: systemResolver },
   }),
-  writeBacks: { claim: claimWriteBackAttempt, settle: settleWriteBack },
+  attempts: { claim: claimWriteBackAttempt, settle: settleWriteBack },
   putEventOnce,
-  forgetResultScenario,
 };
 
 /**
@@ -50,6 +56,7 @@ export const reactions: Reaction[] = [
     publicationOf,
   }),
   ...domainReactions(reactionPorts),
+  writeBackReaction(writeBackPorts),
   businessMetrics(publicationOf),
   streamWorkDone('stream-processor', { order: afterPublication }),
 ];

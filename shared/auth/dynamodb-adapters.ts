@@ -8,8 +8,8 @@ import { tableName } from '../storage/clients.ts';
 import { landed } from '../storage/conditional.ts';
 import { keys } from '../storage/keys.ts';
 import { epochSeconds } from '../storage/ttl.ts';
-import type { TenantConfig } from '../tenants/config.ts';
-import { readApiKey } from '../tenants/store.ts';
+import type { TenantConfig } from '../tenants/tenant-config.ts';
+import { readApiKey } from './api-keys.ts';
 import type { AuthPorts, KnownKey, Principal } from './authenticate.ts';
 import type { KeySecrets } from './key-secrets.ts';
 

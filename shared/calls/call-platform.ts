@@ -5,8 +5,9 @@
  * network reports at once. Which platform calls a tenant's customers is the tenant's mode:
  * sandbox tenants always the simulated network, live tenants the deployment's platform.
  */
-import type { BusinessOutcome, CallDisposition } from '../orders/order-schemas.ts';
+
 import type { TenantMode } from '../tenants/tenant-config.ts';
+import type { BusinessOutcome, CallDisposition } from './call-schemas.ts';
 import type { DialogScript } from './dialog.ts';
 import { converse, sandboxCustomer, type TranscriptEntry } from './simulated-customer.ts';
 

@@ -4,7 +4,7 @@
  * conversation a live customer hears. The digit decides only how the customer behaves; what
  * they are told and what their keys mean is the dialog's.
  */
-import type { CallDisposition } from '../orders/order-schemas.ts';
+import type { CallDisposition } from './call-schemas.ts';
 import { type Decision, type DialogScript, nextTurn, openingTurn } from './dialog.ts';
 
 /** What the customer does when called. */

@@ -4,7 +4,7 @@ import { MAX_PRODUCTS_PER_BATCH } from '../api/limits.ts';
 import { mapWithConcurrency } from '../async/concurrency.ts';
 import { NotFoundError, PayloadTooLargeError, StaleVersionError } from '../errors.ts';
 import { fieldErrors } from '../http/validation.ts';
-import { jobItem } from '../orders/order-jobs.ts';
+import { jobItem } from '../jobs/reaction-jobs.ts';
 import { tableClient, tableName } from '../storage/clients.ts';
 import { keys } from '../storage/keys.ts';
 import { paginate } from '../storage/pagination.ts';

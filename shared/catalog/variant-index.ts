@@ -7,7 +7,7 @@
  * as it is now.
  */
 
-import type { ResolvedVariant } from '../orders/qualification.ts';
+import type { CatalogEntry } from '../rules/applicable-rules.ts';
 import { batchGet, batchPut } from '../storage/batch.ts';
 import { keys } from '../storage/keys.ts';
 import type { Product } from './product-schemas.ts';
@@ -26,6 +26,17 @@ export function newVariantEntries(tenant: string, oldImage: StoredProduct | unde
 
 export const indexNewVariants = (tenant: string, oldImage: StoredProduct | undefined, newImage: StoredProduct) =>
   batchPut(newVariantEntries(tenant, oldImage, newImage));
+
+/** A variant as order processing reads it: its product's entry, its price and quantity bounds. */
+export interface ResolvedVariant extends CatalogEntry {
+  external_variant_id: string;
+  /** Its product's title: what the customer hears read back. */
+  title?: string;
+  price: string;
+  currency: string;
+  min_quantity?: number;
+  max_quantity?: number;
+}
 
 /** What the catalog holds now for each variant id (absent: unknown). */
 export async function resolveVariants(tenant: string, ids: readonly string[]): Promise<Map<string, ResolvedVariant>> {

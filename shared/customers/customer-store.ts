@@ -3,7 +3,7 @@ import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { REPLAY_WINDOW_SECONDS } from '../api/limits.ts';
 import type { Principal } from '../auth/authenticate.ts';
 import { InvalidTransitionError, NotFoundError, RevisionConflict, ValidationError } from '../errors.ts';
-import { jobItem } from '../orders/order-jobs.ts';
+import { jobItem } from '../jobs/reaction-jobs.ts';
 import { tableClient, tableName } from '../storage/clients.ts';
 import { conditionFailedAt } from '../storage/conditional.ts';
 import { keys } from '../storage/keys.ts';

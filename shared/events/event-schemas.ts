@@ -5,8 +5,9 @@
  */
 import * as z from 'zod/mini';
 import { UtcTime } from '../api/fields.ts';
+import { ORDER_STATE } from '../api/order-states.ts';
 import { integer, meta, type Schema } from '../api/zod.ts';
-import { CallAttemptSchema, ORDER_STATE, ResultSchema } from '../orders/order-schemas.ts';
+import { CallAttemptSchema, ResultSchema } from '../calls/call-schemas.ts';
 import { EVENT_TYPES, EVENT_VERSION, type PublicEventType } from './event-types.ts';
 
 /** Delivered instead of `data` when an envelope would pass 256 KiB: read the order at `reference`. */

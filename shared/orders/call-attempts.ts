@@ -4,15 +4,17 @@
  * report of one, and what became of an attempt whose report never came.
  */
 import { type AttemptKey, type AttemptReport, type CallPlatform, DialThrottled, platformFor } from '../calls/call-platform.ts';
+import type { DialogScript } from '../calls/dialog.ts';
 import { RevisionConflict } from '../errors.ts';
 import { retryOnRevisionConflict } from '../storage/revision-retry.ts';
-import { attemptCounts, attemptOutcome, type Facts, marketOf } from './call-outcome.ts';
+import { attemptCounts, attemptOutcome } from './call-outcome.ts';
 import { callRecords } from './call-records.ts';
 import { callScript } from './call-script.ts';
-import { factsFor } from './facts.ts';
+import { type Facts, factsFor } from './facts.ts';
 import type { StoredOrder } from './order.ts';
 import { lastStatus, recordsAttempt } from './order-log.ts';
 import type { ProcessingPorts } from './processing-ports.ts';
+import { marketOf } from './scheduler.ts';
 import { effectiveLines } from './snapshot.ts';
 import { isFinal } from './state-machine.ts';
 
@@ -63,6 +65,18 @@ export async function dial(ports: ProcessingPorts, platform: CallPlatform, claim
   const current = await ports.orders.read(claimed.tenant, claimed.external_order_id);
   if (current && isFinal(current.processing_state)) await platform.cancel(key);
   return claimed;
+}
+
+/**
+ * What an attempt's call says, read when the platform plays it (a live call's every turn):
+ * undefined unless the order is still in this attempt's call, so a cancel or an erasure that
+ * landed since the dial places no conversation.
+ */
+export async function attemptScript(ports: ProcessingPorts, key: AttemptKey): Promise<DialogScript | undefined> {
+  const order = await ports.orders.read(key.tenant, key.external_order_id);
+  if (order?.processing_state !== 'in_call' || order.call_attempts !== key.attempt) return undefined;
+  const facts = await factsFor(ports, order);
+  return callScript(order, facts, effectiveLines(order.items, order.substitutions, facts.variants));
 }
 
 /** Whether a dial of `platform` for `tenant` may go now: a live dial takes its place in the deployment's dial rate first; a simulated one needs none. */

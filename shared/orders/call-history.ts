@@ -4,13 +4,13 @@
  * conversation for sandbox tenants, none for live calls.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { type CallHistoryAttempt, CallHistoryAttemptSchema, type OrderResult, ResultSchema } from '../calls/call-schemas.ts';
 import { ResultNotAvailableError } from '../errors.ts';
 import { tableClient, tableName } from '../storage/clients.ts';
 import { keys } from '../storage/keys.ts';
 import { decodeCursor, encodeCursor } from '../storage/pagination.ts';
 import type { TenantMode } from '../tenants/tenant-config.ts';
 import { orderCollection } from './order-records.ts';
-import { type CallHistoryAttempt, CallHistoryAttemptSchema, type OrderResult, ResultSchema } from './order-schemas.ts';
 import { getOrder } from './order-store.ts';
 import { isFinal } from './state-machine.ts';
 

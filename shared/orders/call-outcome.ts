@@ -1,45 +1,12 @@
-/**
- * What a call means for an order: the calling window of the customer's market, and the
- * outcome of a finished attempt (its result, or when to call again). Pure functions.
- */
+/** What a finished attempt means for an order: its result, or when to call again. Pure. */
 
+import type { OrderState } from '../api/order-states.ts';
 import type { AttemptReport } from '../calls/call-platform.ts';
-import type { StoredCustomer } from '../customers/customers.ts';
-import type { SalesRule } from '../rules/rule-schemas.ts';
-import type { Market, TenantConfig } from '../tenants/tenant-config.ts';
+import type { BusinessOutcome, OrderResult } from '../calls/call-schemas.ts';
+import type { Facts } from './facts.ts';
 import type { StoredOrder } from './order.ts';
-import type { BusinessOutcome, OrderResult } from './order-schemas.ts';
-import type { ResolvedVariant } from './qualification.ts';
-import { type CallingWindow, nextContactAt } from './scheduler.ts';
+import { callingWindow, nextContactAt } from './scheduler.ts';
 import { acceptFirstSuggestion, effectiveLines, snapshotOf } from './snapshot.ts';
-import type { OrderState } from './state-machine.ts';
-
-/** Everything qualification and the call need, read once per run. */
-export interface Facts {
-  customer: StoredCustomer | undefined;
-  variants: Map<string, ResolvedVariant>;
-  rules: SalesRule[];
-  config: TenantConfig;
-}
-
-/** The customer's market: the one of their locale's region, else the tenant's first. */
-export function marketOf(config: TenantConfig, locale: string | undefined): Market | undefined {
-  const region = locale?.split('-')[1]?.toUpperCase();
-  return config.markets.find((m) => m.country === region) ?? config.markets[0];
-}
-
-export function callingWindow(config: TenantConfig, locale: string | undefined): CallingWindow | undefined {
-  const market = marketOf(config, locale);
-  if (!market) return undefined;
-  // The customer's market's own hours where it names them: a call is lawful by the customer's clock, not the tenant's.
-  const quiet = market.quiet_hours ?? config.quiet_hours;
-  return {
-    timezone: market.timezone ?? config.quiet_hours.timezone,
-    callingDays: market.calling_days,
-    quietStartHour: quiet.dont_call_hour_start,
-    quietEndHour: quiet.dont_call_hour_end,
-  };
-}
 
 const resultView = (
   order: StoredOrder,

@@ -1,10 +1,9 @@
 /** What a finished call writes beside its order: the attempt (with a sandbox transcript) and the result. */
 
 import type { AttemptReport } from '../calls/call-platform.ts';
-import { WRITTEN_BACK_OUTCOMES } from '../calls/writeback.ts';
+import { DECIDED_OUTCOMES, type OrderResult } from '../calls/call-schemas.ts';
 import { keys } from '../storage/keys.ts';
 import type { CallRecords, StoredOrder } from './order.ts';
-import type { OrderResult } from './order-schemas.ts';
 
 /**
  * What an ended call writes with its order change: the attempt and, when the order completes,
@@ -33,7 +32,7 @@ export function callRecords(inCall: StoredOrder, report: AttemptReport, result?:
             correlation_id: inCall.correlation_id,
             ...(report.scenario ? { scenario: report.scenario } : {}),
             // Only a result to write back starts stream work (its due entry, then its settlement): two index writes and an update the others never need.
-            ...(writeBackEnabled && WRITTEN_BACK_OUTCOMES.includes(result.business_outcome) ? { writeback_state: 'pending' } : {}),
+            ...(writeBackEnabled && DECIDED_OUTCOMES.includes(result.business_outcome) ? { writeback_state: 'pending' } : {}),
           },
         }
       : {}),

@@ -6,8 +6,9 @@
  */
 import { type DialogScript, dialogScript } from '../calls/dialog.ts';
 import { storeNameFor } from '../tenants/tenant-config.ts';
-import { type Facts, marketOf } from './call-outcome.ts';
+import type { Facts } from './facts.ts';
 import type { StoredOrder } from './order.ts';
+import { marketOf } from './scheduler.ts';
 import { acceptFirstSuggestion, type SnapshotLine, total } from './snapshot.ts';
 
 export function callScript(order: StoredOrder, facts: Facts, lines: readonly SnapshotLine[]): DialogScript {

@@ -14,7 +14,11 @@
  * - the call platform's dial rate paces it: when a start is refused for the rate, the second's
  *   dials are spent, and the run goes on in the next second where it left off, until the next
  *   run is due. A tenant's morning of due calls starts at the dial rate, and another tenant's
- *   due call waits at most one run.
+ *   due call waits at most one run;
+ * - every tenant with due work is served in every run: a run whose deadline comes (a slow scan, a
+ *   busy table) before each tenant has started an order goes on for those tenants alone, until
+ *   each has, or until the run's limit (RUN_LIMIT_FACTOR of the interval, inside the function's
+ *   timeout).
  */
 
 import { mapWithConcurrency } from '../async/concurrency.ts';
@@ -28,6 +32,11 @@ import { DUE_INDEXES } from '../storage/keys.ts';
 export const CALLS_PER_TENANT_PER_SWEEP = 25;
 /** The sweep's interval on AWS: an order due for longer than this should have been started by the last sweep. */
 export const SWEEP_INTERVAL_SECONDS = 60;
+/**
+ * A run serves tenants it has not reached until this many intervals after it began: 84 s of the
+ * call scheduler's 60 s schedule, inside its 90 s timeout (infra/parts/workers.ts).
+ */
+export const RUN_LIMIT_FACTOR = 1.4;
 /** Orders advanced at once. */
 const ADVANCES_AT_ONCE = 8;
 /** Shards whose skip scans run at once: all of them, so the scan takes as long as the busiest shard's. */
@@ -164,15 +173,19 @@ class Rotation {
     this.share = share;
   }
 
-  hasWork(): boolean {
-    return this.tenants.some((t) => t.hasMore(this.share));
+  hasWork(eligible: (t: TenantTurns) => boolean = () => true): boolean {
+    return this.tenants.some((t) => eligible(t) && t.hasMore(this.share));
   }
 
-  /** Up to `size` orders, one of each tenant in turn, none of a tenant in `resting`. */
-  async batch(size: number, resting: ReadonlySet<TenantTurns> = new Set()): Promise<{ tenant: TenantTurns; order: DueOrder }[]> {
+  /** Up to `size` orders, one of each eligible tenant in turn, none of a tenant in `resting`. */
+  async batch(
+    size: number,
+    resting: ReadonlySet<TenantTurns> = new Set(),
+    eligible: (t: TenantTurns) => boolean = () => true,
+  ): Promise<{ tenant: TenantTurns; order: DueOrder }[]> {
     const batch: { tenant: TenantTurns; order: DueOrder }[] = [];
     const taken = (t: TenantTurns) => t.started + batch.filter((b) => b.tenant === t).length;
-    const may = (t: TenantTurns) => !resting.has(t) && t.hasMore(this.share) && taken(t) < this.share;
+    const may = (t: TenantTurns) => eligible(t) && !resting.has(t) && t.hasMore(this.share) && taken(t) < this.share;
     while (batch.length < size && this.tenants.some(may)) {
       const tenant = this.tenants[this.position++ % this.tenants.length]!;
       if (!may(tenant)) continue;
@@ -193,6 +206,8 @@ export interface TurnOptions {
   /** How many of a tenant's starts the dial rate allows a second (a batch of rate-bound starts is no larger). */
   dialsPerSecond?: number | undefined;
   deadline: number;
+  /** Past the deadline, the tenants that have started nothing yet go on until this (default: the deadline). */
+  servedBy?: number | undefined;
   clock: () => number;
   sleep: (ms: number) => Promise<void>;
 }
@@ -203,7 +218,8 @@ export interface TurnOptions {
  * rate-bound from then on: at the start of each second the rate-bound tenants take their turns
  * until the second is full (a tenant refused because it is ahead of one that waits tries
  * again after that one's dial), and the other tenants, whose work the rate does not hold, have the
- * rest of the second.
+ * rest of the second. Past the deadline, only the tenants that have started nothing yet go on,
+ * until each has or `servedBy` comes.
  */
 export async function advanceInTurns(tenants: readonly TenantTurns[], advance: Advance, options: TurnOptions): Promise<number> {
   const rateBound = new Rotation(options.share);
@@ -212,7 +228,11 @@ export async function advanceInTurns(tenants: readonly TenantTurns[], advance: A
   const rateBatch = Math.min(ADVANCES_AT_ONCE, Math.max(1, options.dialsPerSecond ?? ADVANCES_AT_ONCE));
   let started = 0;
   const secondOf = (ms: number) => Math.floor(ms / 1000);
-  const within = (second: number) => options.clock() < options.deadline && secondOf(options.clock()) === second;
+  const pastDeadline = () => options.clock() >= options.deadline;
+  // Until the deadline every tenant takes its turns; after it, only those not yet served.
+  const eligible = (t: TenantTurns) => !pastDeadline() || t.started === 0;
+  const limit = () => (pastDeadline() ? Math.max(options.deadline, options.servedBy ?? 0) : options.deadline);
+  const within = (second: number) => options.clock() < limit() && secondOf(options.clock()) === second;
   let resting = new Set<TenantTurns>();
   /** Runs a batch; tenants that asked the dial rate join the rate-bound rotation. Says whether the second is full. */
   const run = async (rotation: Rotation, batch: { tenant: TenantTurns; order: DueOrder }[]) => {
@@ -234,17 +254,17 @@ export async function advanceInTurns(tenants: readonly TenantTurns[], advance: A
     if (full && rotation === rateBound) rateBound.resumeAt(batch[outcomes.indexOf('second_full')]!.tenant);
     return full;
   };
-  while (options.clock() < options.deadline && (rateBound.hasWork() || others.hasWork())) {
+  while (options.clock() < limit() && (rateBound.hasWork(eligible) || others.hasWork(eligible))) {
     const second = secondOf(options.clock());
     resting = new Set();
     let full = false;
-    while (!full && rateBound.hasWork() && within(second)) {
-      const batch = await rateBound.batch(rateBatch, resting);
+    while (!full && rateBound.hasWork(eligible) && within(second)) {
+      const batch = await rateBound.batch(rateBatch, resting, eligible);
       if (batch.length === 0) break;
       full = await run(rateBound, batch);
     }
-    while (others.hasWork() && within(second)) {
-      const batch = await others.batch(ADVANCES_AT_ONCE);
+    while (others.hasWork(eligible) && within(second)) {
+      const batch = await others.batch(ADVANCES_AT_ONCE, new Set(), eligible);
       if (batch.length === 0) break;
       await run(others, batch);
     }
@@ -264,6 +284,7 @@ export async function sweepDueOrders(now: Date, advance: Advance, settings: Swee
     share: tenantShare(sweepSeconds, settings.dialsPerSecond),
     dialsPerSecond: settings.dialsPerSecond,
     deadline: now.getTime() + sweepSeconds * 1000 + scanMs,
+    servedBy: now.getTime() + sweepSeconds * 1000 * RUN_LIMIT_FACTOR,
     clock,
     sleep: settings.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
   });

@@ -1,11 +1,20 @@
 /** What an order's processing reads about it before it decides: its customer, rules, configuration and variants. */
+
+import type { ResolvedVariant } from '../catalog/variant-index.ts';
 import type { StoredCustomer } from '../customers/customers.ts';
 import { applicableRules } from '../rules/applicable-rules.ts';
 import type { SalesRule } from '../rules/rule-schemas.ts';
 import type { TenantConfigOf } from '../tenants/config-cache.ts';
-import type { Facts } from './call-outcome.ts';
+import type { TenantConfig } from '../tenants/tenant-config.ts';
 import type { StoredOrder } from './order.ts';
-import type { ResolvedVariant } from './qualification.ts';
+
+/** Everything qualification and the call need, read once per run. */
+export interface Facts {
+  customer: StoredCustomer | undefined;
+  variants: Map<string, ResolvedVariant>;
+  rules: SalesRule[];
+  config: TenantConfig;
+}
 
 export interface FactsPorts {
   customers: { read(tenant: string, id: string): Promise<StoredCustomer | undefined> };

@@ -5,6 +5,8 @@
  * processing runs on (`orderCommands`, once per instance at the composition root), so the
  * same commands run against the table or, in tests of the domain, memory.
  */
+
+import type { OrderState } from '../api/order-states.ts';
 import type { CallPlatform } from '../calls/call-platform.ts';
 import { InvalidTransitionError, NotFoundError, RevisionConflict, StaleVersionError, ValidationError } from '../errors.ts';
 import { keys } from '../storage/keys.ts';
@@ -15,7 +17,7 @@ import { versionAttributes } from '../versioning/version-attributes.ts';
 import { contentOf, newCorrelationId, type OrderContent, type OrderRepository, rejectionFields, type StoredOrder } from './order.ts';
 import type { OrderInput, OrderItem } from './order-schemas.ts';
 import type { Substitution } from './qualification.ts';
-import { isFinal, isUpdatable, type OrderState } from './state-machine.ts';
+import { isFinal, isUpdatable } from './state-machine.ts';
 
 export type Requalify = (order: StoredOrder) => Promise<{ to: OrderState; reason: string | null; substitutions: Substitution[] }>;
 export type SubmitOutcome = 'created' | 'updated' | 'unchanged';

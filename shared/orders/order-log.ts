@@ -17,10 +17,11 @@
  * So that no number of changes grows the order toward DynamoDB's item limit, a long log moves
  * its older entries to history items (`HISTORY#{first revision}`) written before the order.
  */
+
+import { ORDER_STATES, type OrderState } from '../api/order-states.ts';
+import type { CallAttempt, OrderResult } from '../calls/call-schemas.ts';
 import { type EventRecord, eventIdFor, eventItem } from '../events/outbox.ts';
 import { keys } from '../storage/keys.ts';
-import type { CallAttempt, OrderResult } from './order-schemas.ts';
-import { ORDER_STATES, type OrderState } from './state-machine.ts';
 
 export type LogEntry =
   | { kind: 'status'; revision: number; to: OrderState; reason: string | null; at: string; causation?: string | null }

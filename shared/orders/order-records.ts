@@ -3,10 +3,10 @@
  * stretches of its log moved out of it; with the order's own log, its history and every event.
  */
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { CallAttempt, OrderResult } from '../calls/call-schemas.ts';
 import { tableClient, tableName } from '../storage/clients.ts';
 import { keys } from '../storage/keys.ts';
 import { entryRevision, type HistoryEntry, historyOf, mergedLog, type OrderRecords, type PublicationSpan } from './order-log.ts';
-import type { CallAttempt, OrderResult } from './order-schemas.ts';
 
 /** Items of the order's own collection (attempts, history) by sort-key prefix. */
 export async function orderCollection<T>(

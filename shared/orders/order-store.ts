@@ -4,7 +4,9 @@
  * in a transaction only with a result. The order's history is its log, read back page by page.
  */
 import { GetCommand, PutCommand, QueryCommand, type QueryCommandInput, type QueryCommandOutput, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { ORDER_STATES, type OrderState } from '../api/order-states.ts';
 import { AlreadyWrittenError, NotFoundError, RevisionConflict } from '../errors.ts';
+import type { ListPosition, OrderWalk } from '../jobs/reaction-jobs.ts';
 import { streamRecoverySeconds, tableClient, tableName } from '../storage/clients.ts';
 import { conditionFailedAt, landed, writeConditionally } from '../storage/conditional.ts';
 import { keys } from '../storage/keys.ts';
@@ -12,9 +14,8 @@ import { paginate, sourcesOf } from '../storage/pagination.ts';
 import { isTransactionConflict } from '../storage/transient.ts';
 import { type AfterStreamWork, streamDueAttributes, withStreamDue } from '../stream/stream-work.ts';
 import { applyOrderChange, dueOf, type OrderChange, type OrderRepository, orderCreation, orderFromItem, type StoredOrder } from './order.ts';
-import type { ListPosition, OrderWalk } from './order-jobs.ts';
 import { lastStatus } from './order-log.ts';
-import { ACTIVE_STATES, isFinal, ORDER_STATES, type OrderState } from './state-machine.ts';
+import { ACTIVE_STATES, isFinal } from './state-machine.ts';
 
 /** Orders in a state, and orders changed since a time, sort by their last change. */
 const changeKey = (o: Pick<StoredOrder, 'updated_at' | 'external_order_id'>) => `${o.updated_at}#${o.external_order_id}`;

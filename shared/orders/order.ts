@@ -5,6 +5,7 @@
  * order's outbox and its history at once.
  */
 import { randomUUID } from 'node:crypto';
+import type { OrderState } from '../api/order-states.ts';
 import { InvalidTransitionError } from '../errors.ts';
 import { keys } from '../storage/keys.ts';
 import { sortableVersion } from '../versioning/source-version.ts';
@@ -12,7 +13,7 @@ import { type VersionAttributes, versionAttributes } from '../versioning/version
 import { encodeEntry, entryRevision, type LogEntry, lastStatus, spillPoint, statusEventId } from './order-log.ts';
 import type { Order, OrderInput, OrderItem, OrderKind } from './order-schemas.ts';
 import type { Substitution } from './qualification.ts';
-import { canTransition, isFinal, type OrderState } from './state-machine.ts';
+import { canTransition, isFinal } from './state-machine.ts';
 
 export type { HistoryEntry } from './order-log.ts';
 

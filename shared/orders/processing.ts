@@ -6,10 +6,13 @@
  * outside the domain (orders, customers, variants, rules, configuration, the call platform)
  * comes in through `ProcessingPorts`, built once per function by its composition root.
  */
-import { type DialClaim, longestCallSeconds, platformFor } from '../calls/call-platform.ts';
+
+import type { OrderState } from '../api/order-states.ts';
+import { type AttemptKey, type AttemptReport, type DialClaim, longestCallSeconds, platformFor } from '../calls/call-platform.ts';
 import { RevisionConflict } from '../errors.ts';
 import { logger } from '../logging/logger.ts';
 import {
+  attemptScript,
   claimOrUndefined,
   dial,
   dialRateAllows,
@@ -17,19 +20,19 @@ import {
   recordAttempt,
   recordUnreportedCall,
   redial,
+  reportAttempt,
   unreportedOutcome,
   untilNextSecond,
 } from './call-attempts.ts';
-import { callingWindow, type Facts } from './call-outcome.ts';
-import { factsFor } from './facts.ts';
+import { type Facts, factsFor } from './facts.ts';
 import { rejectionFields, type StoredOrder } from './order.ts';
 import { pendingChanges } from './pending-changes.ts';
 import type { ProcessingPorts } from './processing-ports.ts';
 import { type Qualification, qualify } from './qualification.ts';
-import { isCallable, nextContactAt } from './scheduler.ts';
-import { isFinal, type OrderState } from './state-machine.ts';
+import { callingWindow, isCallable, nextContactAt } from './scheduler.ts';
+import { isFinal } from './state-machine.ts';
 
-export { recordAttempt, recordFinishedCall, reportAttempt } from './call-attempts.ts';
+export { recordAttempt, recordFinishedCall } from './call-attempts.ts';
 export type { ProcessingPorts } from './processing-ports.ts';
 
 /** While an order waits for a variant to reach the variant index, qualification is retried this often. */
@@ -247,6 +250,10 @@ export function orderProcessing(ports: ProcessingPorts) {
     ports,
     requalify: (order: StoredOrder, now?: Date) => requalify(ports, order, now),
     advanceOrder: (tenant: string, id: string, now?: () => Date) => advanceOrder(ports, tenant, id, now),
+    /** A platform's late report of an attempt (a live call's end), recorded once. */
+    reportAttempt: (key: AttemptKey, report: AttemptReport, now = new Date()) => reportAttempt(ports, key, report, now),
+    /** What an attempt's call says, while its order is still in that call. */
+    scriptOf: (key: AttemptKey) => attemptScript(ports, key),
   };
 }
 export type OrderProcessing = ReturnType<typeof orderProcessing>;

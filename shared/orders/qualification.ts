@@ -3,20 +3,12 @@
  * holds about the customer, the variants and the rules, is this order callable, and with
  * which replacement lines? Failures name the first reason and the line it concerns.
  */
+
+import type { ResolvedVariant } from '../catalog/variant-index.ts';
 import { compareDecimals, parseDecimal } from '../money/decimal.ts';
-import { applicableRules, type CatalogEntry } from '../rules/applicable-rules.ts';
+import { applicableRules } from '../rules/applicable-rules.ts';
 import type { SalesRule } from '../rules/rule-schemas.ts';
 import type { OrderItem, OrderKind } from './order-schemas.ts';
-
-export interface ResolvedVariant extends CatalogEntry {
-  external_variant_id: string;
-  /** Its product's title: what the customer hears read back. */
-  title?: string;
-  price: string;
-  currency: string;
-  min_quantity?: number;
-  max_quantity?: number;
-}
 
 export interface CustomerFacts {
   consent: 'granted' | 'withdrawn';

@@ -1,20 +1,15 @@
 /**
- * The domain reactions to table changes, run by the stream processor: order processing,
- * the paged jobs (requalification after a product archive, scrubbing after an erasure), and
- * the write-back of confirmed results. Each is idempotent (a stream record can come twice) and gets what it
+ * The domain reactions to table changes, run by the stream processor: order processing and
+ * the paged jobs (requalification after a product archive, scrubbing after an erasure). Each is idempotent (a stream record can come twice) and gets what it
  * reads and writes through `ReactionPorts`, built by the stream processor's composition root.
  */
 
 import { mapWithConcurrency } from '../async/concurrency.ts';
-import { StoreRejected, type StoreWriteBack, WRITEBACK_ATTEMPTS, WRITTEN_BACK_OUTCOMES, writeBackAttemptsOf, writeBackKey } from '../calls/writeback.ts';
 import type { StoredProduct } from '../catalog/products.ts';
-import { type EventRecord, eventItem } from '../events/outbox.ts';
-import { hasStreamDue, keys } from '../storage/keys.ts';
+import type { ListPosition, OrderWalk, StoredJob } from '../jobs/reaction-jobs.ts';
 import { retryOnRevisionConflict } from '../storage/revision-retry.ts';
 import type { Reaction, StreamChange } from '../stream/stream-dispatch.ts';
-import { erasedCustomerFields, lastStatusEventId, orderFromItem, rejectionFields, type StoredOrder } from './order.ts';
-import type { ListPosition, OrderWalk, StoredJob } from './order-jobs.ts';
-import type { OrderResult } from './order-schemas.ts';
+import { erasedCustomerFields, orderFromItem, rejectionFields, type StoredOrder } from './order.ts';
 import { type OrderProcessing, orderProcessing, type ProcessingPorts } from './processing.ts';
 import { ACTIVE_STATES } from './state-machine.ts';
 
@@ -24,14 +19,6 @@ export interface ReactionPorts {
   /** One bounded page of the ids of the orders a walk visits. */
   orderIdsPage(tenant: string, walk: OrderWalk, position: ListPosition, limit: number): Promise<{ ids: string[]; next: ListPosition | null }>;
   jobs: { advance(job: StoredJob, next: ListPosition | null, page: { orders: number; ms: number }, now: Date): Promise<void> };
-  store: StoreWriteBack;
-  /** A result's write-back attempts: claimed one at a time, then settled (shared/calls/writeback-state.ts). */
-  writeBacks: {
-    claim(result: Record<string, unknown>, now: Date): Promise<boolean>;
-    settle(result: Record<string, unknown>, state: 'written' | 'failed' | 'not_needed'): Promise<boolean>;
-  };
-  /** Writes an event item unless it exists (its key makes it once per cause). */
-  putEventOnce(item: EventRecord & { pk: string; sk: string }): Promise<void>;
   /** Removes what a result item kept of the customer's phone. */
   forgetResultScenario(orderPk: string): Promise<void>;
 }
@@ -147,64 +134,5 @@ const orderJobReaction = (ports: ReactionPorts): Reaction => ({
   },
 });
 
-type StoredResult = OrderResult & { pk: string; sk: string; tenant: string; scenario?: string; writeback_attempts?: number; correlation_id?: string };
-const resultFromItem = (item: Record<string, unknown>): StoredResult => item as unknown as StoredResult;
-
-async function writeBackFailed(ports: ReactionPorts, result: StoredResult, reason: string, attempts: number) {
-  const order = await ports.processing.ports.orders.read(result.tenant, result.external_order_id);
-  await ports.putEventOnce(
-    eventItem(keys.orderWritebackEvent(result.pk), {
-      event_type: 'commerce.writeback.failed.v1',
-      tenant: result.tenant,
-      external_order_id: result.external_order_id,
-      correlation_id: order?.correlation_id ?? 'unknown',
-      causation_id: order ? lastStatusEventId(order) : null,
-      data: { reason, attempts },
-      occurredAt: new Date(),
-    }),
-  );
-}
-
-/**
- * A confirmed result is written back to the store when the tenant enables it: one attempt per
- * run, claimed first so that a duplicate or replayed record never writes back twice. A failed
- * attempt waits on the result's due entry for the reconciler's sweep; a refusal by the store,
- * or the last attempt failing, is `commerce.writeback.failed.v1`.
- */
-const writeBackReaction = (ports: ReactionPorts): Reaction => ({
-  name: 'write-back',
-  async handle(change) {
-    // Only the result's own record (or the sweep's replay of it): its later changes, the claims included, start nothing.
-    if (change.eventName !== 'INSERT' || entityOf(change) !== 'result' || !hasStreamDue(change.newImage)) return;
-    const result = resultFromItem(change.newImage!);
-    if (!WRITTEN_BACK_OUTCOMES.includes(result.business_outcome) || !(await ports.processing.ports.tenantConfigOf(result.tenant)).writeback.enabled) {
-      await ports.writeBacks.settle(result, 'not_needed');
-      return;
-    }
-    if (!(await ports.writeBacks.claim(result, new Date()))) return;
-    const attempt = writeBackAttemptsOf(result) + 1;
-    const request = {
-      tenant: result.tenant,
-      external_order_id: result.external_order_id,
-      business_outcome: result.business_outcome,
-      snapshot: result.final_order_snapshot,
-      correlation_id: result.correlation_id ?? (await ports.processing.ports.orders.read(result.tenant, result.external_order_id))?.correlation_id ?? '',
-      idempotency_key: writeBackKey(result.pk),
-    };
-    // Only the store's answer decides the outcome: a failure to note it afterwards is the table's, retried as such.
-    const failure = await ports.store.writeBack({ ...request, ...(result.scenario ? { scenario: result.scenario } : {}) }).then(
-      () => undefined,
-      (error: unknown) => error,
-    );
-    if (failure === undefined) {
-      await ports.writeBacks.settle(result, 'written');
-      return;
-    }
-    if (!(failure instanceof StoreRejected) && attempt < WRITEBACK_ATTEMPTS) return;
-    await writeBackFailed(ports, result, failure instanceof Error ? failure.message : String(failure), attempt);
-    await ports.writeBacks.settle(result, 'failed');
-  },
-});
-
 /** The stream processor's domain reactions; the variant index has its own consumer (catalog indexer). */
-export const domainReactions = (ports: ReactionPorts): Reaction[] => [orderProcessingReaction(ports), orderJobReaction(ports), writeBackReaction(ports)];
+export const domainReactions = (ports: ReactionPorts): Reaction[] => [orderProcessingReaction(ports), orderJobReaction(ports)];

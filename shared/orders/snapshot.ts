@@ -2,11 +2,14 @@
  * The final order snapshot: lines after substitutions and accepted suggestions, and their
  * total in exact decimal arithmetic with the currency's minor units.
  */
+
+import type { Snapshot } from '../calls/call-schemas.ts';
+import type { ResolvedVariant } from '../catalog/variant-index.ts';
 import { addDecimals, type Decimal, formatDecimal, minorUnits, multiplyDecimal, parseDecimal } from '../money/decimal.ts';
 import { applicableRules } from '../rules/applicable-rules.ts';
 import type { SalesRule } from '../rules/rule-schemas.ts';
-import type { OrderItem, Snapshot } from './order-schemas.ts';
-import type { ResolvedVariant, Substitution } from './qualification.ts';
+import type { OrderItem } from './order-schemas.ts';
+import type { Substitution } from './qualification.ts';
 
 export interface SnapshotLine {
   external_variant_id: string;

@@ -2,8 +2,7 @@
  * The order state machine of contract-decisions section 6: every allowed transition, and
  * nothing else. Writers ask `canTransition` before their compare-and-set write.
  */
-export const ORDER_STATES = ['received', 'validated', 'scheduled', 'in_call', 'completed', 'cancelled', 'rejected'] as const;
-export type OrderState = (typeof ORDER_STATES)[number];
+import { ORDER_STATES, type OrderState } from '../api/order-states.ts';
 
 export const FINAL_STATES: ReadonlySet<OrderState> = new Set(['completed', 'cancelled', 'rejected']);
 /** States in which an order still waits for or is in processing (requalification applies). */

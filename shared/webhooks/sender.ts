@@ -6,14 +6,14 @@ import { lookup } from 'node:dns/promises';
 import { logger } from '../logging/logger.ts';
 import { METRIC } from '../observability/metric-names.ts';
 import { countMetric, millisecondsMetric } from '../observability/metrics.ts';
+import { checkWebhookUrl, type Resolver, resolvePublicAddress } from '../outbound/address-checks.ts';
+import { postPinned } from '../outbound/http-post.ts';
+import { signatureHeaders } from '../outbound/signature.ts';
 import { type DeliveryMessage, identifiersOf, MAX_DELAY_SECONDS, parseDeliveryMessage, type WebhookQueue } from '../queue/webhook-queue.ts';
 import type { StoredDelivery } from './delivery-item.ts';
 import { type AttemptOutcome, claimDelivery, type DeliveryContent, deferDelivery, readDeliveryContent, recordDeliveryAttempt } from './delivery-store.ts';
 import { claimSlot, countsAsFast, endpointBusy, endpointSlow, releaseSlot, SLOW_ATTEMPT_MS, type SlotClaim, settleSlot } from './endpoint-guard.ts';
 import { requestExcerpt, responseExcerpt } from './excerpt.ts';
-import { postPinned } from './http-post.ts';
-import { signatureHeaders } from './signature.ts';
-import { checkWebhookUrl, type Resolver, resolvePublicAddress } from './ssrf.ts';
 import { activeSecrets, noteEndpointAttempt, readWebhookSubscription, type StoredSubscription } from './subscription-store.ts';
 
 export const CONNECT_TIMEOUT_MS = 5_000;

@@ -3,8 +3,8 @@
  * the subscription is created or replaced; the secret is shown only when it was created.
  */
 import { ValidationError } from '../errors.ts';
+import { checkWebhookUrl, type Resolver, resolvePublicAddress } from '../outbound/address-checks.ts';
 import { deliveryHealth } from './delivery-list.ts';
-import { checkWebhookUrl, type Resolver, resolvePublicAddress } from './ssrf.ts';
 import { putSubscription, subscriptionView } from './subscription-store.ts';
 
 type SubscriptionInput = Parameters<typeof putSubscription>[1];

@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 import { answerSchema } from '../api/answer-schema.ts';
 import { Rfc3339, UtcTime } from '../api/fields.ts';
 import { builtOnFirstUse, integer, meta } from '../api/zod.ts';
-import { DNS_TIMEOUT_MS, URL_REFUSALS } from './url-refusals.ts';
+import { DNS_TIMEOUT_MS, URL_REFUSALS } from '../outbound/url-refusals.ts';
 
 const WEBHOOK_URL_RULES =
   'A public https URL on port 443 (an explicit `:443` or none; no other port), at most 2,048 characters. ' +

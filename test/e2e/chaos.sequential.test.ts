@@ -23,8 +23,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '#local/processes.ts';
 import { mapWithConcurrency } from '#shared/async/concurrency.ts';
-import { WRITTEN_BACK_OUTCOMES, writeBackKey } from '#shared/calls/writeback.ts';
+import { DECIDED_OUTCOMES } from '#shared/calls/call-schemas.ts';
 import { keys } from '#shared/storage/keys.ts';
+import { writeBackKey } from '#shared/writeback/writeback.ts';
 import { type AnswerLog, KillableRuntime, partnerCall, seededRandom } from '../support/chaos.ts';
 import type { ReceivedEvent } from '../support/chaos-table.ts';
 import { eventually } from '../support/eventually.ts';
@@ -118,7 +119,7 @@ describe('chaos: faults, failing receivers and kills', () => {
         await benchTenant('chaos', { ...CALL_NOW_CONFIG, writeback: { enabled: true } }),
         await benchTenant('chaos-live', { ...CALL_NOW_CONFIG, mode: 'live', writeback: { enabled: true, url: storeUrl } }),
       ];
-      const { rotateWritebackSecret } = await import('#shared/tenants/writeback-secret.ts');
+      const { rotateWritebackSecret } = await import('#shared/writeback/writeback-secret.ts');
       await rotateWritebackSecret(partners[1]!.tenant);
       const log: AnswerLog = { statuses: {}, improper: [] };
       const callAs = (tenant: number) => (method: string, path: string, body?: unknown) => partnerCall(runtime, partners[tenant]!, log, method, path, body);
@@ -234,7 +235,7 @@ describe('chaos: faults, failing receivers and kills', () => {
         const numbers = attempts.map((a) => a.attempt).sort((a, b) => a - b);
         if (numbers.some((n, i) => n !== i + 1)) wrong.push(`${plan.id}: attempts ${numbers.join(',')}`);
         // The live tenant's decided results: written back, and applied by its store exactly once.
-        if (plan.tenant === 1 && result && WRITTEN_BACK_OUTCOMES.includes(result.business_outcome as never)) {
+        if (plan.tenant === 1 && result && DECIDED_OUTCOMES.includes(result.business_outcome as never)) {
           const times = applied.get(writeBackKey(keys.order(planTenant(plan), plan.id).pk)) ?? 0;
           if (result.writeback_state !== 'written' || times !== 1) wrong.push(`${plan.id}: write-back ${result.writeback_state}, applied ${times} time(s)`);
         }

@@ -76,7 +76,7 @@ beforeAll(async () => {
     },
     reconcileEveryMs: 500,
   });
-  const { rotateWritebackSecret } = await import('#shared/tenants/writeback-secret.ts');
+  const { rotateWritebackSecret } = await import('#shared/writeback/writeback-secret.ts');
   key = await ownOrderTenant(stack.baseUrl, 'wb', { ...CALL_NOW_CONFIG, writeback: { enabled: true, url: store.url } }, 'sandbox');
   secret = (await rotateWritebackSecret(key.tenant)).secret;
 }, 180_000);
@@ -158,7 +158,7 @@ describe("write-back to the partner's store", () => {
 
   it('stops retrying at its bound, with the failed event', async () => {
     const id = await placeOrder('down', '0');
-    const { WRITEBACK_ATTEMPTS } = await import('#shared/calls/writeback.ts');
+    const { WRITEBACK_ATTEMPTS } = await import('#shared/writeback/writeback.ts');
     expect((await settled(id)).writeback).toEqual({ state: 'failed', attempts: WRITEBACK_ATTEMPTS });
     expect(store.of(id)).toHaveLength(WRITEBACK_ATTEMPTS);
     expect((await failedEvent(id))?.data).toEqual({ reason: 'store_failed: 500', attempts: WRITEBACK_ATTEMPTS });
@@ -166,8 +166,8 @@ describe("write-back to the partner's store", () => {
 
   it('never calls an address the checks refuse, and says so in the failed event', async () => {
     const { putTenantConfig } = await import('#shared/tenants/config-writer.ts');
-    const { createApiKey } = await import('#shared/tenants/store.ts');
-    const { rotateWritebackSecret } = await import('#shared/tenants/writeback-secret.ts');
+    const { createApiKey } = await import('#shared/auth/api-keys.ts');
+    const { rotateWritebackSecret } = await import('#shared/writeback/writeback-secret.ts');
     const tenant = `wb-meta-${randomUUID().slice(0, 8)}`;
     // The cloud's metadata address: refused even where private receivers are allowed.
     await putTenantConfig(

@@ -6,9 +6,9 @@
 import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
+import { verifyWebhook } from '#shared/outbound/signature.ts';
 import { moveDeadLetters } from '#shared/queue/dead-letters.ts';
 import { tableClient, tableName } from '#shared/storage/clients.ts';
-import { verifyWebhook } from '#shared/webhooks/signature.ts';
 import { eventually } from '../support/eventually.ts';
 import { customerBody, orderBody, orderTenant } from '../support/orders.ts';
 import { type Behaviour, startReceiver } from '../support/receiver.ts';

@@ -1,12 +1,12 @@
 /** API key secrets are derived, never stored: the table holds ids and scopes only. */
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { createApiKey, reissueLegacyKeys, revokeApiKey } from '#shared/auth/api-keys.ts';
 import { dynamoAuthPorts, KEY_RECORD_SECONDS } from '#shared/auth/dynamodb-adapters.ts';
 import { keySecrets } from '#shared/auth/key-secret-deriver.ts';
 import { tableClient, tableName } from '#shared/storage/clients.ts';
 import { keys } from '#shared/storage/keys.ts';
 import { LiveModeUnavailableError, putTenantConfig } from '#shared/tenants/config-writer.ts';
-import { createApiKey, reissueLegacyKeys, revokeApiKey } from '#shared/tenants/store.ts';
 import { call, newTenant } from '../support/stack.ts';
 
 describe('API keys', () => {

@@ -116,7 +116,7 @@ describe('a conditional write whose answer was lost', () => {
   afterAll(() => expect(lost).toBeGreaterThan(0));
 
   it('API keys: a created key is created (not an error), a revoked key revoked', async () => {
-    const { createApiKey, revokeApiKey, readApiKey } = await import('#shared/tenants/store.ts');
+    const { createApiKey, revokeApiKey, readApiKey } = await import('#shared/auth/api-keys.ts');
     const { clean, lossy } = await bothWays(async () => {
       const key = await createApiKey(tenantId(), ['orders:read']);
       const stored = await readApiKey(key.key_id);
@@ -284,7 +284,7 @@ describe('a conditional write whose answer was lost', () => {
   });
 
   it('paged jobs, events and stream work: a page advances its job once, an event is put once, stream work is marked done', async () => {
-    const { jobItem, advanceJob } = await import('#shared/orders/order-jobs.ts');
+    const { jobItem, advanceJob } = await import('#shared/jobs/reaction-jobs.ts');
     const { putEventOnce } = await import('#shared/events/event-store.ts');
     const { streamWorkDone } = await import('#shared/stream/stream-work.ts');
     const { clean, lossy } = await bothWays(async () => {
@@ -351,7 +351,7 @@ describe('a conditional write whose answer was lost', () => {
   });
 
   it('write-back: an attempt is claimed once and settled once, the due entry gone', async () => {
-    const { claimWriteBackAttempt, settleWriteBack } = await import('#shared/calls/writeback-state.ts');
+    const { claimWriteBackAttempt, settleWriteBack } = await import('#shared/writeback/writeback-state.ts');
     const { clean, lossy } = await bothWays(async () => {
       const result = { pk: `T#${tenantId()}#ORDER#o-1`, sk: 'RESULT', entity: 'result' };
       // The due entry comes by an update, an hour ahead: the shared runtime's stream processor

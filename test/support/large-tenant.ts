@@ -1,9 +1,9 @@
 /** A tenant's order book seeded straight into the table (as the store would hold it), and counts over it. */
 import { BatchWriteCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { mapWithConcurrency } from '#shared/async/concurrency.ts';
+import type { StoredJob } from '#shared/jobs/reaction-jobs.ts';
 import type { StoredOrder } from '#shared/orders/order.ts';
 import { contentOf } from '#shared/orders/order.ts';
-import type { StoredJob } from '#shared/orders/order-jobs.ts';
 import { encodeEntry } from '#shared/orders/order-log.ts';
 import { customerLink, orderItem } from '#shared/orders/order-store.ts';
 import { tableClient, tableName } from '#shared/storage/clients.ts';

@@ -18,7 +18,7 @@ export const UPSELL_RULE = {
 
 export async function ownOrderTenant(baseUrl: string, prefix: string, config: object, callPlatform: 'sandbox' | 'connect'): Promise<BenchKey> {
   const { putTenantConfig } = await import('#shared/tenants/config-writer.ts');
-  const { createApiKey } = await import('#shared/tenants/store.ts');
+  const { createApiKey } = await import('#shared/auth/api-keys.ts');
   const tenant = `${prefix}-${randomUUID().slice(0, 8)}`;
   await putTenantConfig(tenant, config, { callPlatform });
   const created = await createApiKey(tenant, [...SCOPES]);

@@ -13,7 +13,7 @@ const stack = inject('stack');
 Object.assign(process.env, stack.env);
 export const baseUrl = stack.baseUrl;
 
-const { createApiKey } = await import('#shared/tenants/store.ts');
+const { createApiKey } = await import('#shared/auth/api-keys.ts');
 const { putTenantConfig } = await import('#shared/tenants/config-writer.ts');
 
 /** Ready to call (a market) and a rate limit no functional test reaches. */

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { ORDER_STATES } from '#shared/api/order-states.ts';
 import { dialogScript } from '#shared/calls/dialog.ts';
 import { converse, sandboxCustomer } from '#shared/calls/simulated-customer.ts';
-import { type QualificationInput, qualify, type ResolvedVariant } from '#shared/orders/qualification.ts';
+import type { ResolvedVariant } from '#shared/catalog/variant-index.ts';
+import { type QualificationInput, qualify } from '#shared/orders/qualification.ts';
 import { acceptFirstSuggestion, snapshotOf, total } from '#shared/orders/snapshot.ts';
-import { allTransitions, canTransition, FINAL_STATES, ORDER_STATES } from '#shared/orders/state-machine.ts';
+import { allTransitions, canTransition, FINAL_STATES } from '#shared/orders/state-machine.ts';
 import type { SalesRule } from '#shared/rules/rule-schemas.ts';
 
 describe('order state machine', () => {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { canonicalQuery, parseQueryString, sha256Hex, signatureHeader, stringToSign } from '#shared/auth/signing.ts';
-import { verifyWebhook, WEBHOOK_HEADERS, webhookSignature } from '#shared/webhooks/signature.ts';
+import { verifyWebhook, WEBHOOK_HEADERS, webhookSignature } from '#shared/outbound/signature.ts';
 import { repoRoot } from '../support/paths.ts';
 
 interface Vector {

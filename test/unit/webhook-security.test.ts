@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { signatureHeaders, verifyWebhook, webhookSignature } from '#shared/webhooks/signature.ts';
-import { checkWebhookUrl, isPublicAddress, type Resolver, resolvePublicAddress } from '#shared/webhooks/ssrf.ts';
+import { checkWebhookUrl, isPublicAddress, type Resolver, resolvePublicAddress } from '#shared/outbound/address-checks.ts';
+import { signatureHeaders, verifyWebhook, webhookSignature } from '#shared/outbound/signature.ts';
 import { newWebhookSecret } from '#shared/webhooks/subscription-store.ts';
 import { repoRoot } from '../support/paths.ts';
 

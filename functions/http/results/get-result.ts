@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
 import { ExternalId } from '#shared/api/fields.ts';
+import { ResultSchema } from '#shared/calls/call-schemas.ts';
 import { defineOperation } from '#shared/http/operation.ts';
 import { getResult } from '#shared/orders/call-history.ts';
-import { ResultSchema } from '#shared/orders/order-schemas.ts';
 import { readHandler } from '../handler.ts';
 
 export const contract = defineOperation({

@@ -1,10 +1,10 @@
 import * as z from 'zod/mini';
 import { tenantConfigOf } from '#functions/tenant-configs.ts';
 import { ExternalId } from '#shared/api/fields.ts';
+import { CallHistoryAttemptSchema, ReportsPolicySchema } from '#shared/calls/call-schemas.ts';
 import { defineOperation } from '#shared/http/operation.ts';
 import { PageQuery, pageOf } from '#shared/http/page-query.ts';
 import { listCalls, reportsPolicy } from '#shared/orders/call-history.ts';
-import { CallHistoryAttemptSchema, ReportsPolicySchema } from '#shared/orders/order-schemas.ts';
 import { readHandler } from '../handler.ts';
 
 export const contract = defineOperation({

@@ -6,8 +6,9 @@
  * field is read whatever its casing. Only the end of a contact (DISCONNECTED, or COMPLETED
  * right after it with the same data) says how the attempt went; every other event is ignored.
  */
-import type { AttemptReport } from '../call-platform.ts';
+import type { AttemptKey, AttemptReport } from '../call-platform.ts';
 import type { Decision } from '../dialog.ts';
+import type { ContactMap } from './contact-store.ts';
 import { connectDisposition } from './dispositions.ts';
 
 /** The rule's pattern: our instance's contacts placed through the API (our dials), and nothing else. */
@@ -71,4 +72,24 @@ export function reportOfContactEnd(end: ContactEnd, decision: Decision | undefin
     ended_at,
     ...(call_disposition === 'answered' && decision ? { decision } : {}),
   };
+}
+
+export interface ContactEndPorts {
+  contacts: Pick<ContactMap, 'byContact' | 'byReference'>;
+  /** Records an attempt's report once (order processing's `reportAttempt`). */
+  reportAttempt(key: AttemptKey, report: AttemptReport, now: Date): Promise<void>;
+}
+
+/**
+ * A contact event, recorded: the end of one of our contacts becomes its attempt's report, with
+ * the choice the dialog kept on the attempt's reference. Any other event, or one for a contact
+ * this service does not know (another flow's, or one an erasure forgot), changes nothing.
+ */
+export async function recordContactEnd(ports: ContactEndPorts, event: unknown, now: Date): Promise<void> {
+  const end = contactEnd(event);
+  if (!end) return;
+  const contact = await ports.contacts.byContact(end.contactId);
+  if (!contact) return;
+  const decision = (await ports.contacts.byReference(contact.reference))?.decision;
+  await ports.reportAttempt(contact, reportOfContactEnd(end, decision, now), now);
 }

@@ -6,7 +6,7 @@
  * `failed` is the platform's or the network's fault, never the customer's: it is recorded but
  * not counted toward `max_call_attempts`.
  */
-import type { CallDisposition } from '../../orders/order-schemas.ts';
+import type { CallDisposition } from '../call-schemas.ts';
 
 /** Answering-machine detection: what answered, when Connect could tell. */
 const BY_DETECTION: Readonly<Record<string, CallDisposition>> = {

@@ -10,11 +10,8 @@
  * attribute, written before the dial), where the event worker finds it.
  */
 
-import type { Facts } from '../../orders/call-outcome.ts';
-import { callScript } from '../../orders/call-script.ts';
-import type { OrderRepository, StoredOrder } from '../../orders/order.ts';
-import { effectiveLines } from '../../orders/snapshot.ts';
-import { type DialogState, nextTurn, openingTurn, type Turn } from '../dialog.ts';
+import type { AttemptKey } from '../call-platform.ts';
+import { type DialogScript, type DialogState, nextTurn, openingTurn, type Turn } from '../dialog.ts';
 import { ATTEMPT_ATTRIBUTE } from './connect-platform.ts';
 import type { ContactMap } from './contact-store.ts';
 
@@ -40,8 +37,11 @@ export interface FlowTurnAnswer {
 
 export interface FlowTurnPorts {
   contacts: Pick<ContactMap, 'byReference' | 'decide'>;
-  orders: Pick<OrderRepository, 'read'>;
-  factsOf(order: StoredOrder): Promise<Facts>;
+  /**
+   * What the attempt's call says; undefined when its order is no longer in this attempt's call
+   * (a cancel or an erasure that landed since the dial), and the flow hangs up without a word.
+   */
+  scriptOf(attempt: AttemptKey): Promise<DialogScript | undefined>;
 }
 
 /** Hang up without a word: the contact is not (or no longer) a call this service places. */
@@ -67,11 +67,8 @@ export async function flowTurn(ports: FlowTurnPorts, request: FlowTurnRequest): 
   const reference = request.attributes[ATTEMPT_ATTRIBUTE];
   const contact = reference ? await ports.contacts.byReference(reference) : undefined;
   if (!contact) return HANG_UP;
-  const order = await ports.orders.read(contact.tenant, contact.external_order_id);
-  // Still this attempt's call: a cancel or an erasure that landed since the dial places no conversation.
-  if (order?.processing_state !== 'in_call' || order.call_attempts !== contact.attempt) return HANG_UP;
-  const facts = await ports.factsOf(order);
-  const script = callScript(order, facts, effectiveLines(order.items, order.substitutions, facts.variants));
+  const script = await ports.scriptOf(contact);
+  if (!script) return HANG_UP;
   const first = request.parameters.turn !== 'next';
   const state = first ? undefined : stateOf(request.parameters.state);
   if (!first && !state) return HANG_UP;

@@ -1,10 +1,13 @@
 /**
  * The architecture's rules, read from the imports of every source file:
  * - `shared/` (domain and adapters) never imports an entry point: functions/, local/, infra/, bench/, contract/, test/;
- * - inside `shared/`, a folder imports only folders on its own floor or below (SHARED_FLOORS);
+ * - inside `shared/`, a folder imports only folders on floors below its own (SHARED_FLOORS), type-only
+ *   imports included: no floor holds two folders that import each other;
  * - no module reaches itself through a circle of imports, type-only imports included;
  * - only the modules AWS_ADAPTERS names load an AWS SDK client;
  * - `functions/` (the Lambda entry points and their composition roots) never imports local/ or infra/;
+ * - the local runtime and the benchmarks (local/, bench/) are imported only by each other and the tests:
+ *   the contract, the CDK app, the client and the examples never reach them;
  * - the pure domain modules never reach the AWS SDK, not even through another module.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -13,24 +16,29 @@ import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../../support/paths.ts';
 
 /**
- * The floors of `shared/`, lowest first: foundations, then observability, the API's vocabulary,
- * storage, the services every subject uses, the order pipeline, the subjects that start order
- * jobs, webhooks, and discovery, which describes all of them. `(root)` is `shared/errors.ts`.
+ * The floors of `shared/`, lowest first. A folder imports only folders on lower floors, so two
+ * folders of one floor never import each other: foundations and outbound HTTP, the API's
+ * vocabulary and the logger, storage, then tenants, the stream and the queue; the call platforms,
+ * keys, rules and reaction jobs; the request pipeline, events and customers; the catalog; orders;
+ * what reacts to orders (the store write-back, webhooks); and discovery, which describes all of
+ * them. `(root)` is `shared/errors.ts`.
  */
 const SHARED_FLOORS: readonly (readonly string[])[] = [
-  ['(root)', 'money', 'async', 'caching', 'config', 'versioning'],
-  ['observability', 'logging'],
-  ['api'],
+  ['(root)', 'money', 'async', 'caching', 'config', 'versioning', 'observability', 'outbound'],
+  ['api', 'logging'],
   ['storage'],
-  ['auth', 'tenants', 'queue', 'stream'],
-  ['http', 'events', 'rules', 'calls', 'orders'],
-  ['catalog', 'customers'],
-  ['webhooks'],
+  ['tenants', 'stream', 'queue'],
+  ['auth', 'calls', 'jobs', 'rules'],
+  ['http', 'events', 'customers'],
+  ['catalog'],
+  ['orders'],
+  ['writeback', 'webhooks'],
   ['discovery'],
 ];
 
 /** The modules of `shared/` that load an AWS SDK client: the store modules and the queue and key adapters. */
 const AWS_ADAPTERS = [
+  'shared/auth/api-keys.ts',
   'shared/auth/key-secret-deriver.ts',
   'shared/auth/key-secrets.ts',
   'shared/calls/connect/connect-platform.ts',
@@ -53,11 +61,11 @@ const AWS_ADAPTERS = [
   'shared/storage/tombstone.ts',
   'shared/tenants/config-writer.ts',
   'shared/tenants/store.ts',
-  'shared/tenants/writeback-secret.ts',
   'shared/webhooks/delivery-ops.ts',
   'shared/webhooks/delivery-store.ts',
   'shared/webhooks/listen-sessions.ts',
   'shared/webhooks/subscription-store.ts',
+  'shared/writeback/writeback-secret.ts',
 ];
 
 const PURE_DOMAIN = [
@@ -77,7 +85,7 @@ const PURE_DOMAIN = [
   'shared/auth/signing.ts',
   'shared/webhooks/health.ts',
   'shared/webhooks/retry-schedule.ts',
-  'shared/webhooks/signature.ts',
+  'shared/outbound/signature.ts',
   'shared/http/problem.ts',
   'shared/http/middleware/request-scope.ts',
   'shared/http/middleware/problem-json.ts',
@@ -121,12 +129,12 @@ function allImports(file: string, text = readFileSync(join(repoRoot, file), 'utf
 const sharedFolder = (path: string) => (path.split('/').length > 2 ? path.split('/')[1]! : '(root)');
 const floorOf = (folder: string) => SHARED_FLOORS.findIndex((floor) => floor.includes(folder));
 
-/** The imports of `shared/` files that climb to a higher floor (or reach a folder with no floor). */
+/** The imports of `shared/` files that reach another folder on their own floor or a higher one (or a folder with no floor). */
 function climbingImports(files: string[], imports: (file: string) => string[]): string[] {
   return files.flatMap((file) =>
     imports(file)
-      .filter((t) => t.startsWith('shared/') && t.endsWith('.ts'))
-      .filter((t) => floorOf(sharedFolder(t)) < 0 || floorOf(sharedFolder(file)) < 0 || floorOf(sharedFolder(t)) > floorOf(sharedFolder(file)))
+      .filter((t) => t.startsWith('shared/') && t.endsWith('.ts') && sharedFolder(t) !== sharedFolder(file))
+      .filter((t) => floorOf(sharedFolder(t)) < 0 || floorOf(sharedFolder(file)) < 0 || floorOf(sharedFolder(t)) >= floorOf(sharedFolder(file)))
       .map((t) => `${file} → ${t}`),
   );
 }
@@ -178,9 +186,9 @@ describe('the architecture', () => {
     expect(offenders).toEqual([]);
   });
 
-  it('keeps every import inside shared/ on its own floor or below', () => {
+  it('keeps every import inside shared/ on a lower floor, type-only imports included', () => {
     expect(SHARED_FLOORS.flat().sort()).toEqual([...new Set(sourceFiles('shared').map(sharedFolder))].sort());
-    expect(climbingImports(sourceFiles('shared'), (file) => runtimeImports(file))).toEqual([]);
+    expect(climbingImports(sourceFiles('shared'), (file) => allImports(file))).toEqual([]);
   });
 
   it('has no circle of imports anywhere in the repository, type-only imports included', () => {
@@ -195,11 +203,16 @@ describe('the architecture', () => {
   it('sees a climbing import and a circle when there is one', () => {
     const planted: Record<string, string> = {
       'shared/storage/planted.ts': "import { submitOrder } from '../orders/order-commands.ts';",
+      // A floor's neighbour is no lower: calls and rules share a floor, so neither may import the other.
+      'shared/calls/planted.ts': "import type { SalesRule } from '../rules/rule-schemas.ts';",
       'shared/orders/a.ts': "import type { B } from './b.ts';",
       'shared/orders/b.ts': "import { a } from './a.ts';",
     };
     const imports = (file: string) => allImports(file, planted[file]!);
-    expect(climbingImports(Object.keys(planted), imports)).toEqual(['shared/storage/planted.ts → shared/orders/order-commands.ts']);
+    expect(climbingImports(Object.keys(planted), imports)).toEqual([
+      'shared/storage/planted.ts → shared/orders/order-commands.ts',
+      'shared/calls/planted.ts → shared/rules/rule-schemas.ts',
+    ]);
     expect(importCircles(Object.keys(planted), imports)).toEqual([['shared/orders/a.ts', 'shared/orders/b.ts', 'shared/orders/a.ts']]);
   });
 
@@ -207,6 +220,15 @@ describe('the architecture', () => {
     const offenders = sourceFiles('functions').flatMap((file) =>
       runtimeImports(file)
         .filter((t) => ['local', 'infra'].includes(topFolder(t)) || t.startsWith('aws-cdk-lib'))
+        .map((t) => `${file} → ${t}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  it('keeps local/ and bench/ to themselves and the tests: the contract, the CDK app, the client and the examples never import them', () => {
+    const offenders = ['shared', 'functions', 'infra', 'contract', 'client/src', 'examples'].flatMap(sourceFiles).flatMap((file) =>
+      allImports(file)
+        .filter((t) => ['local', 'bench'].includes(topFolder(t)))
         .map((t) => `${file} → ${t}`),
     );
     expect(offenders).toEqual([]);

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { constructEvent, WEBHOOK_HEADERS, WebhookSignatureError, webhookSignature } from '#client/index.ts';
-import { signatureHeaders } from '#shared/webhooks/signature.ts';
+import { signatureHeaders } from '#shared/outbound/signature.ts';
 import { repoRoot } from '../../support/paths.ts';
 
 const vector = JSON.parse(readFileSync(join(repoRoot, 'contract', 'signing-vectors.json'), 'utf8')).webhook;

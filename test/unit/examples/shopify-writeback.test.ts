@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdminApiClient } from '@shopify/admin-api-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signatureHeaders } from '#shared/webhooks/signature.ts';
+import { signatureHeaders } from '#shared/outbound/signature.ts';
 import { shopifyWriteBackHandler, type WriteBack } from '../../../examples/store-writeback/shopify.ts';
 
 interface StandInOrder {

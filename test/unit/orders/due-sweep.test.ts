@@ -120,6 +120,27 @@ describe('the call sweep', () => {
     expect(big.seenWaitingSince('2026-11-24T09:00:01.000Z')).toBeGreaterThan(0);
   });
 
+  it('serves every tenant with due work in the run though its deadline comes first, and only those not yet served, until its limit', async () => {
+    const tenants = Array.from({ length: 60 }, (_, t) =>
+      tenantWith(
+        `t-${String(t).padStart(2, '0')}`,
+        Array.from({ length: 5 }, (_, i) => ({ id: `t${t}-${i}`, at: `2026-11-24T08:${String(t).padStart(2, '0')}:00Z` })),
+      ),
+    );
+    // Each start takes 400 ms, eight at a time: a turn of every tenant takes about 3 s, past the 1 s deadline.
+    const p = platform(100, [], 400);
+    await advanceInTurns(tenants, p.advance, { share: 5, deadline: p.start + 1_000, servedBy: p.start + 60_000, clock: p.clock, sleep: p.sleep });
+    const servedTenants = new Set(p.dials.map((d) => d.tenant));
+    expect(servedTenants.size).toBe(60);
+    // Past the deadline no tenant starts a second order.
+    const startsOf = Object.values(Object.groupBy(p.dials, (d) => d.tenant)).map((d) => d!.length);
+    expect(startsOf.filter((n) => n > 1).length).toBeLessThanOrEqual(8);
+    // A limit that comes first ends the run all the same.
+    const q = platform(100, [], 400);
+    await advanceInTurns(tenants, q.advance, { share: 5, deadline: q.start + 1_000, servedBy: q.start + 2_000, clock: q.clock, sleep: q.sleep });
+    expect(new Set(q.dials.map((d) => d.tenant)).size).toBeLessThan(60);
+  });
+
   it('gives a sandbox tenant (no dial rate) its share at once, and a live tenant as much as the rate starts in a run', () => {
     expect(tenantShare(60)).toBe(25);
     expect(tenantShare(60, 2)).toBe(120);

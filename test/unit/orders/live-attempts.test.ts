@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type AttemptKey, type AttemptReport, type CallPlatform, type DialRate, DialThrottled } from '#shared/calls/call-platform.ts';
-import { orderProcessing, reportAttempt } from '#shared/orders/processing.ts';
+import { orderProcessing } from '#shared/orders/processing.ts';
 import { TenantConfigSchema } from '#shared/tenants/config.ts';
 import { NOON, order, ports } from './memory-ports.ts';
 
@@ -44,12 +44,13 @@ describe("a live platform's attempts", () => {
     const { platform, dials } = livePlatform();
     const p = livePorts(platform);
     p.orders.orders.set('acme/l-1', order('l-1'));
-    await orderProcessing(p).advanceOrder('acme', 'l-1', () => NOON);
+    const processing = orderProcessing(p);
+    await processing.advanceOrder('acme', 'l-1', () => NOON);
     expect(p.orders.orders.get('acme/l-1')).toMatchObject({ processing_state: 'in_call', call_attempts: 1 });
     expect(dials).toEqual([1]);
     const key = { tenant: 'acme', external_order_id: 'l-1', attempt: 1 };
-    await reportAttempt(p, key, answered, NOON);
-    await reportAttempt(p, key, { ...answered, call_disposition: 'no_answer' }, NOON);
+    await processing.reportAttempt(key, answered, NOON);
+    await processing.reportAttempt(key, { ...answered, call_disposition: 'no_answer' }, NOON);
     expect(p.orders.orders.get('acme/l-1')).toMatchObject({ processing_state: 'completed', call_attempts: 1 });
     expect(p.orders.items.filter((i) => (i as { entity?: string }).entity === 'call_attempt')).toHaveLength(1);
   });

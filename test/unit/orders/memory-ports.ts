@@ -1,12 +1,12 @@
 /** Order processing's ports in memory: orders with the table's compare-and-set, a fixed catalog, customer and tenant. */
 import { sandboxDialer } from '#shared/calls/call-platform.ts';
+import type { CallAttempt, OrderResult } from '#shared/calls/call-schemas.ts';
+import type { ResolvedVariant } from '#shared/catalog/variant-index.ts';
 import type { StoredCustomer } from '#shared/customers/customers.ts';
 import { AlreadyWrittenError, RevisionConflict } from '#shared/errors.ts';
 import { applyOrderChange, type OrderRepository, orderCreation, type StoredOrder } from '#shared/orders/order.ts';
 import { encodeEntry, eventsOf, historyOf, mergedLog } from '#shared/orders/order-log.ts';
-import type { CallAttempt, OrderResult } from '#shared/orders/order-schemas.ts';
 import type { ProcessingPorts } from '#shared/orders/processing.ts';
-import type { ResolvedVariant } from '#shared/orders/qualification.ts';
 import { TenantConfigSchema } from '#shared/tenants/config.ts';
 
 /** Noon in Berlin on a Wednesday: inside every calling window. */

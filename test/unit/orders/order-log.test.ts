@@ -5,9 +5,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { ORDER_STATES } from '#shared/api/order-states.ts';
 import { applyOrderChange, type StoredOrder } from '#shared/orders/order.ts';
 import { decodeEntry, encodeEntry, eventsOf, historyOf, LOG_LIMIT, type LogEntry, mergedLog } from '#shared/orders/order-log.ts';
-import { ORDER_STATES } from '#shared/orders/state-machine.ts';
 import { NOON, order } from './memory-ports.ts';
 
 const instant = fc.date({ min: new Date('2020-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString());

@@ -1,11 +1,9 @@
 /** The erasure reaction on in-memory ports: what an erased customer leaves behind in orders, results and the call platform. */
 import { describe, expect, it } from 'vitest';
-import { StoreRejected, WRITEBACK_ATTEMPTS } from '#shared/calls/writeback.ts';
+import type { ListPosition } from '#shared/jobs/reaction-jobs.ts';
 import { contentOf } from '#shared/orders/order.ts';
-import type { ListPosition } from '#shared/orders/order-jobs.ts';
 import { orderProcessing } from '#shared/orders/processing.ts';
 import { domainReactions, type ReactionPorts } from '#shared/orders/reactions.ts';
-import { TenantConfigSchema } from '#shared/tenants/config.ts';
 import { versionAttributes } from '#shared/versioning/version-attributes.ts';
 import { order, ports } from './memory-ports.ts';
 
@@ -42,9 +40,6 @@ function erasureSetup() {
     // Two pages: the job walks them one invocation each.
     orderIdsPage: async (_tenant, _filter, position) => (position.shard === 0 ? { ids: ['active'], next: { shard: 1 } } : { ids: ['done'], next: null }),
     jobs: { advance: async (job, next, page) => void advanced.push({ pages: job.pages, next, processed: page.orders }) },
-    store: { writeBack: async () => undefined },
-    writeBacks: { claim: async () => true, settle: async () => true },
-    putEventOnce: async () => undefined,
     forgetResultScenario: async (pk) => void forgotten.push(pk),
   };
   return { processingPorts, reactionPorts, erased, forgotten, advanced };
@@ -82,91 +77,5 @@ describe('the erasure job', () => {
     const job = { ...jobShape, position: { shard: 0 }, pages: 0 };
     for (const reaction of domainReactions(reactionPorts)) await reaction.handle({ eventName: 'INSERT', newImage: job });
     expect(processingPorts.orders.orders.get('acme/active')).toEqual(strayed);
-  });
-});
-
-/**
- * The write-back on in-memory ports that keep what the table keeps: the attempts claimed and
- * the due entry, which stays until the write-back is settled.
- */
-function writeBackSetup(store: (attempt: number) => void) {
-  const processingPorts = ports('+4915100000000');
-  const config = TenantConfigSchema.parse({
-    markets: [{ country: 'DE', locale_default: 'de-DE', calling_days: [1, 2, 3, 4, 5, 6, 7] }],
-    writeback: { enabled: true },
-  });
-  processingPorts.tenantConfigOf = async () => config;
-  const stored = { attempts: 0, state: undefined as string | undefined, calls: 0, events: [] as unknown[] };
-  const reactionPorts: ReactionPorts = {
-    processing: orderProcessing(processingPorts),
-    products: { read: async () => undefined },
-    orderIdsPage: async () => ({ ids: [], next: null }),
-    jobs: { advance: async () => undefined },
-    store: { writeBack: async () => store(++stored.calls) },
-    writeBacks: {
-      claim: async (result) => {
-        if (stored.state !== undefined || Number(result.writeback_attempts ?? 0) !== stored.attempts) return false;
-        stored.attempts++;
-        return true;
-      },
-      settle: async (_result, state) => {
-        stored.state = state;
-        return true;
-      },
-    },
-    putEventOnce: async (item) => void stored.events.push(item),
-    forgetResultScenario: async () => undefined,
-  };
-  const result = {
-    pk: 'T#acme#ORDER#o-1',
-    sk: 'RESULT',
-    entity: 'result',
-    tenant: 'acme',
-    external_order_id: 'o-1',
-    business_outcome: 'confirmed',
-    correlation_id: 'cor_1',
-    final_order_snapshot: { confirmed: true },
-    gsi2pk: 'STREAMDUE#3',
-    gsi2sk: '2026-11-25T11:05:00.000Z',
-  };
-  /** The result's record, or the sweep's replay of the item as it now stands. */
-  const run = async () => {
-    for (const reaction of domainReactions(reactionPorts))
-      await reaction.handle({ eventName: 'INSERT', newImage: { ...result, writeback_attempts: stored.attempts } });
-  };
-  return { stored, run, result, reactionPorts };
-}
-
-describe('the write-back of a confirmed result', () => {
-  it('tries once per run and leaves a failed attempt to the sweep, then reports the last failure once', async () => {
-    const { stored, run } = writeBackSetup(() => {
-      throw new Error('store_unavailable: 503');
-    });
-    await run();
-    expect(stored).toMatchObject({ calls: 1, attempts: 1, state: undefined, events: [] });
-    for (let sweep = 2; sweep <= WRITEBACK_ATTEMPTS; sweep++) await run();
-    expect(stored).toMatchObject({ calls: WRITEBACK_ATTEMPTS, state: 'failed' });
-    expect(stored.events).toHaveLength(1);
-    expect(stored.events[0]).toMatchObject({
-      event_type: 'commerce.writeback.failed.v1',
-      data: { reason: 'store_unavailable: 503', attempts: WRITEBACK_ATTEMPTS },
-    });
-    await run();
-    expect(stored.calls).toBe(WRITEBACK_ATTEMPTS);
-  });
-
-  it('reports a refusal by the store at once, and never writes back twice for a record that comes again', async () => {
-    const refused = writeBackSetup(() => {
-      throw new StoreRejected('store_rejected: no such order');
-    });
-    await refused.run();
-    expect(refused.stored).toMatchObject({ calls: 1, state: 'failed' });
-    expect(refused.stored.events[0]).toMatchObject({ data: { reason: 'store_rejected: no such order', attempts: 1 } });
-    const written = writeBackSetup(() => undefined);
-    await written.run();
-    await written.run();
-    const duplicate = { eventName: 'INSERT' as const, newImage: { ...written.result } };
-    for (const reaction of domainReactions(written.reactionPorts)) await reaction.handle(duplicate);
-    expect(written.stored).toMatchObject({ calls: 1, state: 'written', events: [] });
   });
 });

@@ -15,16 +15,16 @@ import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BenchKey, send } from '#bench/lib/client.ts';
+import type { RecordedAnswer, RecordedExamples } from '#contract/samples.ts';
 import { ROUTES } from '#functions/routes.ts';
 import { startLocalStack } from '#local/stack.ts';
 import { BASE_PATH, fillPath } from '#shared/api/routes.ts';
 import { SCOPES } from '#shared/api/scopes.ts';
 import { EVENT_TYPES } from '#shared/events/event-types.ts';
-import type { RecordedAnswer, RecordedExamples } from './samples.ts';
 
 type Example = Omit<RecordedAnswer, 'status' | 'answer'>;
 
-const OUT = join(import.meta.dirname, 'recorded-examples.json');
+const OUT = join(import.meta.dirname, '..', 'contract', 'recorded-examples.json');
 /** The order of contract/examples.json whose write-back the store refuses: `commerce.writeback.failed.v1`. */
 const REFUSED_ORDER = 'o-2';
 
@@ -75,7 +75,7 @@ const storeAnswer = (body: string) =>
 /** The recording tenant: its orders called at once, its results written back to the store, signed. */
 async function recordingTenant(storeOrigin: string): Promise<BenchKey> {
   const { putTenantConfig } = await import('#shared/tenants/config-writer.ts');
-  const { createApiKey } = await import('#shared/tenants/store.ts');
+  const { createApiKey } = await import('#shared/auth/api-keys.ts');
   const tenant = 'acme-coffee';
   await putTenantConfig(
     tenant,
@@ -86,7 +86,7 @@ async function recordingTenant(storeOrigin: string): Promise<BenchKey> {
     },
     { callPlatform: 'sandbox' },
   );
-  await (await import('#shared/tenants/writeback-secret.ts')).rotateWritebackSecret(tenant);
+  await (await import('#shared/writeback/writeback-secret.ts')).rotateWritebackSecret(tenant);
   const created = await createApiKey(tenant, [...SCOPES]);
   return { tenant, keyId: created.key_id, secret: created.secret };
 }
@@ -171,7 +171,7 @@ async function readEvents(session: Session, listenSessionId: string, order: stri
 }
 
 export async function record(): Promise<RecordedExamples & { about: string }> {
-  const { requests } = JSON.parse(readFileSync(join(import.meta.dirname, 'examples.json'), 'utf8')) as { requests: Example[] };
+  const { requests } = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'contract', 'examples.json'), 'utf8')) as { requests: Example[] };
   const store = await startServer('https://store.example.com', storeAnswer);
   const receiver = await startServer('https://hooks.example.com', () => ({ status: 200, body: 'ok' }));
   // The example names hooks.example.com, which resolves nowhere offline: the request goes to the receiver, and both show as the example's host.
@@ -214,7 +214,7 @@ export async function record(): Promise<RecordedExamples & { about: string }> {
     const events = await readEvents(session, listen.listen_session_id, order, shown);
     return {
       about:
-        'Answers and events recorded from one run of the sandbox by `npm run contract:record` (contract/record-examples.ts): each operation with the request it answers, each event type with its payload. `npm run contract` puts them into the contract as its examples.',
+        'Answers and events recorded from one run of the sandbox by `npm run contract:record` (local/record-examples.ts): each operation with the request it answers, each event type with its payload. `npm run contract` puts them into the contract as its examples.',
       answers: answers.map((a) => ({ ...a, answer: withoutSecrets(a.answer) })),
       events,
       orders: [

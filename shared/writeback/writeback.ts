@@ -1,10 +1,11 @@
 /**
  * The write-back port (contract-decisions section 9): a result the customer decided (confirmed,
  * modified or declined) is written back to the partner's store. The sandbox store accepts every
- * write-back except scenario 8's; a tenant's own endpoint is shared/webhooks/store-writeback.ts.
+ * write-back except scenario 8's; a tenant's own endpoint is `store-endpoint.ts`.
  */
 import { createHash } from 'node:crypto';
-import type { BusinessOutcome, Snapshot } from '../orders/order-schemas.ts';
+import type { BusinessOutcome, Snapshot } from '../calls/call-schemas.ts';
+import type { TenantMode } from '../tenants/tenant-config.ts';
 
 export interface WriteBackRequest {
   tenant: string;
@@ -17,9 +18,6 @@ export interface WriteBackRequest {
   scenario?: string;
 }
 
-/** The business outcomes a store is told of: those the customer decided on the call. */
-export const WRITTEN_BACK_OUTCOMES: readonly BusinessOutcome[] = ['confirmed', 'modified', 'declined'];
-
 /** The key a store deduplicates one result's write-backs by: the same on every attempt, saying nothing about the order. */
 export const writeBackKey = (resultPk: string): string => `wb_${createHash('sha256').update(resultPk).digest('base64url').slice(0, 32)}`;
 
@@ -28,9 +26,16 @@ export class StoreRejected extends Error {
   override readonly name = 'StoreRejected';
 }
 
+/** Where a tenant's results go, from its configuration (read once per write-back). */
+export interface WriteBackTarget {
+  mode: TenantMode;
+  /** The tenant's own endpoint, where the platform team configured one. */
+  url: string | null;
+}
+
 export interface StoreWriteBack {
   /** Resolves when written; rejects with a reason a partner can read (`StoreRejected` when final). */
-  writeBack(request: WriteBackRequest): Promise<void>;
+  writeBack(request: WriteBackRequest, target: WriteBackTarget): Promise<void>;
 }
 
 /**

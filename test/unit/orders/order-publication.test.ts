@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import type { OrderState } from '#shared/api/order-states.ts';
+import type { CallAttempt, OrderResult } from '#shared/calls/call-schemas.ts';
 import { eventIdFor } from '#shared/events/outbox.ts';
 import { encodeEntry, type LogEntry, type PublicationSpan } from '#shared/orders/order-log.ts';
-import type { CallAttempt, OrderResult } from '#shared/orders/order-schemas.ts';
-import type { OrderState } from '#shared/orders/state-machine.ts';
-import { orderPublication } from '#shared/webhooks/fan-out.ts';
+import { orderPublication } from '#shared/orders/order-publication.ts';
 
 const PK = 'T#acme#ORDER#o-1';
 const at = (second: number) => `2026-11-25T11:00:${String(second).padStart(2, '0')}.000Z`;

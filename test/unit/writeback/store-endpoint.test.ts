@@ -1,8 +1,8 @@
 /** Which store a tenant's results go to: its own endpoint, else the sandbox store (sandbox tenants), else a visible failure. */
 import { describe, expect, it } from 'vitest';
-import { StoreRejected, type WriteBackRequest } from '#shared/calls/writeback.ts';
 import { TenantConfigSchema } from '#shared/tenants/config.ts';
-import { tenantStore } from '#shared/webhooks/store-writeback.ts';
+import { tenantStore } from '#shared/writeback/store-endpoint.ts';
+import { StoreRejected, type WriteBackRequest } from '#shared/writeback/writeback.ts';
 
 const request: WriteBackRequest = {
   tenant: 'acme',
@@ -16,15 +16,13 @@ const request: WriteBackRequest = {
 function store(config: object, secret: string | undefined) {
   const posted: string[] = [];
   const parsed = TenantConfigSchema.parse(config);
-  return {
-    posted,
-    store: tenantStore({
-      tenantConfigOf: async () => parsed,
-      secretsOf: async () => (secret ? { current: secret } : undefined),
-      post: async (_settings, url) => void posted.push(url),
-      settings: { allowPrivateUrls: false, timeoutScale: 1, resolve: async () => [] },
-    }),
-  };
+  const endpoint = tenantStore({
+    secretsOf: async () => (secret ? { current: secret } : undefined),
+    post: async (_settings, url) => void posted.push(url),
+    settings: { allowPrivateUrls: false, timeoutScale: 1, resolve: async () => [] },
+  });
+  const target = { mode: parsed.mode, url: parsed.writeback.url };
+  return { posted, store: { writeBack: (request: WriteBackRequest) => endpoint.writeBack(request, target) } };
 }
 
 describe("a tenant's write-back store", () => {

@@ -7,13 +7,13 @@
  *
  * The store's answer: 2xx is written; 409 ("already written with that key") is written; any
  * other 4xx is a final refusal; 5xx, a timeout or a network error is retried (the write-back
- * state's attempts, shared/calls/writeback-state.ts). A refused address is never called.
+ * state's attempts, `writeback-state.ts`). A refused address is never called.
  */
-import { StoreRejected, type StoreWriteBack, sandboxStore, type WriteBackRequest } from '../calls/writeback.ts';
-import type { TenantConfigOf } from '../tenants/config-cache.ts';
-import { postPinned } from './http-post.ts';
-import { signatureHeaders } from './signature.ts';
-import { checkWebhookUrl, type Resolver, resolvePublicAddress } from './ssrf.ts';
+
+import { checkWebhookUrl, type Resolver, resolvePublicAddress } from '../outbound/address-checks.ts';
+import { postPinned } from '../outbound/http-post.ts';
+import { signatureHeaders } from '../outbound/signature.ts';
+import { StoreRejected, type StoreWriteBack, sandboxStore, type WriteBackRequest } from './writeback.ts';
 
 /** What of a store's refusal goes into `commerce.writeback.failed.v1`: its status and the first bytes of its answer. */
 const REASON_EXCERPT_CHARS = 200;
@@ -73,20 +73,18 @@ export async function postWriteBack(
  * store for a sandbox tenant. A live tenant with write-back on and no endpoint fails visibly.
  */
 export function tenantStore(ports: {
-  tenantConfigOf: TenantConfigOf;
   secretsOf: (tenant: string) => Promise<{ current: string; previous?: string } | undefined>;
   post: typeof postWriteBack;
   settings: HttpStoreSettings;
 }): StoreWriteBack {
   return {
-    async writeBack(request) {
-      const config = await ports.tenantConfigOf(request.tenant);
-      if (config.writeback.url) {
+    async writeBack(request, target) {
+      if (target.url) {
         const secrets = await ports.secretsOf(request.tenant);
         if (!secrets) throw new StoreRejected('no_secret: the write-back endpoint has no signing secret yet');
-        return ports.post(ports.settings, config.writeback.url, secrets, request);
+        return ports.post(ports.settings, target.url, secrets, request);
       }
-      if (config.mode === 'sandbox') return sandboxStore.writeBack(request);
+      if (target.mode === 'sandbox') return sandboxStore.writeBack(request, target);
       throw new StoreRejected('no_endpoint: write-back is enabled but no endpoint is configured');
     },
   };

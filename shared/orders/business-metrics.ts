@@ -6,10 +6,10 @@
 
 import type { EventRecord } from '../events/outbox.ts';
 import { logger } from '../logging/logger.ts';
+import { METRIC } from '../observability/metric-names.ts';
+import { countMetric } from '../observability/metrics.ts';
 import type { Reaction } from '../stream/stream-dispatch.ts';
-import type { PublicationOf } from '../webhooks/fan-out.ts';
-import { METRIC } from './metric-names.ts';
-import { countMetric } from './metrics.ts';
+import type { PublicationOf } from './order-publication.ts';
 
 /** An order record's events that are its own (a marker's replay of earlier ones was counted when they were new). */
 export const businessMetrics = (publicationOf: PublicationOf): Reaction => ({
