@@ -16,7 +16,8 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { WRITE_COMMANDS } from '#local/metering/capacity-meter.ts';
+import { decorateClients } from '#shared/storage/clients.ts';
+import { WRITE_COMMANDS } from './metering/capacity-meter.ts';
 
 export type FaultSpec = ReadonlyMap<string, number>;
 
@@ -32,9 +33,15 @@ export function parseFaults(text: string | undefined): FaultSpec {
   return spec;
 }
 
-/** Faults injected so far in this process, by kind. */
+/** Faults injected so far, by kind: in the runtime, its own and every function's. */
 export const injectedFaults: Record<string, number> = {};
+let sink: ((kind: string) => void) | undefined;
+/** In a function's thread: every fault injected there is told to the runtime, which counts it. */
+export const setFaultSink = (report: (kind: string) => void): void => {
+  sink = report;
+};
 export const count = (kind: string) => {
+  if (sink) return sink(kind);
   injectedFaults[kind] = (injectedFaults[kind] ?? 0) + 1;
 };
 
@@ -115,4 +122,15 @@ export function injectInvocationFaults<E, R>(worker: string, share: number, hand
     }
     return handler(event);
   };
+}
+
+/** Turns the fault switch on for the SDK clients this thread builds from now on (a function's own). */
+export function switchClientFaults(faults: FaultSpec): void {
+  if (faults.size === 0) return;
+  decorateClients((service, client) => {
+    // The root key stands in for KMS locally: there is no call in flight to fail.
+    // Connect's calls reach the stand-in, whose own switches drop, delay and throttle.
+    if (service === 'dynamodb' || service === 'sqs') injectClientFaults(service, client as never, faults.get(service) ?? 0);
+    if (service === 'dynamodb') injectLostAnswers(client as never, faults.get('dynamodb-lost') ?? 0);
+  });
 }

@@ -1,23 +1,19 @@
 /**
  * The local API Gateway: turns each HTTP request into an API Gateway REST proxy event and
- * calls the very handler the route table names, with Lambda's 10 s timeout.
+ * invokes the route's own function (its thread, function-hosts.ts) under its timeout.
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { OPENAPI_FILE, renderCommittedReference } from '#contract/docs.ts';
 import { ROUTES } from '#functions/routes.ts';
-import { withCapacityScope } from '#local/metering/capacity-meter.ts';
 import { BASE_PATH, pathPattern, type Route } from '#shared/api/routes.ts';
 import { parseQueryString } from '#shared/auth/signing.ts';
 import { MethodNotAllowedError } from '#shared/errors.ts';
 import { gatewayProblem, gatewayProblemBody, gatewayStatus } from '#shared/http/gateway-responses.ts';
 import { renderProblem } from '#shared/http/problem.ts';
 import type { Deployment } from './deployment.ts';
-import { invoke } from './invocation.ts';
 
 /** API Gateway REST's own payload limit; larger requests never reach a function. */
 export const GATEWAY_MAX_BYTES = 10 * 1024 * 1024;
@@ -29,41 +25,8 @@ export const GATEWAY_MAX_BYTES = 10 * 1024 * 1024;
 export const LAMBDA_MAX_REQUEST_BYTES = 6 * 1024 * 1024;
 export const LAMBDA_MAX_RESPONSE_BYTES = 6 * 1024 * 1024 + 100;
 
-type LambdaHandler<E, R> = (event: E, context: Context) => Promise<R>;
-
-const repoRoot = fileURLToPath(new URL('..', import.meta.url));
-const modules = new Map<string, Promise<Record<string, unknown>>>();
-
-/** Imports a handler module named in the route or worker table, once (cached like a warm Lambda). */
-export function loadModule(modulePath: string): Promise<Record<string, unknown>> {
-  let mod = modules.get(modulePath);
-  if (!mod) {
-    mod = import(pathToFileURL(join(repoRoot, modulePath)).href);
-    modules.set(modulePath, mod);
-  }
-  return mod;
-}
-
-export const loadHandler = <E, R>(modulePath: string): Promise<LambdaHandler<E, R>> => loadModule(modulePath).then((m) => m.handler as LambdaHandler<E, R>);
-
-export function lambdaContext(functionName: string, timeoutSeconds: number, memoryMb: number): Context {
-  const deadline = Date.now() + timeoutSeconds * 1000;
-  const awsRequestId = randomUUID();
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
-    memoryLimitInMB: String(memoryMb),
-    awsRequestId,
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
+/** Invokes a deployed function with an event (function-hosts.ts). */
+export type InvokeFunction = (functionName: string, event: unknown, options?: { metered?: boolean }) => Promise<unknown>;
 
 interface Match {
   route?: Route;
@@ -206,13 +169,7 @@ function sendDocument(res: ServerResponse, method: string, document: { type: str
   res.end(method === 'HEAD' ? undefined : document.body);
 }
 
-/** Bench runs only (COST_METERING): the invocation's own DynamoDB units, in the header the cost suite reads. */
-async function metered(run: () => Promise<APIGatewayProxyResult>): Promise<APIGatewayProxyResult> {
-  const { result, capacity } = await withCapacityScope(run);
-  return { ...result, headers: { ...result.headers, 'X-Bench-Capacity': JSON.stringify(capacity) } };
-}
-
-async function handle(req: IncomingMessage, res: ServerResponse, deployment: Deployment, costMetering: boolean): Promise<void> {
+async function handle(req: IncomingMessage, res: ServerResponse, deployment: Deployment, options: GatewayOptions): Promise<void> {
   const requestId = randomUUID();
   const url = req.url ?? '/';
   const q = url.indexOf('?');
@@ -238,18 +195,16 @@ async function handle(req: IncomingMessage, res: ServerResponse, deployment: Dep
     return send(res, { statusCode: problem.status, headers: { ...problem.headers, 'X-Request-Id': requestId }, body: JSON.stringify(problem.body) });
   }
 
-  const handler = await loadHandler<APIGatewayProxyEvent, APIGatewayProxyResult>(route.handler);
   const event = toEvent(req, route, params, path, rawQuery, body, requestId);
   if (Buffer.byteLength(JSON.stringify(event)) > LAMBDA_MAX_REQUEST_BYTES) return send(res, gatewayResponse('REQUEST_TOO_LARGE', requestId, path));
-  const fn = deployment.functions.get(route.operationId)!;
   const integrationTimeoutSeconds = deployment.integrationTimeoutSeconds.get(route.operationId) ?? 29;
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<'timeout'>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), integrationTimeoutSeconds * 1000);
   });
   try {
-    const run = () => handler(event, lambdaContext(route.operationId, fn.timeoutSeconds, fn.memoryMb));
-    const invocation = invoke(route.operationId, fn.timeoutSeconds, costMetering ? () => metered(run) : run);
+    // Bench runs only (COST_METERING): the invocation's own DynamoDB units come back in X-Bench-Capacity.
+    const invocation = options.invoke(route.operationId, event, { metered: options.costMetering }) as Promise<APIGatewayProxyResult>;
     invocation.catch(() => undefined);
     const result = await Promise.race([invocation, timeout]);
     if (result === 'timeout') return send(res, gatewayResponse('INTEGRATION_TIMEOUT', requestId, path));
@@ -263,10 +218,19 @@ async function handle(req: IncomingMessage, res: ServerResponse, deployment: Dep
   }
 }
 
-export function startGateway(port: number, deployment: Deployment, options: { host?: string; costMetering?: boolean } = {}): Promise<Server> {
-  const { host = '127.0.0.1', costMetering = false } = options;
+interface GatewayOptions {
+  invoke: InvokeFunction;
+  costMetering: boolean;
+}
+
+export function startGateway(
+  port: number,
+  deployment: Deployment,
+  options: { host?: string; costMetering?: boolean; invoke: InvokeFunction },
+): Promise<Server> {
+  const { host = '127.0.0.1', costMetering = false, invoke } = options;
   const server = createServer((req, res) => {
-    handle(req, res, deployment, costMetering).catch(() => {
+    handle(req, res, deployment, { invoke, costMetering }).catch(() => {
       if (!res.headersSent) send(res, gatewayResponse('DEFAULT_5XX', randomUUID(), req.url ?? '/'));
     });
   });

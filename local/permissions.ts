@@ -133,6 +133,17 @@ export interface PermissionCheck {
   refused: string[];
   /** Every `function action` allowed so far (what a suite shows each function really needs). */
   used: Set<string>;
+  /** In a function's thread: each refusal and each newly used action told to the runtime. */
+  report?: { refused(entry: string): void; used(entry: string): void } | undefined;
+}
+
+/** A permission check as plain data, for a function's thread to build its own from (permissionCheckFrom). */
+export interface PermissionData {
+  policies: [string, PolicyStatement[]][];
+  tableArnPrefix: string;
+  streamArn: string;
+  queueArns: [string, string][];
+  connectInstanceArn: string | undefined;
 }
 
 /** Refuses a request the current invocation's policy does not allow; nothing outside an invocation is checked. */
@@ -145,10 +156,14 @@ export function authorize(check: PermissionCheck, requests: AccessRequest[]): vo
   for (const request of requests) {
     const decision = evaluate(statements, request);
     if (decision === 'allowed') {
-      check.used.add(`${invocation.functionName} ${request.action}`);
+      const used = `${invocation.functionName} ${request.action}`;
+      if (!check.used.has(used)) check.report?.used(used);
+      check.used.add(used);
       continue;
     }
-    check.refused.push(`${invocation.functionName} ${request.action} ${request.resource}`);
+    const refused = `${invocation.functionName} ${request.action} ${request.resource}`;
+    check.refused.push(refused);
+    check.report?.refused(refused);
     throw new AccessDeniedException(invocation.functionName, request, decision);
   }
 }
@@ -179,26 +194,42 @@ export function enforcePermissions(service: Service, client: StackClient, check:
   );
 }
 
-/** The check of every function's deployed policy (optionally edited, as a test does), against the local stand-ins' names. */
-export function permissionCheck(
+/** What a check needs, as plain data: every function's policy (optionally edited, as a test does) and the local stand-ins' names. */
+export function permissionData(
   deployment: Deployment,
   standIns: LocalStandIns,
   editPolicy?: (functionName: string, statements: PolicyStatement[]) => PolicyStatement[],
-): PermissionCheck {
-  const tableArnPrefix = standIns.tableArn.slice(0, standIns.tableArn.lastIndexOf('/') + 1);
-  const queueArns = new Map(Object.values(standIns.queues).map((q) => [q.Ref, q.Arn]));
+): PermissionData {
   return {
-    policies: new Map(
-      [...deployment.functions.values()].map((fn) => [fn.name, editPolicy ? editPolicy(fn.name, structuredClone(fn.statements)) : fn.statements]),
-    ),
+    policies: [...deployment.functions.values()].map((fn) => [fn.name, editPolicy ? editPolicy(fn.name, structuredClone(fn.statements)) : fn.statements]),
+    tableArnPrefix: standIns.tableArn.slice(0, standIns.tableArn.lastIndexOf('/') + 1),
+    streamArn: standIns.streamArn,
+    queueArns: Object.values(standIns.queues).map((q) => [q.Ref, q.Arn]),
+    connectInstanceArn: standIns.connectInstanceArn,
+  };
+}
+
+/** The check of the functions' deployed policies against the local stand-ins' names. */
+export function permissionCheckFrom(data: PermissionData, report?: PermissionCheck['report']): PermissionCheck {
+  const queueArns = new Map(data.queueArns);
+  return {
+    policies: new Map(data.policies),
     names: {
-      tableArn: (name) => `${tableArnPrefix}${name}`,
-      streamArn: standIns.streamArn,
+      tableArn: (name) => `${data.tableArnPrefix}${name}`,
+      streamArn: data.streamArn,
       queueArn: (url) => queueArns.get(url) ?? `arn:aws:sqs:us-east-1:000000000000:${url.split('/').at(-1)}`,
       connectInstanceArn: (id) =>
-        standIns.connectInstanceArn?.endsWith(`/${id}`) ? standIns.connectInstanceArn : `arn:aws:connect:us-east-1:000000000000:instance/${id}`,
+        data.connectInstanceArn?.endsWith(`/${id}`) ? data.connectInstanceArn : `arn:aws:connect:us-east-1:000000000000:instance/${id}`,
     },
     refused: [],
     used: new Set(),
+    report,
   };
 }
+
+/** The check of every function's deployed policy (optionally edited, as a test does), against the local stand-ins' names. */
+export const permissionCheck = (
+  deployment: Deployment,
+  standIns: LocalStandIns,
+  editPolicy?: (functionName: string, statements: PolicyStatement[]) => PolicyStatement[],
+): PermissionCheck => permissionCheckFrom(permissionData(deployment, standIns, editPolicy));

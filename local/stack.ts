@@ -5,23 +5,23 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
-import { Agent as HttpAgent, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { Server as NetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
-import type { ConnectContactFlowEvent, Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { ConnectContactFlowEvent, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { startFauxqs } from 'fauxqs';
+import { ROUTES } from '#functions/routes.ts';
 import { LIVE_CALL_FUNCTIONS, WORKERS } from '#functions/workers.ts';
 import { FUNCTION_SETTINGS } from '#infra/deployment-settings.ts';
 import { meterEveryTableClient } from '#local/metering/capacity-meter.ts';
 import { BASE_PATH } from '#shared/api/routes.ts';
 import { scopeLogKeysPerAsyncContext } from '#shared/logging/logger.ts';
 import { decorateClients, withoutSdkLogging } from '#shared/storage/clients.ts';
-import type { Reaction } from '#shared/stream/stream-dispatch.ts';
+import { unpoolSockets } from './client-decorators.ts';
 import { type SimulatedCalls, simulateCalls } from './connect-calls.ts';
 import type { FlowDocument } from './connect-flow.ts';
 import { type ConnectStandIn, startConnectStandIn } from './connect-stand-in.ts';
@@ -39,11 +39,13 @@ import {
 import { writeFileAtomic } from './durable-file.ts';
 import { eventRoutes, type LocalEventBus, startLocalEventBus } from './event-bus.ts';
 import { teachFairQueues } from './fair-queues.ts';
-import { count as countFault, type FaultSpec, injectClientFaults, injectedFaults, injectInvocationFaults, injectLostAnswers, parseFaults } from './faults.ts';
-import { lambdaContext, loadHandler, loadModule, startGateway } from './gateway.ts';
+import { count as countFault, type FaultSpec, injectedFaults, injectInvocationFaults, parseFaults } from './faults.ts';
+import { functionEnvironment, type LocalAws, operatorEnvironment } from './function-environment.ts';
+import { type FunctionHosts, startFunctionHosts } from './function-hosts.ts';
+import { startGateway } from './gateway.ts';
 import type { PolicyStatement } from './iam.ts';
-import { asFunction, invoke } from './invocation.ts';
-import { enforcePermissions, permissionCheck } from './permissions.ts';
+import { asFunction } from './invocation.ts';
+import { enforcePermissions, permissionCheckFrom, permissionData } from './permissions.ts';
 import { pipelineHeld, pipelineReleasedAt, withPipelineHeld } from './pipeline-hold.ts';
 import { portProblem, StartupProblem } from './preflight.ts';
 import { freePort, spawnDynamoDbLocal, stopProcess } from './processes.ts';
@@ -72,6 +74,8 @@ export interface LocalStackOptions {
    * show the suite notices). Every function runs under its synthesized policy otherwise.
    */
   editPolicy?: (functionName: string, statements: PolicyStatement[]) => PolicyStatement[];
+  /** Changes a function's environment before its thread starts (a test takes a variable out to show the runtime notices). */
+  editEnvironment?: (functionName: string, environment: Record<string, string>) => Record<string, string>;
 }
 
 export interface LocalStack {
@@ -104,6 +108,15 @@ export interface LocalStack {
   /** With CALL_PLATFORM=connect and no CONNECT_ENDPOINT of its own: the Connect stand-in, its calls and the bus they publish to. */
   connect?: { standIn: ConnectStandIn; calls: SimulatedCalls; bus: LocalEventBus };
   stop(): Promise<void>;
+}
+
+/** The handler module of a deployed function: its route's, or its worker's. */
+function handlerOf(functionName: string): string {
+  const handler =
+    ROUTES.find((r) => r.operationId === functionName)?.handler ??
+    [...Object.values(WORKERS), ...Object.values(LIVE_CALL_FUNCTIONS)].find((w) => w.name === functionName)?.handler;
+  if (!handler) throw new Error(`The template deploys ${functionName}, which neither the route table nor the worker table names`);
+  return handler;
 }
 
 /** How many server errors in a row from a DynamoDB Local that answers mean it cannot read its files. */
@@ -149,17 +162,12 @@ interface Running {
 }
 
 /**
- * Turns the fault switch on for the functions' own SDK clients, and keeps the count of faults
- * injected in `faults-<pid>.json` in the data directory (a suite reads it across restarts).
+ * Says which faults the switch injects (each function's thread injects them into its own
+ * clients), and keeps the count of faults injected in `faults-<pid>.json` in the data directory
+ * (a suite reads it across restarts).
  */
-function switchFaultsOn(running: Running, dataDir: string | undefined) {
+function keepFaultCounts(running: Running, dataDir: string | undefined) {
   if (running.faults.size === 0) return;
-  decorateClients((service, client) => {
-    // The root key stands in for KMS locally: there is no call in flight to fail.
-    // Connect's calls reach the stand-in, whose own switches drop, delay and throttle.
-    if (service === 'dynamodb' || service === 'sqs') injectClientFaults(service, client as never, running.faults.get(service) ?? 0);
-    if (service === 'dynamodb') injectLostAnswers(client as never, running.faults.get('dynamodb-lost') ?? 0);
-  });
   running.log(`LOCAL_FAULTS: ${[...running.faults].map(([name, share]) => `${name} ${share}`).join(', ')}`);
   if (dataDir) keepWritten(running, join(dataDir, `faults-${process.pid}.json`), () => injectedFaults);
 }
@@ -203,40 +211,6 @@ export async function onLoopback<T>(start: () => Promise<T>): Promise<T> {
   }
 }
 
-/**
- * On AWS every concurrent invocation runs in an instance of its own, with clients (and their
- * pool of 50 sockets) of its own. Here every invocation of every function shares one client
- * per service: capped at 50 sockets, 200 concurrent webhook attempts queued every other
- * function's calls behind theirs (the stream processor fell minutes behind in the chaos
- * suite). The shared clients get sockets without a cap, as the instances together have.
- */
-function unpoolSockets(client: { config: { requestHandler?: unknown } }): void {
-  client.config.requestHandler = new NodeHttpHandler({ httpAgent: new HttpAgent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY }) });
-}
-
-/** Environment variables that are settings of the Lambda runtime itself, not of the code: nothing to set in this process. */
-const PROCESS_LEVEL_VARIABLES = new Set(['NODE_OPTIONS']);
-
-/**
- * The one environment the in-process handlers share: what the template gives every function,
- * resolved to the local resources. Two functions given different values for one name could not
- * share a process, so that is refused rather than one of them silently winning.
- */
-function templateEnvironment(deployment: Deployment): Record<string, string> {
-  const env: Record<string, string> = {};
-  const from: Record<string, string> = {};
-  for (const fn of deployment.functions.values()) {
-    for (const [name, value] of Object.entries(fn.environment)) {
-      if (PROCESS_LEVEL_VARIABLES.has(name)) continue;
-      if (env[name] !== undefined && env[name] !== value)
-        throw new Error(`${fn.name} and ${from[name]} are deployed with different ${name}; the local runtime runs them in one process`);
-      env[name] = value;
-      from[name] = fn.name;
-    }
-  }
-  return env;
-}
-
 /** DynamoDB Local and the SQS emulator, with the table and queues created; the deployment read against them. */
 async function startResources(running: Running, options: LocalStackOptions, dynamoPort: number, template: Template, connectInstanceArn?: string) {
   running.log('starting DynamoDB Local and the SQS emulator…');
@@ -263,29 +237,33 @@ async function startResources(running: Running, options: LocalStackOptions, dyna
   const queues = await ensureQueues(sqsClient, sqsEndpoint, 'local', queueSettings(template));
   const standIns = { tableArn, streamArn, queues: queues.byConstructId, connectInstanceArn };
   const deployment = localDeployment(template, standIns);
+  const aws: LocalAws = { region: LOCAL_REGION, dynamodbEndpoint, sqsEndpoint, keyRootFile: ensureKeyRoot(options.dataDir) };
+  // The runtime's own knobs, given to the functions as functionEnvironment says (the Connect stand-in's endpoint and the reference page's address join them).
+  const knobs: Record<string, string> = { POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN', ...options.env };
   const env: Record<string, string> = {
-    ...templateEnvironment(deployment),
-    KEY_SECRETS_ROOT_FILE: ensureKeyRoot(options.dataDir),
+    ...operatorEnvironment(deployment),
+    KEY_SECRETS_ROOT_FILE: aws.keyRootFile,
     AWS_ACCESS_KEY_ID: 'local',
     AWS_SECRET_ACCESS_KEY: 'local',
     AWS_REGION: LOCAL_REGION,
     DYNAMODB_ENDPOINT: dynamodbEndpoint,
     SQS_ENDPOINT: sqsEndpoint,
     STREAM_FAILURE_QUEUE_URL: queues.streamFailureQueueUrl,
-    POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
-    ...options.env,
+    ...knobs,
   };
-  const check = permissionCheck(deployment, standIns, options.editPolicy);
-  return { dynamodbEndpoint, sqsEndpoint, dynamoClient, sqsClient, streamArn, queues, env, deployment, check };
+  const permissions = permissionData(deployment, standIns, options.editPolicy);
+  const check = permissionCheckFrom(permissions);
+  return { dynamodbEndpoint, sqsEndpoint, dynamoClient, sqsClient, streamArn, queues, env, aws, knobs, deployment, permissions, check };
 }
 
-type Resources = Awaited<ReturnType<typeof startResources>>;
+type StartedResources = Awaited<ReturnType<typeof startResources>>;
+type Resources = StartedResources & { hosts: FunctionHosts };
 
-/** A function of the template as a handler the pollers call: one Lambda invocation each, under its timeout and policy. */
-function invoker<E, R>(resources: Resources, functionName: string, handler: (event: E, context: Context) => Promise<R>) {
-  const fn = resources.deployment.functions.get(functionName)!;
-  return (event: E) => invoke(functionName, fn.timeoutSeconds, () => handler(event, lambdaContext(functionName, fn.timeoutSeconds, fn.memoryMb)));
-}
+/** A function of the template as a handler the pollers and schedules call: one Lambda invocation each, in the function's own thread. */
+const invoker =
+  <E, R>(resources: Resources, functionName: string) =>
+  (event: E) =>
+    resources.hosts.invoke(functionName, event) as Promise<R>;
 
 const mappingOf = (resources: Resources, functionName: string): EventSourceSettings => {
   const mapping = resources.deployment.eventSources.find((m) => m.functionName === functionName);
@@ -296,7 +274,6 @@ const mappingOf = (resources: Resources, functionName: string): EventSourceSetti
 /** Every table-stream worker reads the stream on its own, and the sender the queue, as Lambda's event sources do (with the function's role). */
 async function startPollers(running: Running, options: LocalStackOptions, resources: Resources) {
   for (const worker of Object.values(WORKERS).filter((w) => w.trigger === 'table-stream')) {
-    const streamHandler = await loadHandler<DynamoDBStreamEvent, DynamoDBBatchResponse>(worker.handler);
     const mapping = mappingOf(resources, worker.name);
     running.pollerSettings[worker.name] = mapping;
     const streamPoller = asFunction(worker.name, () =>
@@ -307,7 +284,11 @@ async function startPollers(running: Running, options: LocalStackOptions, resour
         settings: mapping,
         decorateClient: (client: DynamoDBStreamsClient) => enforcePermissions('dynamodb', client, resources.check),
         ...(options.dataDir ? { checkpointFile: join(options.dataDir, `stream-checkpoint-${worker.name}.json`) } : {}),
-        handler: injectInvocationFaults(worker.name, running.faults.get(worker.name) ?? 0, invoker(resources, worker.name, streamHandler)),
+        handler: injectInvocationFaults(
+          worker.name,
+          running.faults.get(worker.name) ?? 0,
+          invoker<DynamoDBStreamEvent, DynamoDBBatchResponse>(resources, worker.name),
+        ),
         onWarning: (message) => running.log(`${worker.name}: ${message}`),
         onSkip: (records, error) => {
           running.log(`${worker.name}: ${records.length ? 'skipped a record after retries' : 'retrying'}: ${String(error)}`);
@@ -323,7 +304,6 @@ async function startPollers(running: Running, options: LocalStackOptions, resour
 
 /** A queue-triggered function, fed by a poller with Lambda's SQS event-source semantics (receiving and deleting with the function's role). */
 async function startQueueWorker(running: Running, resources: Resources, worker: { name: string; handler: string }) {
-  const handler = await loadHandler<SQSEvent, SQSBatchResponse>(worker.handler);
   const mapping = mappingOf(resources, worker.name);
   running.pollerSettings[worker.name] = mapping;
   const queue = resources.queues.byConstructId[mapping.source]!;
@@ -337,7 +317,7 @@ async function startQueueWorker(running: Running, resources: Resources, worker: 
       region: LOCAL_REGION,
       batchSize: mapping.batchSize,
       ...(mapping.maxConcurrency ? { maxConcurrency: mapping.maxConcurrency } : {}),
-      handler: injectInvocationFaults(worker.name, running.faults.get(worker.name) ?? 0, invoker(resources, worker.name, handler)),
+      handler: injectInvocationFaults(worker.name, running.faults.get(worker.name) ?? 0, invoker<SQSEvent, SQSBatchResponse>(resources, worker.name)),
       onError: (error) => running.log(`queue poller: ${String(error)}`),
     }),
   );
@@ -365,7 +345,7 @@ async function schedule(
   } = {},
 ) {
   const { underWay, event = {} } = options;
-  const run = invoker(resources, worker.name, await loadHandler<unknown, unknown>(worker.handler));
+  const run = invoker<unknown, unknown>(resources, worker.name);
   const limit = resources.deployment.functions.get(worker.name)!.reservedConcurrency ?? Number.POSITIVE_INFINITY;
   // One at a time locally even where more are reserved: overlapping sweeps of one process only contend with each other.
   const concurrent = Math.min(limit, 1);
@@ -392,23 +372,21 @@ async function schedule(
  * in the background: a large backlog (hundreds of orders in flight when a run was killed) must
  * not hold the start-up, and the scheduled reconciler waits for it as its reserved concurrency of 1 would.
  */
-async function reconcileAfterRestart(running: Running): Promise<void> {
-  const { reconcileOverdue, sendToWebhookQueue } = await import('#shared/queue/outbox-queue.ts');
-  const { EVERYTHING_DUE } = await import('#shared/storage/due-index.ts');
-  const { replayOverdueStreamWork } = await import('#shared/stream/stream-work.ts');
-  const { replayReactions } = (await loadModule(WORKERS.reconciler.handler)) as { replayReactions: Reaction[] };
-  await asFunction(WORKERS.reconciler.name, async () => {
-    const resent = await reconcileOverdue(new Date(), sendToWebhookQueue, EVERYTHING_DUE);
-    if (resent) running.log(`re-sent ${resent} queue message(s) lost with the previous run`);
-    const { replayed } = await replayOverdueStreamWork(new Date(), replayReactions, EVERYTHING_DUE);
-    if (replayed) running.log(`replayed the stream work of ${replayed} item(s) pending from the previous run`);
-  });
+async function reconcileAfterRestart(running: Running, resources: Resources): Promise<void> {
+  const { resent, replayed } = (await resources.hosts.call(WORKERS.reconciler.name, 'local/restart-reconciliation.ts', 'reconcileAfterRestart')) as {
+    resent: number;
+    replayed: number;
+  };
+  if (resent) running.log(`re-sent ${resent} queue message(s) lost with the previous run`);
+  if (replayed) running.log(`replayed the stream work of ${replayed} item(s) pending from the previous run`);
 }
 
 /** The scheduled workers on timers: the reconciler every minute (or as asked), the call scheduler every second. */
 async function startSchedules(running: Running, options: LocalStackOptions, resources: Resources) {
   const restart = options.dataDir
-    ? reconcileAfterRestart(running).catch((error) => running.log(`${WORKERS.reconciler.name}: reconciliation after the restart failed: ${String(error)}`))
+    ? reconcileAfterRestart(running, resources).catch((error) =>
+        running.log(`${WORKERS.reconciler.name}: reconciliation after the restart failed: ${String(error)}`),
+      )
     : undefined;
   await schedule(running, resources, WORKERS.reconciler, options.reconcileEveryMs ?? FUNCTION_SETTINGS.reconcilerEveryMinutes * 60_000, { underWay: restart });
   // Every second (EventBridge: every minute): a sweep skip-scans the 32 order-due shards, and a due order's own change is handled by the stream at once.
@@ -437,6 +415,35 @@ const runningOf = (options: LocalStackOptions): Running => ({
   pollerSettings: {},
 });
 
+/**
+ * Each function in a thread of its own, with its own environment, policy, fault switch and meter;
+ * the operator's clients in this process are held to a function's policy only where they act as
+ * its event source (the pollers).
+ */
+function startFunctions(running: Running, options: LocalStackOptions, started: StartedResources, costMetering: boolean): FunctionHosts {
+  // Bench runs only: every DynamoDB call's units, billed as DynamoDB would (the functions carry no meter).
+  if (costMetering) meterEveryTableClient();
+  decorateClients((service, client) => enforcePermissions(service, client as never, started.check));
+  decorateClients((_service, client) => unpoolSockets(client));
+  const edit = options.editEnvironment ?? ((_name: string, env: Record<string, string>) => env);
+  const hosts = startFunctionHosts({
+    functions: [...started.deployment.functions.values()].map((fn) => ({
+      name: fn.name,
+      handler: handlerOf(fn.name),
+      timeoutSeconds: fn.timeoutSeconds,
+      memoryMb: fn.memoryMb,
+      environment: edit(fn.name, functionEnvironment(fn, started.deployment, started.aws, started.knobs)),
+    })),
+    permissions: started.permissions,
+    check: started.check,
+    faults: running.faults,
+    costMetering,
+    log: running.log,
+  });
+  running.stopAll.push(hosts.stop);
+  return hosts;
+}
+
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const running = runningOf(options);
   const stopEverything = async () => {
@@ -449,28 +456,26 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     synthesizedTemplate(liveCalls ? LOCAL_CONNECT_CONTEXT : {}),
   ]);
   try {
-    const resources = await startResources(running, options, dynamoPort, template, liveCalls ? LOCAL_CONNECT_INSTANCE_ARN : undefined);
-    const bus = await startEventBus(running, resources, template);
-    const connectStandIn = liveCalls ? await startConnectParts(running, resources, options) : undefined;
+    const started = await startResources(running, options, dynamoPort, template, liveCalls ? LOCAL_CONNECT_INSTANCE_ARN : undefined);
+    const bus = await startEventBus(running, started, template);
+    const connectStandIn = liveCalls ? await startConnectParts(running, started, options) : undefined;
     // Problems link their code's entry on the reference page this gateway serves, unless the template names another.
-    resources.env.REFERENCE_URL ??= `http://127.0.0.1:${gatewayPort}/docs`;
-    // The handlers run in this process, as one warm Lambda instance each.
-    Object.assign(process.env, resources.env);
-    // ...and side by side, so each request keeps its log keys in its own async context.
+    started.knobs.REFERENCE_URL = started.env.REFERENCE_URL ??= `http://127.0.0.1:${gatewayPort}/docs`;
+    // The operator's tools beside the runtime (a test's setup, the benchmarks) reach the local resources as the functions do.
+    Object.assign(process.env, started.env);
     scopeLogKeysPerAsyncContext();
-    // Bench runs only: every DynamoDB call's units, billed as DynamoDB would (the functions carry no meter).
-    const costMetering = resources.env.COST_METERING === 'true';
-    if (costMetering) meterEveryTableClient();
-    // Faults first: the permission check then runs before them, as AWS refuses a call before anything can fail in flight.
-    switchFaultsOn(running, options.dataDir);
-    decorateClients((service, client) => enforcePermissions(service, client as never, resources.check));
-    decorateClients((_service, client) => unpoolSockets(client));
+    const costMetering = started.env.COST_METERING === 'true';
+    const hosts = startFunctions(running, options, started, costMetering);
+    const resources: Resources = { ...started, hosts };
+    keepFaultCounts(running, options.dataDir);
     // Every call a function's policy refused, as `function action resource`: a suite running `npm start` expects none.
     if (options.dataDir) keepWritten(running, join(options.dataDir, `refused-${process.pid}.json`), () => resources.check.refused);
     running.log('starting the gateway, the pollers and the schedules…');
-    const server: Server = await startGateway(gatewayPort, resources.deployment, { costMetering }).catch((error: NodeJS.ErrnoException) => {
-      throw portProblem(gatewayPort, error);
-    });
+    const server: Server = await startGateway(gatewayPort, resources.deployment, { costMetering, invoke: hosts.invoke }).catch(
+      (error: NodeJS.ErrnoException) => {
+        throw portProblem(gatewayPort, error);
+      },
+    );
     running.stopAll.unshift(() => new Promise<void>((resolve) => server.close(() => resolve())));
     await startPollers(running, options, resources);
     if (liveCalls) await startQueueWorker(running, resources, LIVE_CALL_FUNCTIONS.contactEvents);
@@ -506,7 +511,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 }
 
 /** The local EventBridge bus, routing to the queues the template's rules target. */
-async function startEventBus(running: Running, resources: Resources, template: Template): Promise<LocalEventBus> {
+async function startEventBus(running: Running, resources: StartedResources, template: Template): Promise<LocalEventBus> {
   const queueArnOf = (logicalId: string) => {
     const constructId = String(template.Resources[logicalId]?.Metadata?.['aws:cdk:path'] ?? '').split('/')[1] ?? '';
     const queue = resources.queues.byConstructId[constructId];
@@ -520,15 +525,15 @@ async function startEventBus(running: Running, resources: Resources, template: T
 }
 
 /** Amazon Connect for live tenants: CONNECT_ENDPOINT where one is given (another stand-in), else the local stand-in. */
-async function startConnectParts(running: Running, resources: Resources, options: LocalStackOptions): Promise<ConnectStandIn | undefined> {
+async function startConnectParts(running: Running, resources: StartedResources, options: LocalStackOptions): Promise<ConnectStandIn | undefined> {
   const given = options.env?.CONNECT_ENDPOINT ?? process.env.CONNECT_ENDPOINT;
   if (given) {
-    resources.env.CONNECT_ENDPOINT = given;
+    resources.knobs.CONNECT_ENDPOINT = resources.env.CONNECT_ENDPOINT = given;
     return undefined;
   }
   const standIn = await startConnectStandIn();
   running.stopAll.unshift(standIn.close);
-  resources.env.CONNECT_ENDPOINT = standIn.endpoint;
+  resources.knobs.CONNECT_ENDPOINT = resources.env.CONNECT_ENDPOINT = standIn.endpoint;
   running.log(`Amazon Connect stand-in at ${standIn.endpoint}: live tenants' calls are played by the sandbox scenarios' customers`);
   return standIn;
 }
@@ -536,7 +541,7 @@ async function startConnectParts(running: Running, resources: Resources, options
 /** The stand-in's contacts played through the deployed flow, the dialog function invoked under its timeout and policy, as Connect invokes it. */
 async function playCalls(running: Running, resources: Resources, standIn: ConnectStandIn, bus: LocalEventBus): Promise<SimulatedCalls> {
   const dialog = LIVE_CALL_FUNCTIONS.dialog;
-  const run = invoker(resources, dialog.name, await loadHandler<ConnectContactFlowEvent, unknown>(dialog.handler));
+  const run = invoker<ConnectContactFlowEvent, unknown>(resources, dialog.name);
   const calls = simulateCalls({
     standIn,
     flow: resources.deployment.contactFlow as FlowDocument,

@@ -107,6 +107,25 @@ export function billedWriteUnits(commandName: string, consumed: Consumed[]): num
 /** A single-item write whose condition failed: DynamoDB bills it at least 1 WCU (more for a larger item, which Local does not show). */
 export const FAILED_CONDITIONAL_WRITE_UNITS = 1;
 
+/** One metered call, as a function's thread tells it to the runtime (function-worker.ts). */
+export interface CapacityEntry {
+  commandName: string;
+  callKind: string;
+  consumed: Consumed | Consumed[] | undefined;
+  failedCondition: boolean;
+  fromImages: number | undefined;
+  largestItemBytes: number;
+}
+
+let sink: ((entry: CapacityEntry) => void) | undefined;
+/** In a function's thread: every metered call is also told to the runtime, which keeps the totals of all of them. */
+export const setCapacitySink = (report: (entry: CapacityEntry) => void): void => {
+  sink = report;
+};
+
+/** A call metered in a function's thread, added to the runtime's totals. */
+export const addReported = (e: CapacityEntry): void => add(e.commandName, e.callKind, e.consumed, e.failedCondition, e.fromImages, e.largestItemBytes, false);
+
 function add(
   commandName: string,
   callKind: string,
@@ -114,7 +133,9 @@ function add(
   failedCondition = false,
   fromImages?: number,
   largestItemBytes = 0,
+  report = true,
 ): void {
+  if (report && sink) sink({ commandName, callKind, consumed, failedCondition, fromImages, largestItemBytes });
   const local = scope.getStore();
   const isWrite = WRITE_COMMANDS.has(commandName);
   const all = [consumed ?? []].flat();
@@ -159,9 +180,15 @@ let fromImages = false;
  * transaction's items and an index entry's move otherwise than DynamoDB does. The reads are
  * not counted, but they slow every write: for cost figures, not for timings.
  */
+const imageListeners: ((on: boolean) => void)[] = [];
 export const billFromImages = (on: boolean) => {
   fromImages = on;
+  for (const listener of imageListeners) listener(on);
 };
+/** Whether writes are billed from their images now (a function's thread started later starts so). */
+export const billingFromImages = (): boolean => fromImages;
+/** The runtime passes the setting on to every function's thread (function-hosts.ts). */
+export const onBillFromImages = (listener: (on: boolean) => void): void => void imageListeners.push(listener);
 
 /** The reads the meter makes itself, which it does not meter. */
 const ownReads = new WeakSet<object>();

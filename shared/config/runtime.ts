@@ -67,7 +67,11 @@ export type RuntimeConfig = {
 
 export interface ConnectConfig {
   instanceArn: string;
-  contactFlowId: string;
+  /**
+   * The flow every dial runs: only a function that dials has it (the dialog function, which the
+   * flow invokes, cannot: the flow needs the function's ARN first).
+   */
+  contactFlowId: string | undefined;
   /** The claimed number each market's calls come from, by ISO country code. */
   callerIds: Record<string, string>;
   /** Campaign traffic (a service-quota approval) brings answering-machine detection. */
@@ -111,7 +115,7 @@ function connectConfig(env: Env): ConnectConfig {
   if (!CONNECT_INSTANCE_ARN.test(instanceArn)) throw new RuntimeConfigError('CONNECT_INSTANCE_ARN', 'an Amazon Connect instance ARN');
   return {
     instanceArn,
-    contactFlowId: text(env, 'CONNECT_CONTACT_FLOW_ID'),
+    contactFlowId: optionalText(env, 'CONNECT_CONTACT_FLOW_ID'),
     callerIds: callerIds(env),
     campaignTraffic: flag(env, 'CONNECT_CAMPAIGN_TRAFFIC'),
     dialsPerSecond: number(env, 'CONNECT_DIALS_PER_SECOND', { min: 1, max: 1000, integer: true }, 2),

@@ -3,7 +3,7 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { lambdaContext } from '#local/gateway.ts';
+import { lambdaContext } from '#local/lambda-context.ts';
 import type { HttpMethod } from '#shared/api/routes.ts';
 import { idempotency, REPLAYED_HEADER, tableIdempotencyStore } from '#shared/http/middleware/idempotency.ts';
 import type { HttpContext } from '#shared/http/middleware/types.ts';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { lambdaContext } from '#local/gateway.ts';
+import { lambdaContext } from '#local/lambda-context.ts';
 import { BASE_PATH } from '#shared/api/routes.ts';
 import { signRequest } from '#shared/auth/signing.ts';
 import { defineOperation } from '#shared/http/operation.ts';

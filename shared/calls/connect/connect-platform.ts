@@ -34,7 +34,8 @@ export const ATTEMPT_ATTRIBUTE = 'attempt_ref';
 export interface ConnectSettings {
   /** The instance's id (the last part of its ARN). */
   instanceId: string;
-  contactFlowId: string;
+  /** The flow a dial runs; a function without one places no calls (the dialog function, the contact-events worker). */
+  contactFlowId: string | undefined;
   /** The claimed number each market's calls come from, by ISO country code. */
   callerIds: Readonly<Record<string, string>>;
   /** Campaign traffic (a service-quota approval) brings answering-machine detection. */
@@ -54,11 +55,11 @@ const iso = (at: Date | undefined, fallback: Date) => (at ?? fallback).toISOStri
 
 export function connectCallPlatform(client: ConnectClient, settings: ConnectSettings, contacts: ContactMap): CallPlatform {
   const callerIdFor = (request: CallRequest) => settings.callerIds[request.market ?? ''] ?? Object.values(settings.callerIds)[0];
-  const dial = (request: CallRequest, reference: string) =>
+  const dial = (request: CallRequest, reference: string, contactFlowId: string) =>
     client.send(
       new StartOutboundVoiceContactCommand({
         InstanceId: settings.instanceId,
-        ContactFlowId: settings.contactFlowId,
+        ContactFlowId: contactFlowId,
         DestinationPhoneNumber: request.phone,
         SourcePhoneNumber: callerIdFor(request),
         ClientToken: reference,
@@ -73,11 +74,13 @@ export function connectCallPlatform(client: ConnectClient, settings: ConnectSett
     name: 'connect',
     stuckAfterSeconds: settings.stuckAfterSeconds,
     async startAttempt(request) {
+      const { contactFlowId } = settings;
+      if (!contactFlowId) throw new Error('this function places no calls: its environment has no CONNECT_CONTACT_FLOW_ID');
       const { tenant, external_order_id, attempt, external_customer_id } = request;
       const prepared = { reference: attemptReference(request), tenant, external_order_id, attempt, external_customer_id };
       // Before the dial: however soon the customer answers, the flow's first turn finds the attempt.
       await contacts.prepare(prepared);
-      const { ContactId } = await dial(request, prepared.reference).catch((error: unknown) => {
+      const { ContactId } = await dial(request, prepared.reference, contactFlowId).catch((error: unknown) => {
         if (isThrottling(error)) throw new DialThrottled('Amazon Connect throttled the dial');
         throw error;
       });
