@@ -5,6 +5,7 @@
  */
 import { ConnectClient } from '@aws-sdk/client-connect';
 import { type CallPlatform, type CallPlatforms, sandboxDialer } from '#shared/calls/call-platform.ts';
+import { dynamoCallSlots } from '#shared/calls/call-slots.ts';
 import { CONNECT_LONGEST_CALL_SECONDS, connectCallPlatform } from '#shared/calls/connect/connect-platform.ts';
 import { dynamoContactMap } from '#shared/calls/connect/contact-store.ts';
 import { dynamoDialRate } from '#shared/calls/dial-rate.ts';
@@ -18,12 +19,16 @@ const withStuckAfter = (platform: CallPlatform): CallPlatform =>
 function connectPlatform(): CallPlatform | undefined {
   const settings = config.connect;
   if (!settings) return undefined;
-  const client = decorated(
-    'connect',
-    withoutSdkLogging(new ConnectClient({ region: config.region, ...(settings.endpoint ? { endpoint: settings.endpoint } : {}) })),
-  );
+  const clientOf = (maxAttempts?: number) =>
+    decorated(
+      'connect',
+      withoutSdkLogging(
+        new ConnectClient({ region: config.region, ...(settings.endpoint ? { endpoint: settings.endpoint } : {}), ...(maxAttempts ? { maxAttempts } : {}) }),
+      ),
+    );
   return connectCallPlatform(
-    client,
+    // One request per claimed dial: the SDK's retries would make one claimed dial up to three, past the dial rate.
+    { dialer: clientOf(1), client: clientOf() },
     {
       instanceId: settings.instanceArn.split('/').at(-1)!,
       contactFlowId: settings.contactFlowId,
@@ -41,3 +46,5 @@ export const platforms: CallPlatforms = { sandbox: withStuckAfter(sandboxDialer)
 
 /** The live platform's dial rate (Connect's StartOutboundVoiceContact quota), shared by every tenant. */
 export const dialRate = config.connect ? dynamoDialRate(config.connect.dialsPerSecond) : undefined;
+/** The live platform's places for calls in flight (Connect's concurrent active calls per instance), each held at most a call's longest. */
+export const callSlots = config.connect ? dynamoCallSlots(config.connect.concurrentCalls, CONNECT_LONGEST_CALL_SECONDS) : undefined;

@@ -12,7 +12,7 @@ import { orderCommands } from '#shared/orders/order-commands.ts';
 import { dynamoOrderRepository } from '#shared/orders/order-store.ts';
 import { orderProcessing } from '#shared/orders/processing.ts';
 import { activeRules } from '#shared/rules/rule-store.ts';
-import { dialRate, platforms } from './call-platforms.ts';
+import { callSlots, dialRate, platforms } from './call-platforms.ts';
 import { config } from './composition-root.ts';
 import { tenantConfigOf } from './tenant-configs.ts';
 
@@ -27,6 +27,7 @@ export const processing = orderProcessing({
   tenantConfigOf,
   callPlatforms: platforms,
   dialRate,
+  callSlots,
   settings: { variantIndexGraceSeconds: config.variantIndexGraceSeconds, callRetryDelaySeconds: config.callRetryDelaySeconds },
 });
 

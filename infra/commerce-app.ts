@@ -4,7 +4,7 @@
  * run every function under the permissions and settings the template gives it.
  */
 import type { App } from 'aws-cdk-lib';
-import { CONNECT_INSTANCE_ARN, parseCallerIds } from '#shared/config/runtime.ts';
+import { CONNECT_INSTANCE_ARN, DEFAULT_CONCURRENT_CALLS, parseCallerIds } from '#shared/config/runtime.ts';
 import type { LiveCallSettings } from './parts/live-calls.ts';
 import { CommerceInterfaceStack } from './stack.ts';
 
@@ -58,6 +58,9 @@ export function callPlatformOf(app: App): { callPlatform: 'sandbox' | 'connect';
   const dialsPerSecond = Number(context('connectDialsPerSecond') ?? 2);
   if (!Number.isInteger(dialsPerSecond) || dialsPerSecond < 1 || dialsPerSecond > 1000)
     throw new ContextError('-c connectDialsPerSecond must be an integer from 1 to 1000');
+  const concurrentCalls = Number(context('connectConcurrentCalls') ?? DEFAULT_CONCURRENT_CALLS);
+  if (!Number.isInteger(concurrentCalls) || concurrentCalls < 1 || concurrentCalls > 10_000)
+    throw new ContextError("-c connectConcurrentCalls must be an integer from 1 to 10000 (the instance's concurrent active calls quota)");
   return {
     callPlatform: 'connect',
     connect: {
@@ -65,6 +68,7 @@ export function callPlatformOf(app: App): { callPlatform: 'sandbox' | 'connect';
       callerIds,
       campaignTraffic: String(context('connectCampaignTraffic') ?? 'false') === 'true',
       dialsPerSecond,
+      concurrentCalls,
     },
   };
 }

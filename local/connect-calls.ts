@@ -12,7 +12,7 @@
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import type { ConnectContactFlowEvent } from 'aws-lambda';
 import { type CustomerBehaviour, keyFor, sandboxCustomer } from '#shared/calls/simulated-customer.ts';
-import { type FlowDocument, runFlow } from './connect-flow.ts';
+import { type CallStatus, type FlowDocument, runFlow } from './connect-flow.ts';
 import type { ConnectStandIn, StandInContact } from './connect-stand-in.ts';
 
 export interface EventFaults {
@@ -36,8 +36,8 @@ export interface CallTiming {
 export interface SimulatedCalls {
   faults: EventFaults;
   timing: CallTiming;
-  /** What each contact's customer heard and pressed, by contact id (the dialog's words, never a number). */
-  readonly heard: Map<string, { said: string[]; pressed: (string | null)[] }>;
+  /** What each contact's customer heard (in which voice) and pressed, by contact id (the dialog's words, never a number). */
+  readonly heard: Map<string, { said: string[]; voices: string[]; pressed: (string | null)[] }>;
   /** Calls still being played. */
   inFlight(): number;
   stop(): void;
@@ -118,11 +118,14 @@ async function publish(network: Network, contact: StandInContact, types: string[
 }
 
 /** The flow with a customer who wants `wants`: what they hear is kept, what they press follows the keys the words offer. */
-async function converse(network: Network, contact: StandInContact, wants: Parameters<typeof keyFor>[0]): Promise<void> {
-  const transcript = { said: [] as string[], pressed: [] as (string | null)[] };
+async function converse(network: Network, contact: StandInContact, wants: Parameters<typeof keyFor>[0], callStatus: CallStatus | undefined): Promise<void> {
+  const transcript = { said: [] as string[], voices: [] as string[], pressed: [] as (string | null)[] };
   network.simulated.heard.set(contact.id, transcript);
-  const say = async (text: string) => {
-    if (text) transcript.said.push(text);
+  const say = async (text: string, voice: string) => {
+    if (text) {
+      transcript.said.push(text);
+      transcript.voices.push(voice);
+    }
     await sleep(network.simulated.timing.speechMs);
   };
   await runFlow(network.options.flow, {
@@ -140,28 +143,41 @@ async function converse(network: Network, contact: StandInContact, wants: Parame
       Queue: null,
       MediaStreams: { Customer: { Audio: null as never } },
     },
-    async input(text, _timeoutSeconds, external) {
-      await say(text);
+    async input(text, voice, _timeoutSeconds, external) {
+      await say(text, voice);
       const key = keyFor(wants, [...(external.keys ?? '')]);
       transcript.pressed.push(key);
       return key;
     },
     say,
+    callStatus,
     stopped: () => contact.disconnectedAt !== undefined,
   });
 }
+
+/** What answering-machine detection reports to the flow (CheckOutboundCallStatus), from its contact status. */
+const CALL_STATUS: Readonly<Record<string, CallStatus>> = {
+  HUMAN_ANSWERED: 'CallAnswered',
+  VOICEMAIL_BEEP: 'VoicemailBeep',
+  VOICEMAIL_NO_BEEP: 'VoicemailNoBeep',
+};
 
 /** The customer takes the call or not; a taken call runs the flow (a voicemail greeting takes it too, without detection). */
 async function answerOrNot(network: Network, contact: StandInContact, behaviour: CustomerBehaviour): Promise<void> {
   const { standIn } = network.options;
   const campaign = contact.trafficType === 'CAMPAIGN';
-  if (behaviour.kind === 'answers' || (behaviour.kind === 'voicemail' && !campaign)) {
-    standIn.connect(contact.id, campaign ? 'HUMAN_ANSWERED' : undefined);
+  if (behaviour.kind === 'answers' || behaviour.kind === 'voicemail') {
+    // A mailbox takes the call as a person does; only campaign traffic's detection tells them apart.
+    const detection = campaign ? (behaviour.kind === 'answers' ? 'HUMAN_ANSWERED' : 'VOICEMAIL_BEEP') : undefined;
+    standIn.connect(contact.id, detection);
     await publish(network, contact, ['CONNECTED_TO_SYSTEM']);
-    await converse(network, contact, behaviour.kind === 'answers' ? behaviour.wants : 'nothing');
+    await converse(
+      network,
+      contact,
+      behaviour.kind === 'answers' ? behaviour.wants : 'nothing',
+      detection ? (CALL_STATUS[detection] ?? 'NotDetected') : undefined,
+    );
     if (contact.disconnectedAt === undefined) standIn.finish(contact.id, { connected: true, disconnectReason: 'CONTACT_FLOW_DISCONNECT' });
-  } else if (behaviour.kind === 'voicemail') {
-    standIn.finish(contact.id, { connected: true, disconnectReason: 'CONTACT_FLOW_DISCONNECT', detection: 'VOICEMAIL_BEEP' });
   } else {
     standIn.finish(contact.id, { connected: false, disconnectReason: UNANSWERED_REASONS[behaviour.kind] });
   }

@@ -319,12 +319,26 @@ const OPTIONAL_FUNCTIONS: ReadonlySet<string> = new Set(Object.values(LIVE_CALL_
 
 /** The Connect instance a local runtime with live calls is synthesized with (the stand-in answers for it). */
 export const LOCAL_CONNECT_INSTANCE_ARN = 'arn:aws:connect:us-east-1:000000000000:instance/local-instance';
-/** The stack context of a local runtime with live calls: the local instance and a claimed number per market the sandbox uses. */
-export const LOCAL_CONNECT_CONTEXT = {
-  callPlatform: 'connect',
-  connectInstanceArn: LOCAL_CONNECT_INSTANCE_ARN,
-  connectCallerIds: JSON.stringify({ DE: '+4930555000100', AT: '+431555000100', US: '+12025550100', GB: '+442055500100' }),
-} as const;
+/** The claimed number per market the local instance has (the stand-in's allowlist is their countries). */
+export const LOCAL_CONNECT_CALLER_IDS = { DE: '+4930555000100', AT: '+431555000100', US: '+12025550100', GB: '+442055500100' };
+
+/**
+ * The stack context of a local runtime with live calls: the local instance, a claimed number per
+ * market the sandbox uses, and Connect's default quotas; `CONNECT_INSTANCE_ARN`,
+ * `CONNECT_CALLER_IDS`, `CONNECT_CONCURRENT_CALLS`, `CONNECT_DIALS_PER_SECOND` and
+ * `CONNECT_CAMPAIGN_TRAFFIC` in the environment replace them (a stand-in written by anyone sees what it was given).
+ */
+export function localConnectContext(env: Readonly<Record<string, string | undefined>> = {}): Record<string, string> {
+  return {
+    callPlatform: 'connect',
+    connectInstanceArn: env.CONNECT_INSTANCE_ARN ?? LOCAL_CONNECT_INSTANCE_ARN,
+    connectCallerIds: env.CONNECT_CALLER_IDS ?? JSON.stringify(LOCAL_CONNECT_CALLER_IDS),
+    ...(env.CONNECT_CONCURRENT_CALLS ? { connectConcurrentCalls: env.CONNECT_CONCURRENT_CALLS } : {}),
+    ...(env.CONNECT_DIALS_PER_SECOND ? { connectDialsPerSecond: env.CONNECT_DIALS_PER_SECOND } : {}),
+    ...(env.CONNECT_CAMPAIGN_TRAFFIC ? { connectCampaignTraffic: env.CONNECT_CAMPAIGN_TRAFFIC } : {}),
+  };
+}
+export const LOCAL_CONNECT_CONTEXT = localConnectContext();
 
 /** The local stand-in of the API key secrets' KMS key (the root key file answers its GenerateMac calls). */
 export const LOCAL_KEY_ARN = 'arn:aws:kms:us-east-1:000000000000:key/local-key-root';
@@ -349,7 +363,7 @@ export function localDeployment(template: Template, standIns: LocalStandIns): De
         ...standIns.queues,
         [DATA_STORE_IDS.table]: { Ref: tableName, Arn: standIns.tableArn, StreamArn: standIns.streamArn },
         [DATA_STORE_IDS.keySecrets]: { Ref: LOCAL_KEY_ARN.split('/')[1]!, Arn: LOCAL_KEY_ARN },
-        [LIVE_CALL_IDS.flow]: { ContactFlowArn: `${LOCAL_CONNECT_INSTANCE_ARN}/contact-flow/local-order-call` },
+        [LIVE_CALL_IDS.flow]: { ContactFlowArn: `${standIns.connectInstanceArn ?? LOCAL_CONNECT_INSTANCE_ARN}/contact-flow/local-order-call` },
         [workerFunctionId(LIVE_CALL_FUNCTIONS.dialog.name)]: { Arn: localFunctionArn(LIVE_CALL_FUNCTIONS.dialog.name) },
       },
     },

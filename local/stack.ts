@@ -19,6 +19,7 @@ import { LIVE_CALL_FUNCTIONS, WORKERS } from '#functions/workers.ts';
 import { FUNCTION_SETTINGS } from '#infra/deployment-settings.ts';
 import { meterEveryTableClient } from '#local/metering/capacity-meter.ts';
 import { BASE_PATH } from '#shared/api/routes.ts';
+import { DEFAULT_CONCURRENT_CALLS } from '#shared/config/runtime.ts';
 import { scopeLogKeysPerAsyncContext } from '#shared/logging/logger.ts';
 import { decorateClients, withoutSdkLogging } from '#shared/storage/clients.ts';
 import { unpoolSockets } from './client-decorators.ts';
@@ -28,8 +29,7 @@ import { type ConnectStandIn, startConnectStandIn } from './connect-stand-in.ts'
 import {
   type Deployment,
   type EventSourceSettings,
-  LOCAL_CONNECT_CONTEXT,
-  LOCAL_CONNECT_INSTANCE_ARN,
+  localConnectContext,
   localDeployment,
   localFunctionArn,
   queueSettings,
@@ -450,15 +450,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     for (const stop of running.stopAll) await stop().catch(() => undefined);
   };
   const liveCalls = (options.env?.CALL_PLATFORM ?? process.env.CALL_PLATFORM) === 'connect';
-  const [dynamoPort, gatewayPort, template] = await Promise.all([
-    freePort(),
-    options.port ?? freePort(),
-    synthesizedTemplate(liveCalls ? LOCAL_CONNECT_CONTEXT : {}),
-  ]);
+  const connectContext = liveCalls ? localConnectContext({ ...process.env, ...options.env }) : undefined;
+  const [dynamoPort, gatewayPort, template] = await Promise.all([freePort(), options.port ?? freePort(), synthesizedTemplate(connectContext ?? {})]);
   try {
-    const started = await startResources(running, options, dynamoPort, template, liveCalls ? LOCAL_CONNECT_INSTANCE_ARN : undefined);
+    const started = await startResources(running, options, dynamoPort, template, connectContext?.connectInstanceArn);
     const bus = await startEventBus(running, started, template);
-    const connectStandIn = liveCalls ? await startConnectParts(running, started, options) : undefined;
+    const connectStandIn = connectContext ? await startConnectParts(running, started, options, connectContext) : undefined;
     // Problems link their code's entry on the reference page this gateway serves, unless the template names another.
     started.knobs.REFERENCE_URL = started.env.REFERENCE_URL ??= `http://127.0.0.1:${gatewayPort}/docs`;
     // The operator's tools beside the runtime (a test's setup, the benchmarks) reach the local resources as the functions do.
@@ -479,7 +476,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     running.stopAll.unshift(() => new Promise<void>((resolve) => server.close(() => resolve())));
     await startPollers(running, options, resources);
     if (liveCalls) await startQueueWorker(running, resources, LIVE_CALL_FUNCTIONS.contactEvents);
-    const calls = connectStandIn && (await playCalls(running, resources, connectStandIn, bus));
+    const calls = connectStandIn && (await playCalls(running, resources, connectStandIn, bus, connectContext!.connectInstanceArn!));
     await startSchedules(running, options, resources);
     let stopped = false;
     return {
@@ -525,13 +522,23 @@ async function startEventBus(running: Running, resources: StartedResources, temp
 }
 
 /** Amazon Connect for live tenants: CONNECT_ENDPOINT where one is given (another stand-in), else the local stand-in. */
-async function startConnectParts(running: Running, resources: StartedResources, options: LocalStackOptions): Promise<ConnectStandIn | undefined> {
+async function startConnectParts(
+  running: Running,
+  resources: StartedResources,
+  options: LocalStackOptions,
+  context: Record<string, string>,
+): Promise<ConnectStandIn | undefined> {
   const given = options.env?.CONNECT_ENDPOINT ?? process.env.CONNECT_ENDPOINT;
   if (given) {
     resources.knobs.CONNECT_ENDPOINT = resources.env.CONNECT_ENDPOINT = given;
     return undefined;
   }
-  const standIn = await startConnectStandIn();
+  // The instance's quota and allowlist as the platform team sets them up: the quota the stack is told of, each market's country allowed.
+  const allowed = options.env?.CONNECT_ALLOWED_COUNTRIES ?? process.env.CONNECT_ALLOWED_COUNTRIES;
+  const standIn = await startConnectStandIn({
+    concurrentCalls: Number(context.connectConcurrentCalls ?? DEFAULT_CONCURRENT_CALLS),
+    allowedCountries: allowed ? allowed.split(',').map((c) => c.trim()) : Object.keys(JSON.parse(context.connectCallerIds!) as object),
+  });
   running.stopAll.unshift(standIn.close);
   resources.knobs.CONNECT_ENDPOINT = resources.env.CONNECT_ENDPOINT = standIn.endpoint;
   running.log(`Amazon Connect stand-in at ${standIn.endpoint}: live tenants' calls are played by the sandbox scenarios' customers`);
@@ -539,13 +546,13 @@ async function startConnectParts(running: Running, resources: StartedResources, 
 }
 
 /** The stand-in's contacts played through the deployed flow, the dialog function invoked under its timeout and policy, as Connect invokes it. */
-async function playCalls(running: Running, resources: Resources, standIn: ConnectStandIn, bus: LocalEventBus): Promise<SimulatedCalls> {
+async function playCalls(running: Running, resources: Resources, standIn: ConnectStandIn, bus: LocalEventBus, instanceArn: string): Promise<SimulatedCalls> {
   const dialog = LIVE_CALL_FUNCTIONS.dialog;
   const run = invoker<ConnectContactFlowEvent, unknown>(resources, dialog.name);
   const calls = simulateCalls({
     standIn,
     flow: resources.deployment.contactFlow as FlowDocument,
-    instanceArn: LOCAL_CONNECT_INSTANCE_ARN,
+    instanceArn,
     eventsEndpoint: bus.endpoint,
     region: LOCAL_REGION,
     invokeDialog: (functionArn, event, timeLimitMs) => {

@@ -20,6 +20,7 @@ import { LIVE_CALL_FUNCTIONS } from '#functions/workers.ts';
 import { FUNCTION_SETTINGS } from '#infra/deployment-settings.ts';
 import { contactEventPattern } from '#shared/calls/connect/contact-events.ts';
 import { contactFlow } from '#shared/calls/connect/contact-flow.ts';
+import { CALL_SLOTS } from '#shared/storage/keys.ts';
 import { CommerceFunction, workerFunctionId } from './commerce-function.ts';
 import { DataStore } from './data-store.ts';
 
@@ -41,7 +42,14 @@ export interface LiveCallSettings {
   callerIds: Record<string, string>;
   campaignTraffic: boolean;
   dialsPerSecond: number;
+  concurrentCalls: number;
 }
+
+/** AWS::Connect::ContactFlow's Name is at most 127 characters (its CloudFormation resource schema). */
+export const CONTACT_FLOW_NAME_MAX = 127;
+const FLOW_NAME_SUFFIX = '-order-call';
+/** The flow's name: the stack's, shortened to leave room for what it is. */
+export const contactFlowName = (stackName: string): string => `${stackName.slice(0, CONTACT_FLOW_NAME_MAX - FLOW_NAME_SUFFIX.length)}${FLOW_NAME_SUFFIX}`;
 
 /** The dialog answers a turn in milliseconds; Connect waits at most 8 s, and the function gives up first. */
 const DIALOG_TIMEOUT_SECONDS = 6;
@@ -62,23 +70,26 @@ export class LiveCalls {
       CONNECT_CALLER_IDS: JSON.stringify(settings.callerIds),
       CONNECT_CAMPAIGN_TRAFFIC: String(settings.campaignTraffic),
       CONNECT_DIALS_PER_SECOND: String(settings.dialsPerSecond),
+      CONNECT_CONCURRENT_CALLS: String(settings.concurrentCalls),
     };
     // The dialog function places no call: it needs no flow id (and the flow needs its ARN first).
     const dialog = this.liveFunction(scope, data, LIVE_CALL_FUNCTIONS.dialog, DIALOG_TIMEOUT_SECONDS, { ...baseEnvironment, ...shared });
     // Reads the order and its facts; keeps the customer's choice with the contact.
     data.table.grant(dialog, 'dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:UpdateItem');
-    const flow = new connect.CfnContactFlow(scope, LIVE_CALL_IDS.flow, {
-      instanceArn: settings.instanceArn,
-      name: `${Stack.of(scope).stackName}-order-call`,
-      type: 'CONTACT_FLOW',
-      description: 'Reads the order back and asks to confirm, cancel or take the suggestion; every decision is the dialog function’s',
-      content: Stack.of(scope).toJsonString(contactFlow(dialog.functionArn)),
-    });
-    new connect.CfnIntegrationAssociation(scope, 'CallDialogIntegration', {
+    const association = new connect.CfnIntegrationAssociation(scope, 'CallDialogIntegration', {
       instanceId: settings.instanceArn,
       integrationType: 'LAMBDA_FUNCTION',
       integrationArn: dialog.functionArn,
     });
+    const flow = new connect.CfnContactFlow(scope, LIVE_CALL_IDS.flow, {
+      instanceArn: settings.instanceArn,
+      name: contactFlowName(Stack.of(scope).stackName),
+      type: 'CONTACT_FLOW',
+      description: 'Reads the order back and asks to confirm, cancel or take the suggestion; every decision is the dialog function’s',
+      content: Stack.of(scope).toJsonString(contactFlow(dialog.functionArn, { campaignTraffic: settings.campaignTraffic })),
+    });
+    // Publishing a flow checks that the functions it invokes are associated with the instance.
+    flow.addDependency(association);
     dialog.addPermission('InvokedByConnect', {
       principal: new iam.ServicePrincipal('connect.amazonaws.com'),
       sourceArn: settings.instanceArn,
@@ -101,8 +112,18 @@ export class LiveCalls {
     const worker = this.liveFunction(scope, data, LIVE_CALL_FUNCTIONS.contactEvents, FUNCTION_SETTINGS.workerTimeoutSeconds, {
       ...baseEnvironment,
       ...this.environment,
+      // An end that names a contact not yet mapped goes back to this queue for a moment (ChangeMessageVisibility, granted with the event source).
+      CONTACT_EVENTS_QUEUE_URL: queue.queueUrl,
     });
     data.table.grant(worker, 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query', 'dynamodb:BatchGetItem');
+    // A recorded end gives its call's place back (call-slots.ts): deletes on those items only.
+    worker.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['dynamodb:DeleteItem'],
+        resources: [data.table.tableArn],
+        conditions: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [CALL_SLOTS] } },
+      }),
+    );
     worker.addEventSource(new SqsEventSource(queue, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: 5 }));
   }
 

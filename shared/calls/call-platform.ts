@@ -6,6 +6,7 @@
  * sandbox tenants always the simulated network, live tenants the deployment's platform.
  */
 
+import { createHash } from 'node:crypto';
 import type { TenantMode } from '../tenants/tenant-config.ts';
 import type { BusinessOutcome, CallDisposition } from './call-schemas.ts';
 import type { DialogScript } from './dialog.ts';
@@ -32,6 +33,10 @@ export interface AttemptKey {
   attempt: number;
 }
 
+/** An attempt's opaque reference: what a live contact's attributes carry instead of anything about the customer. */
+export const attemptReference = (key: AttemptKey): string =>
+  createHash('sha256').update(`${key.tenant}\n${key.external_order_id}\n${key.attempt}`).digest('base64url').slice(0, 32);
+
 export interface AttemptReport {
   call_disposition: CallDisposition;
   started_at: string;
@@ -42,6 +47,8 @@ export interface AttemptReport {
   scenario?: string;
   /** Sandbox only: what was said and pressed, kept with the attempt so a partner sees what its customers hear. */
   transcript?: TranscriptEntry[];
+  /** The platform refused to call the destination: the order ends at once (contract-decisions section 11). */
+  refused?: 'destination_not_allowed';
 }
 
 export interface CallPlatform {
@@ -51,7 +58,10 @@ export interface CallPlatform {
    * died mid-call) has its attempt recorded as failed and retried under the attempt limit.
    */
   readonly stuckAfterSeconds: number;
-  /** Places the attempt's call; throws DialThrottled when the platform refuses to dial now (nothing was dialled). */
+  /**
+   * Places the attempt's call; throws DialThrottled (its rate) or DialOverQuota (its calls in
+   * flight) when it refuses to dial now, and DialRefused when it refuses the destination (nothing was dialled).
+   */
   startAttempt(request: CallRequest, now: Date): Promise<AttemptReport | 'pending'>;
   /**
    * Ends the attempt's call, or keeps it from starting if it has not yet: an order cancelled
@@ -73,11 +83,26 @@ export interface CallPlatform {
  * waits (its turn comes once the other catches up).
  */
 export type DialRate = (now: Date, tenant: string) => Promise<DialClaim>;
-export type DialClaim = 'placed' | 'second_full' | 'behind_others';
+/** A live dial's admission: placed, or refused for the second's dials, the tenant's share, or every call place taken (call-slots.ts). */
+export type DialClaim = 'placed' | 'second_full' | 'behind_others' | 'calls_full';
 
 /** The platform refused to dial now (its rate): nothing was dialled, and the attempt is dialled again shortly. */
 export class DialThrottled extends Error {
   override readonly name = 'DialThrottled';
+}
+
+/** The platform holds as many calls as it may (its concurrency quota): nothing was dialled, and the attempt waits for a call to end. */
+export class DialOverQuota extends Error {
+  override readonly name = 'DialOverQuota';
+}
+
+/**
+ * The platform refused the destination or the permission to call it (Connect's
+ * DestinationNotAllowedException, OutboundContactNotPermittedException, or an invalid number):
+ * nothing was dialled, and dialling again cannot help.
+ */
+export class DialRefused extends Error {
+  override readonly name = 'DialRefused';
 }
 
 /** What the simulated network was asked to erase (it keeps nothing else): tenant and customer id, newest last. */

@@ -78,9 +78,16 @@ export interface ConnectConfig {
   campaignTraffic: boolean;
   /** Dials a second across every tenant: the account's StartOutboundVoiceContact quota. */
   dialsPerSecond: number;
+  /** Live calls in flight at most, across every tenant: the instance's concurrent active calls quota (Connect's default: 10). */
+  concurrentCalls: number;
   /** Locally: the stand-in that speaks Connect's protocol. */
   endpoint: string | undefined;
+  /** The queue Connect's contact events arrive on (the contact-events worker hands an early one back to it). */
+  contactEventsQueueUrl: string | undefined;
 }
+
+/** Amazon Connect's default quota of concurrent active calls per instance ("Amazon Connect service quotas"). */
+export const DEFAULT_CONCURRENT_CALLS = 10;
 
 /** An Amazon Connect instance's ARN, as the deployment (CDK context) and the functions (environment) both check it. */
 export const CONNECT_INSTANCE_ARN = /^arn:aws[\w-]*:connect:[\w-]+:\d{12}:instance\/[\w-]+$/;
@@ -119,7 +126,9 @@ function connectConfig(env: Env): ConnectConfig {
     callerIds: callerIds(env),
     campaignTraffic: flag(env, 'CONNECT_CAMPAIGN_TRAFFIC'),
     dialsPerSecond: number(env, 'CONNECT_DIALS_PER_SECOND', { min: 1, max: 1000, integer: true }, 2),
+    concurrentCalls: number(env, 'CONNECT_CONCURRENT_CALLS', { min: 1, max: 10_000, integer: true }, DEFAULT_CONCURRENT_CALLS),
     endpoint: optionalText(env, 'CONNECT_ENDPOINT'),
+    contactEventsQueueUrl: optionalText(env, 'CONTACT_EVENTS_QUEUE_URL'),
   };
 }
 

@@ -3,7 +3,7 @@
  * throttled one again as the same attempt), recording a finished call once, a platform's late
  * report of one, and what became of an attempt whose report never came.
  */
-import { type AttemptKey, type AttemptReport, type CallPlatform, DialThrottled, platformFor } from '../calls/call-platform.ts';
+import { type AttemptKey, type AttemptReport, type CallPlatform, DialOverQuota, DialRefused, DialThrottled, platformFor } from '../calls/call-platform.ts';
 import type { DialogScript } from '../calls/dialog.ts';
 import { RevisionConflict } from '../errors.ts';
 import { retryOnRevisionConflict } from '../storage/revision-retry.ts';
@@ -20,6 +20,8 @@ import { isFinal } from './state-machine.ts';
 
 /** A dial the rate or the platform refused is tried again this soon. */
 export const REDIAL_MS = 1_000;
+/** A dial the platform refused for its calls in flight (another user of the instance holds them) waits this long for one to end. */
+export const OVER_QUOTA_REDIAL_MS = 5_000;
 /** A dial the rate refused waits for the next second, when the rate has places again. */
 export const untilNextSecond = (now: Date): number => 1_000 - (now.getTime() % 1_000);
 /** A call still running at its deadline (the platform says so) is looked at again this soon. */
@@ -32,12 +34,23 @@ export const claimOrUndefined = (write: () => Promise<StoredOrder>): Promise<Sto
     throw error;
   });
 
-const attemptKeyOf = (order: StoredOrder): AttemptKey => ({ tenant: order.tenant, external_order_id: order.external_order_id, attempt: order.call_attempts });
+export const attemptKeyOf = (order: StoredOrder): AttemptKey => ({
+  tenant: order.tenant,
+  external_order_id: order.external_order_id,
+  attempt: order.call_attempts,
+});
+
+/** What a dial answered that is not a call: refused for now (the rate, the calls in flight), or refused for good (the destination). */
+type DialRefusal = 'throttled' | 'over_quota' | 'refused';
+const refusalOf = (error: unknown): DialRefusal | undefined =>
+  error instanceof DialThrottled ? 'throttled' : error instanceof DialOverQuota ? 'over_quota' : error instanceof DialRefused ? 'refused' : undefined;
 
 /**
  * Places the claimed attempt's call. A platform that reports later leaves the order in_call; a
  * cancel that raced the dial (it found no call to end yet) is caught right after it returns. A
- * throttled dial dialled nothing: the same attempt is dialled again shortly, never counted twice.
+ * dial refused for now dialled nothing: the same attempt is dialled again shortly (the rate) or
+ * once a call may have ended (the calls in flight), never counted twice. A destination the
+ * platform refuses ends the order at once, with one failed attempt (contract-decisions section 11).
  */
 export async function dial(ports: ProcessingPorts, platform: CallPlatform, claimed: StoredOrder, now: Date, facts: Facts): Promise<StoredOrder | undefined> {
   const lines = effectiveLines(claimed.items, claimed.substitutions, facts.variants);
@@ -54,18 +67,30 @@ export async function dial(ports: ProcessingPorts, platform: CallPlatform, claim
       now,
     )
     .catch((error: unknown) => {
-      if (error instanceof DialThrottled) return 'throttled' as const;
+      const refusal = refusalOf(error);
+      if (refusal) return refusal;
       throw error;
     });
-  if (report === 'throttled') {
-    await claimOrUndefined(() => ports.orders.write(claimed, { set: { redial_at: new Date(now.getTime() + REDIAL_MS).toISOString() } }, now));
+  if (report === 'throttled' || report === 'over_quota' || report === 'refused') await releaseCallSlot(ports, platform, key);
+  if (report === 'throttled' || report === 'over_quota') {
+    const redialAt = new Date(now.getTime() + (report === 'throttled' ? REDIAL_MS : OVER_QUOTA_REDIAL_MS)).toISOString();
+    await claimOrUndefined(() => ports.orders.write(claimed, { set: { redial_at: redialAt } }, now));
     return undefined;
+  }
+  if (report === 'refused') {
+    const at = now.toISOString();
+    return recordFinishedCall(ports, claimed, { call_disposition: 'failed', started_at: at, ended_at: at, refused: 'destination_not_allowed' }, now, facts);
   }
   if (report !== 'pending') return recordFinishedCall(ports, claimed, report, now, facts);
   const current = await ports.orders.read(claimed.tenant, claimed.external_order_id);
   if (current && isFinal(current.processing_state)) await platform.cancel(key);
   return claimed;
 }
+
+/** A live call's place, given back: its end is recorded, or it was never placed. */
+const releaseCallSlot = async (ports: ProcessingPorts, platform: CallPlatform | undefined, key: AttemptKey) => {
+  if (platform && platform !== ports.callPlatforms.sandbox) await ports.callSlots?.release(key);
+};
 
 /**
  * What an attempt's call says, read when the platform plays it (a live call's every turn):
@@ -79,15 +104,24 @@ export async function attemptScript(ports: ProcessingPorts, key: AttemptKey): Pr
   return callScript(order, facts, effectiveLines(order.items, order.substitutions, facts.variants));
 }
 
-/** Whether a dial of `platform` for `tenant` may go now: a live dial takes its place in the deployment's dial rate first; a simulated one needs none. */
-export const dialRateAllows = async (ports: ProcessingPorts, platform: CallPlatform, tenant: string, now: Date): Promise<boolean> =>
-  platform === ports.callPlatforms.sandbox || !ports.dialRate || (await ports.dialRate(now, tenant)) === 'placed';
+/**
+ * Whether the attempt's dial of `platform` may go now: a live dial takes a place for its call
+ * (the calls in flight), then its place in the deployment's dial rate, and gives the first back
+ * when the second is refused; a simulated one needs neither.
+ */
+export async function dialAdmitted(ports: ProcessingPorts, platform: CallPlatform, key: AttemptKey, now: Date): Promise<boolean> {
+  if (platform === ports.callPlatforms.sandbox) return true;
+  if (ports.callSlots && (await ports.callSlots.claim(key, now)) !== 'claimed') return false;
+  if (!ports.dialRate || (await ports.dialRate(now, key.tenant)) === 'placed') return true;
+  await ports.callSlots?.release(key);
+  return false;
+}
 
-/** A throttled attempt's next dial: claimed by clearing `redial_at` (one run wins), then dialled as the same attempt. */
+/** A refused attempt's next dial: claimed by clearing `redial_at` (one run wins), then dialled as the same attempt. */
 export async function redial(ports: ProcessingPorts, order: StoredOrder, now: Date, facts: Facts): Promise<StoredOrder | undefined> {
   const platform = platformFor(ports.callPlatforms, facts.config.mode);
   if (!platform) return undefined;
-  if (!(await dialRateAllows(ports, platform, order.tenant, now))) {
+  if (!(await dialAdmitted(ports, platform, attemptKeyOf(order), now))) {
     await ports.orders.write(order, { set: { redial_at: new Date(now.getTime() + untilNextSecond(now)).toISOString() } }, now);
     return undefined;
   }
@@ -113,6 +147,12 @@ export async function unreportedOutcome(order: StoredOrder, now: Date, platform:
  * already recovered at its deadline changes nothing.
  */
 export async function reportAttempt(ports: ProcessingPorts, key: AttemptKey, report: AttemptReport, now: Date): Promise<void> {
+  await recordReport(ports, key, report, now);
+  // The call ended and is recorded: its place among the calls in flight is free (a report that comes again frees nothing more).
+  await ports.callSlots?.release(key);
+}
+
+async function recordReport(ports: ProcessingPorts, key: AttemptKey, report: AttemptReport, now: Date): Promise<void> {
   const order = await ports.orders.read(key.tenant, key.external_order_id);
   if (!order || order.call_attempts < key.attempt || recordsAttempt(order.log, key.attempt)) return;
   if (order.processing_state === 'in_call' && order.call_attempts === key.attempt) {
@@ -167,6 +207,7 @@ export async function recordUnreportedCall(ports: ProcessingPorts, order: Stored
     await ports.orders.write(order, { set: { call_deadline_at: new Date(now.getTime() + ONGOING_CALL_RETRY_MS).toISOString() } }, now);
     return;
   }
+  await releaseCallSlot(ports, platform, attemptKeyOf(order));
   const inCall = { ...order, status_revision: lastStatus(order.log, 'in_call')?.revision ?? order.status_revision };
   await ports.orders.write(order, { set: { call_deadline_at: null }, calls: callRecords(inCall, unreported) }, now);
 }
@@ -178,7 +219,7 @@ export async function recordUnreportedCall(ports: ProcessingPorts, order: Stored
 export async function recordAttempt(ports: ProcessingPorts, order: StoredOrder, report: AttemptReport, now: Date, known?: Facts): Promise<StoredOrder> {
   const facts = known ?? (await factsFor(ports, order));
   const { to, result, nextContact } = attemptOutcome(order, report, facts, now, ports.settings.callRetryDelaySeconds);
-  const reason = result ? result.business_outcome : report.call_disposition;
+  const reason = report.refused ?? (result ? result.business_outcome : report.call_disposition);
   const calls = callRecords(order, report, result, facts.config.writeback.enabled);
   const lost = report.call_disposition === 'failed' ? { lost_attempts: attemptCounts(order, report).lost } : {};
   return ports.orders.write(order, { to, reason, set: { next_contact_at: nextContact, call_deadline_at: null, ...lost }, calls }, now);

@@ -63,6 +63,8 @@ export function attemptOutcome(
     result: resultView(order, disposition, outcome, snapshot, rules, at),
     nextContact: null,
   });
+  // The platform refused the destination: no call can reach this customer there (contract-decisions section 11).
+  if (report.refused) return completed('failed', 'unreachable', snapshotOf(lines, currency, false, report.refused));
   // An answered call with no decision (the customer said nothing, or pressed no key the
   // dialog knows, twice) reached the customer: it counts as an attempt and is called again.
   if (report.call_disposition === 'answered' && report.decision) {

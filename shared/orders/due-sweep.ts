@@ -12,8 +12,8 @@
  *   `tenantShare` orders a run, each tenant's orders by due time and, among those due at the
  *   same time, by priority;
  * - the call platform's dial rate paces it: when a start is refused for the rate, the second's
- *   dials are spent, and the run goes on in the next second where it left off, until the next
- *   run is due. A tenant's morning of due calls starts at the dial rate, and another tenant's
+ *   dials are spent, and the run goes on in the next second where it left off, for one interval
+ *   after its scan (when the next run, having scanned, takes over). A tenant's morning of due calls starts at the dial rate, and another tenant's
  *   due call waits at most one run;
  * - every tenant with due work is served in every run: a run whose deadline comes (a slow scan, a
  *   busy table) before each tenant has started an order goes on for those tenants alone, until
@@ -23,6 +23,7 @@
 
 import { mapWithConcurrency } from '../async/concurrency.ts';
 import type { DialClaim } from '../calls/call-platform.ts';
+import { logger } from '../logging/logger.ts';
 import { METRIC } from '../observability/metric-names.ts';
 import { countMetric } from '../observability/metrics.ts';
 import { dueKey, firstDueOfEachTenant, moreDueOfTenant } from '../storage/due-index.ts';
@@ -210,6 +211,8 @@ export interface TurnOptions {
   servedBy?: number | undefined;
   clock: () => number;
   sleep: (ms: number) => Promise<void>;
+  /** Collects the advances that failed (each has had its turn; the others go on). */
+  failed?: { tenant: string; error: unknown }[] | undefined;
 }
 
 /**
@@ -217,8 +220,8 @@ export interface TurnOptions {
  * started or the deadline comes. A tenant whose start asked the dial rate (a live tenant) is
  * rate-bound from then on: at the start of each second the rate-bound tenants take their turns
  * until the second is full (a tenant refused because it is ahead of one that waits tries
- * again after that one's dial), and the other tenants, whose work the rate does not hold, have the
- * rest of the second. Past the deadline, only the tenants that have started nothing yet go on,
+ * again after that one's dial), while the other tenants, whose work the rate does not hold,
+ * take theirs beside them, so a slow batch of theirs never holds up a second's dials. Past the deadline, only the tenants that have started nothing yet go on,
  * until each has or `servedBy` comes.
  */
 export async function advanceInTurns(tenants: readonly TenantTurns[], advance: Advance, options: TurnOptions): Promise<number> {
@@ -227,6 +230,7 @@ export async function advanceInTurns(tenants: readonly TenantTurns[], advance: A
   others.tenants.push(...tenants);
   const rateBatch = Math.min(ADVANCES_AT_ONCE, Math.max(1, options.dialsPerSecond ?? ADVANCES_AT_ONCE));
   let started = 0;
+  const failed: { tenant: string; error: unknown }[] = options.failed ?? [];
   const secondOf = (ms: number) => Math.floor(ms / 1000);
   const pastDeadline = () => options.clock() >= options.deadline;
   // Until the deadline every tenant takes its turns; after it, only those not yet served.
@@ -236,8 +240,11 @@ export async function advanceInTurns(tenants: readonly TenantTurns[], advance: A
   let resting = new Set<TenantTurns>();
   /** Runs a batch; tenants that asked the dial rate join the rate-bound rotation. Says whether the second is full. */
   const run = async (rotation: Rotation, batch: { tenant: TenantTurns; order: DueOrder }[]) => {
-    const outcomes = (await Promise.all(batch.map(({ order }) => advance(order.tenant, order.external_order_id)))).map((o) => o?.dialRate);
-    const refused = (claim: DialClaim | undefined) => claim === 'second_full' || claim === 'behind_others';
+    // An advance that fails (its order's dial answered what no one expected) is that order's alone: the rest of the batch goes on.
+    const settled = await Promise.allSettled(batch.map(({ order }) => advance(order.tenant, order.external_order_id)));
+    for (const [i, result] of settled.entries()) if (result.status === 'rejected') failed.push({ tenant: batch[i]!.order.tenant, error: result.reason });
+    const outcomes = settled.map((result) => (result.status === 'fulfilled' ? result.value?.dialRate : undefined));
+    const refused = (claim: DialClaim | undefined) => claim === 'second_full' || claim === 'behind_others' || claim === 'calls_full';
     const waited = batch.filter((_, i) => refused(outcomes[i]));
     for (const [i, { tenant }] of batch.entries()) if (!refused(outcomes[i])) tenant.started++;
     // A tenant ahead of one that waits tries again once that one has dialled; if no one in
@@ -250,26 +257,35 @@ export async function advanceInTurns(tenants: readonly TenantTurns[], advance: A
       rateBound.tenants.push(tenant);
       others.tenants.splice(others.tenants.indexOf(tenant), 1);
     }
-    const full = outcomes.includes('second_full');
-    if (full && rotation === rateBound) rateBound.resumeAt(batch[outcomes.indexOf('second_full')]!.tenant);
+    const fullAt = outcomes.findIndex((claim) => claim === 'second_full' || claim === 'calls_full');
+    const full = fullAt >= 0;
+    if (full && rotation === rateBound) rateBound.resumeAt(batch[fullAt]!.tenant);
     return full;
   };
-  while (options.clock() < limit() && (rateBound.hasWork(eligible) || others.hasWork(eligible))) {
-    const second = secondOf(options.clock());
-    resting = new Set();
-    let full = false;
-    while (!full && rateBound.hasWork(eligible) && within(second)) {
-      const batch = await rateBound.batch(rateBatch, resting, eligible);
-      if (batch.length === 0) break;
-      full = await run(rateBound, batch);
+  // The rate-bound tenants' turns, at the start of each second until it is full: their pace is
+  // the dial rate's, however long the other tenants' work takes (it runs beside them).
+  const rateBoundTurns = async () => {
+    while (options.clock() < limit() && (rateBound.hasWork(eligible) || others.hasWork(eligible))) {
+      const second = secondOf(options.clock());
+      resting = new Set();
+      let full = false;
+      while (!full && rateBound.hasWork(eligible) && within(second)) {
+        const batch = await rateBound.batch(rateBatch, resting, eligible);
+        if (batch.length === 0) break;
+        full = await run(rateBound, batch);
+      }
+      if (options.clock() < limit()) await options.sleep(1000 - (options.clock() % 1000));
     }
-    while (others.hasWork(eligible) && within(second)) {
+  };
+  // The other tenants' turns, one batch after another: the rate does not hold their work.
+  const otherTurns = async () => {
+    while (options.clock() < limit() && others.hasWork(eligible)) {
       const batch = await others.batch(ADVANCES_AT_ONCE, new Set(), eligible);
       if (batch.length === 0) break;
       await run(others, batch);
     }
-    if (within(second)) await options.sleep(1000 - (options.clock() % 1000));
-  }
+  };
+  await Promise.all([rateBoundTurns(), otherTurns()]);
   return started;
 }
 
@@ -277,17 +293,28 @@ export async function sweepDueOrders(now: Date, advance: Advance, settings: Swee
   const sweepSeconds = settings.sweepSeconds ?? SWEEP_INTERVAL_SECONDS;
   const clock = settings.clock ?? Date.now;
   const tenants = await dueTenants(now);
-  // The next run spends about as long on its scan before it starts anything: this one goes on
-  // dialling meanwhile (the dial rate is one counter, whichever run asks), up to a quarter of the interval.
-  const scanMs = Math.min(clock() - now.getTime(), (sweepSeconds * 1000) / 4);
+  // A run paces its calls over one interval from the end of its scan, however long the scan
+  // took: the next run, started an interval after this one, scans as long before it dials, so
+  // the two take over from each other. Never past the run's limit.
+  const scanned = clock();
+  const limit = now.getTime() + sweepSeconds * 1000 * RUN_LIMIT_FACTOR;
+  const failed: { tenant: string; error: unknown }[] = [];
   const started = await advanceInTurns(tenants, advance, {
+    failed,
     share: tenantShare(sweepSeconds, settings.dialsPerSecond),
     dialsPerSecond: settings.dialsPerSecond,
-    deadline: now.getTime() + sweepSeconds * 1000 + scanMs,
-    servedBy: now.getTime() + sweepSeconds * 1000 * RUN_LIMIT_FACTOR,
+    deadline: Math.min(scanned + sweepSeconds * 1000, limit),
+    servedBy: limit,
     clock,
     sleep: settings.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
   });
+  // The error's class and the tenants only: an order's dial never says more in a log line.
+  if (failed.length)
+    logger.error('call sweep: advances failed; their orders are looked at again in a later run', {
+      failed: failed.length,
+      tenants: [...new Set(failed.map((f) => f.tenant))].slice(0, 20),
+      errors: [...new Set(failed.map((f) => (f.error as Error)?.name ?? 'Error'))],
+    });
   // Every run reports it, zero included, so the alarm sees a backlog clear as well as grow.
   const before = new Date(now.getTime() - sweepSeconds * 1000).toISOString();
   countMetric(

@@ -12,10 +12,11 @@ import { type AttemptKey, type AttemptReport, type DialClaim, longestCallSeconds
 import { RevisionConflict } from '../errors.ts';
 import { logger } from '../logging/logger.ts';
 import {
+  attemptKeyOf,
   attemptScript,
   claimOrUndefined,
   dial,
-  dialRateAllows,
+  dialAdmitted,
   ONGOING_CALL_RETRY_MS,
   recordAttempt,
   recordUnreportedCall,
@@ -129,9 +130,12 @@ async function step(ports: ProcessingPorts, order: StoredOrder, now: Date, facts
         : Date.parse(order.updated_at) + longestCallSeconds(ports.callPlatforms) * 1000;
       if (deadline > now.getTime()) return undefined;
       const facts = await factsOf(order);
-      const report = await unreportedOutcome(order, now, platformFor(ports.callPlatforms, facts.config.mode));
+      const platform = platformFor(ports.callPlatforms, facts.config.mode);
+      const report = await unreportedOutcome(order, now, platform);
       if (report === 'ongoing')
         return void (await ports.orders.write(order, { set: { call_deadline_at: new Date(now.getTime() + ONGOING_CALL_RETRY_MS).toISOString() } }, now));
+      // Whatever it became, the call is over: its place among the calls in flight is free.
+      if (platform && platform !== ports.callPlatforms.sandbox) await ports.callSlots?.release(attemptKeyOf(order));
       return recordAttempt(ports, order, report, now, facts);
     }
     default:
@@ -169,8 +173,9 @@ async function startAttempt(ports: ProcessingPorts, order: StoredOrder, now: Dat
     return deferCall(ports, order, now, SUSPENDED_RETRY_MS);
   }
   // Without a place in the dial rate, the order stays scheduled for the next second.
-  if (!(await dialRateAllows(ports, platform, order.tenant, now))) return deferCall(ports, order, now, untilNextSecond(now));
   const attempt = order.call_attempts + 1;
+  const key = { tenant: order.tenant, external_order_id: order.external_order_id, attempt };
+  if (!(await dialAdmitted(ports, platform, key, now))) return deferCall(ports, order, now, untilNextSecond(now));
   const inCall = await ports.orders.write(
     order,
     {
@@ -200,15 +205,31 @@ const mayStartCall = (state: OrderState) => state === 'scheduled' || state === '
  */
 export async function advanceOrder(ports: ProcessingPorts, tenant: string, id: string, now: () => Date = () => new Date()): Promise<{ dialRate?: DialClaim }> {
   const outcome: { dialRate?: DialClaim } = {};
-  const { dialRate } = ports;
+  // A run may ask more than once (a throttled redial): a refusal is what it says.
+  const note = (claim: DialClaim) => {
+    if (outcome.dialRate === undefined || outcome.dialRate === 'placed') outcome.dialRate = claim;
+  };
+  const { dialRate, callSlots } = ports;
   if (dialRate) {
     ports = {
       ...ports,
       dialRate: async (at, dialling) => {
         const claim = await dialRate(at, dialling);
-        // A run may ask more than once (a throttled redial): a refusal is what it says.
-        if (outcome.dialRate === undefined || outcome.dialRate === 'placed') outcome.dialRate = claim;
+        note(claim);
         return claim;
+      },
+    };
+  }
+  if (callSlots) {
+    ports = {
+      ...ports,
+      callSlots: {
+        release: callSlots.release,
+        claim: async (key, at) => {
+          const claim = await callSlots.claim(key, at);
+          if (claim !== 'claimed') note(claim);
+          return claim;
+        },
       },
     };
   }

@@ -37,6 +37,7 @@
  * | server-side key material              | pk = SYSTEM, sk = {name}                        | table |
  * | overdue queue work                    | gsi2pk = DUE#{shard}, gsi2sk <= now             | gsi2  |
  * | a tenant's reaction jobs (paged over orders) | pk = T#{tenant}#JOBS, sk = JOB#{kind}#{subject}#{at} | table |
+ * | live calls in flight (the concurrency cap) | pk = CALLSLOTS, sk = SLOT#{n} (lease_until > now) | table |
  * | stream work not yet done (orders until their events are out, other events, jobs, results to write back, products) | gsi2pk = STREAMDUE#{shard}, gsi2sk <= now | gsi2 |
  *
  * Tenant data always starts with `T#{tenant}#`, so no request can address another tenant's
@@ -140,6 +141,9 @@ const facetPartition = (tenant: string, list: ListName, facets: readonly string[
 /** What a facet partition filters by, named in its key so an operator reading a key knows. */
 const FACET_MARK: Readonly<Record<ListName, string>> = { PRODUCTS: 'AV', RULES: 'EN', ORDERS: 'ST', DELIVERIES: 'ST' };
 
+/** The partition of the deployment's live-call places: one item per call in flight, at most the quota. */
+export const CALL_SLOTS = 'CALLSLOTS';
+
 export const keys = {
   apiKey: (keyId: string): ItemKey => ({ pk: `KEY#${keyId}`, sk: 'KEY' }),
   tenantConfig: (tenant: string): ItemKey => ({ pk: tenantPrefix(tenant), sk: 'CONFIG' }),
@@ -177,6 +181,8 @@ export const keys = {
   contact: (contactId: string): ItemKey => ({ pk: `CONTACT#${contactId}`, sk: 'CONTACT' }),
   /** The deployment's live dials in one second, across every tenant (the call platform's dial rate). */
   dialRate: (epochSecond: number): ItemKey => ({ pk: `DIALRATE#${epochSecond}`, sk: 'DIALRATE' }),
+  /** One of the deployment's places for a live call in flight (the platform's concurrent-calls quota). */
+  callSlot: (slot: number): ItemKey => ({ pk: CALL_SLOTS, sk: `SLOT#${String(slot).padStart(4, '0')}` }),
   /** The tenants that wanted to dial in one window of the dial rate's turns. */
   dialContenders: (bucket: number): ItemKey => ({ pk: `DIALRATE#CONTENDERS#${bucket}`, sk: 'CONTENDERS' }),
   /** A stretch of an order's log moved out of the order item, by the revision of its first entry. */

@@ -51,7 +51,8 @@ beforeAll(async () => {
       CALL_STUCK_AFTER_SECONDS: '10',
       CALL_RETRY_DELAY_SECONDS: '1',
       AUTH_CACHE_SECONDS: '1',
-      POWERTOOLS_LOG_LEVEL: 'ERROR',
+      // Every line a function writes, so that no dialled number in any of them goes unseen.
+      POWERTOOLS_LOG_LEVEL: 'INFO',
     },
     callSweepEveryMs: 500,
   });

@@ -15,7 +15,8 @@ import { mapWithConcurrency } from '#shared/async/concurrency.ts';
 import { keys } from '#shared/storage/keys.ts';
 
 const DIALS_PER_SECOND = 20;
-const SWEEP_SECONDS = 15;
+/** Long enough that the run dials for seconds after its scan, which a busy machine makes last half of it. */
+const SWEEP_SECONDS = 30;
 const SANDBOX_TENANTS = 799;
 const PER_SANDBOX_TENANT = 100;
 const BIG = 20_099;
@@ -109,16 +110,16 @@ describe('a call sweep over 100,000 due orders', () => {
     };
     console.log(`call sweep over 100,000 due orders: ${JSON.stringify(figures)}`);
 
-    // Within its time: the interval and its scan again (at most a quarter of it), or, serving a
-    // tenant it had not reached, its limit; the last batch a moment past; and its memory.
+    // Within its time: the interval after its scan, or, serving a tenant it had not reached, at
+    // most its limit; the last batch a moment past; and its memory.
     expect(ranMs, 'the run went past its limit').toBeLessThan(SWEEP_SECONDS * RUN_LIMIT_FACTOR * 1000 + 2000);
     expect(figures.heapGrowthMb).toBeLessThan(128);
     // A page per tenant and shard, not the backlog.
     expect(itemsRead).toBeLessThan(100_000 / 2);
     // Within the rate every second, and at the rate: the big tenant's morning starts at it.
     expect(figures.busiestSecond).toBeLessThanOrEqual(DIALS_PER_SECOND);
-    expect(dialSeconds).toBeGreaterThanOrEqual(5);
-    expect(bigDials).toBeGreaterThanOrEqual(0.8 * DIALS_PER_SECOND * (dialSeconds - 1));
+    expect(dialSeconds, 'the run dialled over too few seconds to measure its rate').toBeGreaterThanOrEqual(5);
+    expect(bigDials, "the big tenant's calls did not start at the dial rate").toBeGreaterThanOrEqual(0.8 * DIALS_PER_SECOND * (dialSeconds - 1));
     // The small tenant's due call starts in this run, though 800 tenants are before it in turn.
     expect(dials.filter((d) => d.tenant === 'small').length, 'the small tenant was not dialled in the run').toBe(1);
   });

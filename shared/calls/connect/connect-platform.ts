@@ -1,15 +1,21 @@
 /**
  * The live call platform on Amazon Connect, behind the `CallPlatform` port. A dial is one
- * StartOutboundVoiceContact: its client token is made from tenant, order and attempt (so an SDK
- * retry of the same dial is the same contact), it comes from the caller id of the customer's
- * market, rings at most RING_TIMEOUT_SECONDS, and carries one opaque attribute (the attempt's
- * reference) and nothing personal. The contact id is mapped to the attempt (`contacts`), and
- * the outcome arrives later, from Connect's contact events: the dial answers `pending`.
+ * StartOutboundVoiceContact request (its client makes one attempt: a claimed dial is one
+ * request, and the dial rate counts requests): its client token is made from tenant, order and
+ * attempt, it comes from the caller id of the customer's market, carries one opaque attribute
+ * (the attempt's reference) and nothing personal, and, with campaign traffic (the only traffic
+ * Connect honours it for), rings at most RING_TIMEOUT_SECONDS; general traffic rings up to
+ * Connect's 60 s. The contact id is mapped to the attempt (`contacts`), and the outcome arrives
+ * later, from Connect's contact events: the dial answers `pending`.
+ *
+ * What a dial answers is classified (contract-decisions section 11): ThrottlingException waits
+ * for the next second, LimitExceededException (the concurrent-calls quota) for a call to end,
+ * and a refusal of the destination or the permission (DestinationNotAllowedException,
+ * OutboundContactNotPermittedException, an invalid number) ends the order.
  *
  * The order's `dialing` claim stays the only gate against a second dial: a client token sent
  * again after its contact ended dials again.
  */
-import { createHash } from 'node:crypto';
 import {
   type ConnectClient,
   DescribeContactCommand,
@@ -17,9 +23,18 @@ import {
   StopContactCommand,
   UpdateContactAttributesCommand,
 } from '@aws-sdk/client-connect';
-import { type AttemptKey, type AttemptReport, type CallPlatform, type CallRequest, DialThrottled } from '../call-platform.ts';
+import {
+  type AttemptKey,
+  type AttemptReport,
+  attemptReference,
+  type CallPlatform,
+  type CallRequest,
+  DialOverQuota,
+  DialRefused,
+  DialThrottled,
+} from '../call-platform.ts';
+import { reportOfContactEnd } from './contact-events.ts';
 import type { ContactMap } from './contact-store.ts';
-import { connectDisposition } from './dispositions.ts';
 
 /** How long a dial rings before it is `no_answer`. */
 export const RING_TIMEOUT_SECONDS = 30;
@@ -44,19 +59,36 @@ export interface ConnectSettings {
   stuckAfterSeconds: number;
 }
 
-/** An attempt's opaque reference: what the contact's attributes carry instead of anything about the customer. */
-export const attemptReference = (key: AttemptKey): string =>
-  createHash('sha256').update(`${key.tenant}\n${key.external_order_id}\n${key.attempt}`).digest('base64url').slice(0, 32);
+const REFUSED_DESTINATIONS = new Set(['DestinationNotAllowedException', 'OutboundContactNotPermittedException']);
 
-const isThrottling = (error: unknown) =>
-  (error as { name?: string }).name === 'ThrottlingException' || (error as { name?: string }).name === 'LimitExceededException';
+/**
+ * What Connect's refusal of a dial means: throttled, over the calls quota, the destination
+ * refused, or undefined (anything else: the dial may or may not have been placed, and the
+ * attempt is recovered at its deadline). An invalid-parameter or invalid-request answer is the
+ * destination's only when it names the destination number: any other is this deployment's
+ * fault, which must not end customers' orders.
+ */
+export function dialRefusal(error: unknown): DialThrottled | DialOverQuota | DialRefused | undefined {
+  const { name = '', message = '' } = error as { name?: string; message?: string };
+  if (name === 'ThrottlingException') return new DialThrottled('Amazon Connect throttled the dial');
+  if (name === 'LimitExceededException') return new DialOverQuota('Amazon Connect has as many calls in flight as its quota allows');
+  if (REFUSED_DESTINATIONS.has(name)) return new DialRefused(`Amazon Connect refused the destination (${name})`);
+  if ((name === 'InvalidParameterException' || name === 'InvalidRequestException') && /destination/i.test(message))
+    return new DialRefused(`Amazon Connect refused the destination number (${name})`);
+  return undefined;
+}
 
-const iso = (at: Date | undefined, fallback: Date) => (at ?? fallback).toISOString();
+/** The platform's clients: the dialer makes one attempt per request (a claimed dial is one dial); the other calls retry as the SDK does. */
+export interface ConnectClients {
+  dialer: ConnectClient;
+  client: ConnectClient;
+}
 
-export function connectCallPlatform(client: ConnectClient, settings: ConnectSettings, contacts: ContactMap): CallPlatform {
+export function connectCallPlatform(clients: ConnectClients, settings: ConnectSettings, contacts: ContactMap): CallPlatform {
+  const { dialer, client } = clients;
   const callerIdFor = (request: CallRequest) => settings.callerIds[request.market ?? ''] ?? Object.values(settings.callerIds)[0];
   const dial = (request: CallRequest, reference: string, contactFlowId: string) =>
-    client.send(
+    dialer.send(
       new StartOutboundVoiceContactCommand({
         InstanceId: settings.instanceId,
         ContactFlowId: contactFlowId,
@@ -64,9 +96,12 @@ export function connectCallPlatform(client: ConnectClient, settings: ConnectSett
         SourcePhoneNumber: callerIdFor(request),
         ClientToken: reference,
         Attributes: { [ATTEMPT_ATTRIBUTE]: reference },
-        RingTimeoutInSeconds: RING_TIMEOUT_SECONDS,
         ...(settings.campaignTraffic
-          ? { TrafficType: 'CAMPAIGN', AnswerMachineDetectionConfig: { EnableAnswerMachineDetection: true, AwaitAnswerMachinePrompt: true } }
+          ? {
+              TrafficType: 'CAMPAIGN',
+              AnswerMachineDetectionConfig: { EnableAnswerMachineDetection: true, AwaitAnswerMachinePrompt: true },
+              RingTimeoutInSeconds: RING_TIMEOUT_SECONDS,
+            }
           : { TrafficType: 'GENERAL' }),
       }),
     );
@@ -81,8 +116,7 @@ export function connectCallPlatform(client: ConnectClient, settings: ConnectSett
       // Before the dial: however soon the customer answers, the flow's first turn finds the attempt.
       await contacts.prepare(prepared);
       const { ContactId } = await dial(request, prepared.reference, contactFlowId).catch((error: unknown) => {
-        if (isThrottling(error)) throw new DialThrottled('Amazon Connect throttled the dial');
-        throw error;
+        throw dialRefusal(error) ?? error;
       });
       if (!ContactId) throw new Error('Connect answered a dial without a contact id');
       await contacts.placed({ ...prepared, contactId: ContactId });
@@ -100,6 +134,11 @@ export function connectCallPlatform(client: ConnectClient, settings: ConnectSett
     async erase({ tenant, external_customer_id }) {
       // Connect keeps its contact record (24 months, not deletable); what this service put on it, the reference, is blanked.
       for (const contact of await contacts.ofCustomer(tenant, external_customer_id)) {
+        // An attempt prepared but never placed (its dial refused or throttled) has no contact in Connect to blank.
+        if (!contact.contactId) {
+          await contacts.forget(contact);
+          continue;
+        }
         await client
           .send(
             new UpdateContactAttributesCommand({
@@ -139,11 +178,17 @@ async function contactOutcome(
   ]);
   if (!Contact) return undefined;
   if (!Contact.DisconnectTimestamp) return 'ongoing';
-  const call_disposition = connectDisposition({
-    detection: Contact.AnsweringMachineDetectionStatus,
-    disconnectReason: Contact.DisconnectReason,
-    connected: Contact.ConnectedToSystemTimestamp !== undefined,
-  });
-  const report: AttemptReport = { call_disposition, started_at: iso(Contact.InitiationTimestamp, now), ended_at: iso(Contact.DisconnectTimestamp, now) };
-  return call_disposition === 'answered' && attempt?.decision ? { ...report, decision: attempt.decision } : report;
+  // The contact's end, as its event would have said it: the customer's choice stands (reportOfContactEnd).
+  return reportOfContactEnd(
+    {
+      contactId: mapped.contactId,
+      initiatedAt: Contact.InitiationTimestamp?.toISOString(),
+      connectedAt: Contact.ConnectedToSystemTimestamp?.toISOString(),
+      disconnectedAt: Contact.DisconnectTimestamp.toISOString(),
+      disconnectReason: Contact.DisconnectReason,
+      detection: Contact.AnsweringMachineDetectionStatus,
+    },
+    attempt?.decision,
+    now,
+  );
 }

@@ -62,16 +62,17 @@ export function contactEnd(event: unknown): ContactEnd | undefined {
   };
 }
 
-/** The attempt's report from the end of its contact and the choice the dialog kept (an answered call's decision). */
+/**
+ * The attempt's report from the end of its contact and the choice the dialog kept. A choice the
+ * customer made stands whatever the call's end says (a line that dropped after the key was
+ * pressed reports a telecom problem): they answered, and decided.
+ */
 export function reportOfContactEnd(end: ContactEnd, decision: Decision | undefined, receivedAt: Date): AttemptReport {
-  const call_disposition = connectDisposition({ detection: end.detection, disconnectReason: end.disconnectReason, connected: end.connectedAt !== undefined });
   const ended_at = end.disconnectedAt ?? receivedAt.toISOString();
-  return {
-    call_disposition,
-    started_at: end.initiatedAt ?? ended_at,
-    ended_at,
-    ...(call_disposition === 'answered' && decision ? { decision } : {}),
-  };
+  const started_at = end.initiatedAt ?? ended_at;
+  if (decision) return { call_disposition: 'answered', decision, started_at, ended_at };
+  const call_disposition = connectDisposition({ detection: end.detection, disconnectReason: end.disconnectReason, connected: end.connectedAt !== undefined });
+  return { call_disposition, started_at, ended_at };
 }
 
 export interface ContactEndPorts {
@@ -81,15 +82,26 @@ export interface ContactEndPorts {
 }
 
 /**
- * A contact event, recorded: the end of one of our contacts becomes its attempt's report, with
- * the choice the dialog kept on the attempt's reference. Any other event, or one for a contact
- * this service does not know (another flow's, or one an erasure forgot), changes nothing.
+ * How long a contact's end may name a contact this service does not know yet: its dial's answer
+ * (and the contact's item) can come after the call's first events, so a recent end is looked at
+ * again; an older one is another flow's contact, or one an erasure forgot.
  */
-export async function recordContactEnd(ports: ContactEndPorts, event: unknown, now: Date): Promise<void> {
+export const UNKNOWN_CONTACT_WAIT_SECONDS = 120;
+
+/**
+ * A contact event, recorded: the end of one of our contacts becomes its attempt's report, with
+ * the choice the dialog kept on the attempt's reference. Any other event changes nothing; an end
+ * of a contact not known (yet) is `retry` while it is recent, else `ignored`.
+ */
+export async function recordContactEnd(ports: ContactEndPorts, event: unknown, now: Date): Promise<'recorded' | 'ignored' | 'retry'> {
   const end = contactEnd(event);
-  if (!end) return;
+  if (!end) return 'ignored';
   const contact = await ports.contacts.byContact(end.contactId);
-  if (!contact) return;
+  if (!contact) {
+    const endedAt = Date.parse(end.disconnectedAt ?? end.initiatedAt ?? '');
+    return Number.isNaN(endedAt) || now.getTime() - endedAt < UNKNOWN_CONTACT_WAIT_SECONDS * 1000 ? 'retry' : 'ignored';
+  }
   const decision = (await ports.contacts.byReference(contact.reference))?.decision;
   await ports.reportAttempt(contact, reportOfContactEnd(end, decision, now), now);
+  return 'recorded';
 }

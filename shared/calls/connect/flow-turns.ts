@@ -4,15 +4,17 @@
  * it answers, reads one key, and comes back, until the answer is `end`. Every decision is the
  * dialog's (dialog.ts); the script is the same `callScript` the sandbox's simulated customer hears.
  *
- * The flow carries the dialog's state between turns (`state`, the misses so far) in the
- * function's own answer, so a turn reads the order and its facts and writes nothing until the
+ * The flow carries the dialog's state between turns (`state`, the misses so far, a bare number:
+ * Connect documents attribute values as alphanumeric) in the function's own answer, so a turn reads the order and its facts and writes nothing until the
  * customer has chosen: then the choice is kept with the attempt's reference (the contact's one
  * attribute, written before the dial), where the event worker finds it.
  */
 
 import type { AttemptKey } from '../call-platform.ts';
 import { type DialogScript, type DialogState, nextTurn, openingTurn, type Turn } from '../dialog.ts';
+import type { Language } from '../dialog-messages.ts';
 import { ATTEMPT_ATTRIBUTE } from './connect-platform.ts';
+import { STORED_INPUT_TIMEOUT } from './contact-flow.ts';
 import type { ContactMap } from './contact-store.ts';
 
 /** What the flow passes: the turn (`first`, or `next` with the key and the state it was given). */
@@ -24,15 +26,17 @@ export interface FlowTurnRequest {
 }
 
 /**
- * The flow's STRING_MAP: `ask` says `say` and reads a key; `end` says `say` (may be empty) and
- * hangs up. `keys` are the keys `say` offers (the flow ignores them; they are what the words say).
+ * The flow's STRING_MAP: `ask` says `say` and reads a key; `end` says `say` and hangs up;
+ * `hang-up` hangs up without a word. `language` picks the voice after the first turn; `keys`
+ * are the keys `say` offers (the flow ignores them; they are what the words say).
  */
 export interface FlowTurnAnswer {
   [key: string]: string;
-  action: 'ask' | 'end';
+  action: 'ask' | 'end' | 'hang-up';
   say: string;
   state: string;
   keys: string;
+  language: Language;
 }
 
 export interface FlowTurnPorts {
@@ -45,22 +49,20 @@ export interface FlowTurnPorts {
 }
 
 /** Hang up without a word: the contact is not (or no longer) a call this service places. */
-const HANG_UP: FlowTurnAnswer = { action: 'end', say: '', state: '', keys: '' };
+const HANG_UP: FlowTurnAnswer = { action: 'hang-up', say: '', state: '', keys: '', language: 'en' };
 
-function stateOf(text: string | undefined): DialogState | undefined {
-  try {
-    const parsed = JSON.parse(text ?? '') as DialogState;
-    return Number.isInteger(parsed.misses) && parsed.misses >= 0 ? { misses: parsed.misses } : undefined;
-  } catch {
-    return undefined;
-  }
-}
+/** The misses so far, as the flow carries them: a bare number this function gave. */
+const stateOf = (text: string | undefined): DialogState | undefined => (/^\d{1,2}$/.test(text ?? '') ? { misses: Number(text) } : undefined);
 
-const answerOf = (state: DialogState, turn: Turn): FlowTurnAnswer => ({
+/** The key the flow stored: nothing when the customer pressed none in time (Connect stores `Timeout`). */
+const pressedOf = (stored: string | undefined): string | null => (!stored || stored === STORED_INPUT_TIMEOUT ? null : stored);
+
+const answerOf = (state: DialogState, turn: Turn, language: Language): FlowTurnAnswer => ({
   action: turn.end ? 'end' : 'ask',
   say: turn.say,
-  state: JSON.stringify(state),
+  state: String(state.misses),
   keys: turn.input?.digits.join('') ?? '',
+  language,
 });
 
 export async function flowTurn(ports: FlowTurnPorts, request: FlowTurnRequest): Promise<FlowTurnAnswer> {
@@ -72,8 +74,7 @@ export async function flowTurn(ports: FlowTurnPorts, request: FlowTurnRequest): 
   const first = request.parameters.turn !== 'next';
   const state = first ? undefined : stateOf(request.parameters.state);
   if (!first && !state) return HANG_UP;
-  const pressed = request.parameters.pressed ? request.parameters.pressed : null;
-  const { state: next, turn } = first ? openingTurn(script) : nextTurn(script, state!, pressed);
+  const { state: next, turn } = first ? openingTurn(script) : nextTurn(script, state!, pressedOf(request.parameters.pressed));
   if (turn.end?.decision) await ports.contacts.decide(contact.reference, turn.end.decision);
-  return answerOf(next, turn);
+  return answerOf(next, turn, script.language);
 }

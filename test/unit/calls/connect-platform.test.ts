@@ -6,14 +6,14 @@
 import { ConnectClient } from '@aws-sdk/client-connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ConnectStandIn, startConnectStandIn } from '#local/connect-stand-in.ts';
-import { type AttemptKey, DialThrottled } from '#shared/calls/call-platform.ts';
-import { attemptReference, connectCallPlatform } from '#shared/calls/connect/connect-platform.ts';
+import { type AttemptKey, attemptReference, DialThrottled } from '#shared/calls/call-platform.ts';
+import { connectCallPlatform } from '#shared/calls/connect/connect-platform.ts';
 import type { AttemptOfReference, ContactMap } from '#shared/calls/connect/contact-store.ts';
 import { dialogScript } from '#shared/calls/dialog.ts';
 
 let standIn: ConnectStandIn;
 beforeAll(async () => {
-  standIn = await startConnectStandIn();
+  standIn = await startConnectStandIn({ allowedCountries: ['DE', 'AT'] });
 });
 afterAll(() => standIn.close());
 
@@ -73,7 +73,7 @@ const script = dialogScript({
 function platform(contacts: ContactMap, campaignTraffic = false) {
   const client = new ConnectClient({ endpoint: standIn.endpoint, region: 'eu-central-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
   return connectCallPlatform(
-    client,
+    { dialer: client, client },
     { instanceId: 'inst-1', contactFlowId: 'flow-1', callerIds: { DE: '+4930000000', AT: '+431000000' }, campaignTraffic, stuckAfterSeconds: 600 },
     contacts,
   );

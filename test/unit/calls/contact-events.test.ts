@@ -24,16 +24,30 @@ describe('the end of a contact from its events', () => {
     });
   });
 
-  it('reads the same in Pascal case, with the disconnect reason as { Code }, and keeps no decision for an unanswered call', () => {
+  it('reads the same in Pascal case, with the disconnect reason as { Code }: busy when no choice was kept', () => {
     const end = contactEnd(
       event({ EventType: 'completed', ContactId: 'c-2', DisconnectTimestamp: '2026-11-28T09:01:00Z', DisconnectReason: { Code: 'TELECOM_BUSY' } }),
     )!;
     expect(end).toMatchObject({ contactId: 'c-2', disconnectReason: 'TELECOM_BUSY', connectedAt: undefined });
-    expect(reportOfContactEnd(end, 'confirmed', new Date('2026-11-28T09:02:00Z'))).toEqual({
+    expect(reportOfContactEnd(end, undefined, new Date('2026-11-28T09:02:00Z'))).toEqual({
       call_disposition: 'busy',
       started_at: '2026-11-28T09:01:00.000Z',
       ended_at: '2026-11-28T09:01:00.000Z',
     });
+  });
+
+  it('keeps the choice the customer made whatever the end says (a line that dropped after the key)', () => {
+    const end = contactEnd(
+      event({
+        eventType: 'DISCONNECTED',
+        contactId: 'c-3',
+        connectedToSystemTimestamp: '2026-11-28T09:00:10Z',
+        disconnectTimestamp: '2026-11-28T09:01:00Z',
+        disconnectReason: 'TELECOM_PROBLEM',
+      }),
+    )!;
+    expect(reportOfContactEnd(end, 'confirmed', new Date('2026-11-28T09:02:00Z'))).toMatchObject({ call_disposition: 'answered', decision: 'confirmed' });
+    expect(reportOfContactEnd(end, undefined, new Date('2026-11-28T09:02:00Z'))).toMatchObject({ call_disposition: 'failed' });
   });
 
   it('ignores every other event, and one without a contact', () => {

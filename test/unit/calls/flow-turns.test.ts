@@ -36,13 +36,15 @@ describe("the contact flow's turns", () => {
     expect(decisions).toEqual(['confirmed']);
   });
 
-  it('asks once more after a wrong key or silence, and ends without a decision after the second miss', async () => {
+  it('asks once more after a wrong key or silence (stored input holds `Timeout`), and ends without a decision after the second miss', async () => {
     const { turn, decisions } = inCall();
     const first = await turn({ turn: 'first' });
+    expect(first).toMatchObject({ state: '0', language: 'de' });
     const again = await turn({ turn: 'next', state: first.state, pressed: '7' });
-    expect(again.action).toBe('ask');
-    const last = await turn({ turn: 'next', state: again.state, pressed: '' });
+    expect(again).toMatchObject({ action: 'ask', state: '1' });
+    const last = await turn({ turn: 'next', state: again.state, pressed: 'Timeout' });
     expect(last.action).toBe('end');
+    expect(last.say).toMatch(/Wahl nicht gehört/);
     expect(decisions).toEqual([]);
   });
 
@@ -52,16 +54,16 @@ describe("the contact flow's turns", () => {
       { state: 'in_call' as const, attempt: 2 },
     ]) {
       const { turn, decisions } = inCall(state, attempt);
-      expect(await turn({ turn: 'first' })).toEqual({ action: 'end', say: '', state: '', keys: '' });
+      expect(await turn({ turn: 'first' })).toEqual({ action: 'hang-up', say: '', state: '', keys: '', language: 'en' });
       expect(decisions).toEqual([]);
     }
   });
 
   it('hangs up without a word on a contact it does not know or a turn state it did not give', async () => {
     const { turn, decisions } = inCall();
-    expect((await turn({ turn: 'first' }, 'someone-else')).say).toBe('');
-    for (const state of ['', 'not json', '{"misses":-1}', '{"misses":1.5}']) {
-      expect(await turn({ turn: 'next', state, pressed: '1' })).toMatchObject({ action: 'end', say: '' });
+    expect(await turn({ turn: 'first' }, 'someone-else')).toMatchObject({ action: 'hang-up', say: '' });
+    for (const state of ['', 'not a number', '{"misses":0}', '-1', '1.5']) {
+      expect(await turn({ turn: 'next', state, pressed: '1' })).toMatchObject({ action: 'hang-up', say: '' });
     }
     expect(decisions).toEqual([]);
   });

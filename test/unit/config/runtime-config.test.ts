@@ -17,7 +17,9 @@ describe('the runtime configuration read from the environment', () => {
       callerIds: { DE: '+4930123456', AT: '+431234567' },
       campaignTraffic: false,
       dialsPerSecond: 2,
+      concurrentCalls: 10,
       endpoint: undefined,
+      contactEventsQueueUrl: undefined,
     });
   });
 
