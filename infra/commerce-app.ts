@@ -53,6 +53,13 @@ export function callPlatformOf(app: App): { callPlatform: 'sandbox' | 'connect';
   const instanceArn = String(context('connectInstanceArn') ?? '');
   if (!CONNECT_INSTANCE_ARN.test(instanceArn))
     throw new ContextError('-c callPlatform=connect needs -c connectInstanceArn=arn:aws:connect:<region>:<account>:instance/<id>');
+  // The region the CLI deploys to, where it knows it (its profile's): contact events arrive only in the instance's (CloudFormation checks it again).
+  const instanceRegion = instanceArn.split(':')[3];
+  const deployRegion = context('region') ?? process.env.CDK_DEFAULT_REGION;
+  if (deployRegion && deployRegion !== instanceRegion)
+    throw new ContextError(
+      `the Amazon Connect instance is in ${instanceRegion}: deploy the stack there (its contact events arrive only in that region), not in ${String(deployRegion)}`,
+    );
   const callerIds = parseCallerIds(context('connectCallerIds'));
   if (!callerIds) throw new ContextError('-c callPlatform=connect needs -c connectCallerIds=\'{"DE":"+4930…"}\': each market\'s claimed number in E.164');
   const dialsPerSecond = Number(context('connectDialsPerSecond') ?? 2);

@@ -36,6 +36,8 @@ export interface CallTiming {
 export interface SimulatedCalls {
   faults: EventFaults;
   timing: CallTiming;
+  /** A test's customers, by number: how they behave in place of the sandbox scenario of their last digit (a silent one, a mailbox). */
+  readonly customers: Map<string, CustomerBehaviour>;
   /** What each contact's customer heard (in which voice) and pressed, by contact id (the dialog's words, never a number). */
   readonly heard: Map<string, { said: string[]; voices: string[]; pressed: (string | null)[] }>;
   /** Calls still being played. */
@@ -189,7 +191,8 @@ async function play(network: Network, contact: StandInContact): Promise<void> {
   network.rings.set(contact.destination, ring);
   await sleep(network.simulated.timing.ringMs);
   try {
-    if (contact.disconnectedAt === undefined) await answerOrNot(network, contact, sandboxCustomer(contact.destination, ring));
+    const behaviour = network.simulated.customers.get(contact.destination) ?? sandboxCustomer(contact.destination, ring);
+    if (contact.disconnectedAt === undefined) await answerOrNot(network, contact, behaviour);
   } finally {
     // Whatever went wrong in the flow, the contact ends and says so, as Connect's does.
     if (contact.disconnectedAt === undefined)
@@ -204,6 +207,7 @@ export function simulateCalls(options: CallNetworkOptions): SimulatedCalls {
   const simulated: SimulatedCalls = {
     faults: { ...NO_FAULTS },
     timing: { ringMs: 20, speechMs: 5 },
+    customers: new Map(),
     heard: new Map(),
     inFlight: () => playing,
     stop: () => {

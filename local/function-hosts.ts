@@ -8,13 +8,12 @@
  * What a thread's clients are refused, the faults injected into them and (bench runs) the units
  * they consume are told to the runtime, which keeps one account of every function's.
  */
-import { createInterface } from 'node:readline';
-import type { Readable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
 import type { FaultSpec } from './faults.ts';
 import { count as countFault } from './faults.ts';
 import type { FromRuntime, FunctionWorkerData, ToRuntime } from './function-protocol.ts';
 import { FunctionTimeoutError } from './invocation.ts';
+import { captureFile } from './log-capture.ts';
 import { addReported, billingFromImages, onBillFromImages } from './metering/capacity-meter.ts';
 import type { PermissionCheck, PermissionData } from './permissions.ts';
 
@@ -53,11 +52,6 @@ const UNANSWERED_GRACE_MS = 2_000;
 
 type Pending = { resolve: (value: unknown) => void; reject: (error: Error) => void };
 
-/** A thread's lines of output, each written whole to the runtime's own stream (a log capture sees them line by line). */
-function forwardLines(from: Readable, to: NodeJS.WriteStream) {
-  createInterface({ input: from, crlfDelay: Number.POSITIVE_INFINITY }).on('line', (line) => to.write(`${line}\n`));
-}
-
 class FunctionHost {
   private worker: Worker | undefined;
   private readonly pending = new Map<number, Pending>();
@@ -84,10 +78,10 @@ class FunctionHost {
       faults: this.options.faults,
       costMetering: this.options.costMetering,
       billFromImages: billingFromImages(),
+      logFile: captureFile(),
     };
-    const worker = new Worker(new URL('./function-worker.ts', import.meta.url), { workerData: data, env: this.fn.environment, stdout: true, stderr: true });
-    forwardLines(worker.stdout, process.stdout);
-    forwardLines(worker.stderr, process.stderr);
+    // Its output goes to the runtime's streams (Node pipes a thread's stdout and stderr to its parent's).
+    const worker = new Worker(new URL('./function-worker.ts', import.meta.url), { workerData: data, env: this.fn.environment });
     worker.on('message', (message: ToRuntime) => this.receive(message));
     const ended = (reason: string) => {
       if (this.worker !== worker) return;

@@ -14,6 +14,8 @@ export interface FunctionWorkerData {
   /** Bench runs only: every DynamoDB call metered, writes billed from their images when `billFromImages`. */
   costMetering: boolean;
   billFromImages: boolean;
+  /** Where the runtime captures JSON log lines, if it does: the thread writes its own there, without a trip through the runtime. */
+  logFile: string | undefined;
 }
 
 export type FromRuntime =

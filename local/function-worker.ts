@@ -16,6 +16,7 @@ import { setFaultSink, switchClientFaults } from './faults.ts';
 import type { FromRuntime, FunctionWorkerData, ToRuntime } from './function-protocol.ts';
 import { asFunction, invoke } from './invocation.ts';
 import { lambdaContext } from './lambda-context.ts';
+import { captureJsonLogs } from './log-capture.ts';
 import { billFromImages, meterEveryTableClient, setCapacitySink, withCapacityScope } from './metering/capacity-meter.ts';
 import { enforcePermissions, permissionCheckFrom } from './permissions.ts';
 
@@ -26,6 +27,7 @@ const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 
 // A Lambda instance takes one request at a time; here one thread takes a function's concurrent ones, each in its own log scope.
 scopeLogKeysPerAsyncContext();
+if (data.logFile) captureJsonLogs(data.logFile);
 setFaultSink((kind) => post({ type: 'fault', kind }));
 if (data.costMetering) {
   setCapacitySink((entry) => post({ type: 'capacity', entry }));

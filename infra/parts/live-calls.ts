@@ -7,7 +7,7 @@
  * platform team's (docs/deploying.md): the stack refers to them and creates nothing in Connect
  * but the flow and the association.
  */
-import { Duration, Fn, Stack, Validations } from 'aws-cdk-lib';
+import { Aws, CfnRule, Duration, Fn, Stack, Validations } from 'aws-cdk-lib';
 import * as connect from 'aws-cdk-lib/aws-connect';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
@@ -65,6 +65,17 @@ export class LiveCalls {
   constructor(scope: Construct, data: DataStore, baseEnvironment: Record<string, string>, settings: LiveCallSettings) {
     this.instanceArn = settings.instanceArn;
     this.data = data;
+    // Connect publishes its contact events to EventBridge in the instance's own region only: a
+    // stack elsewhere would never hear a call end. CloudFormation refuses the stack in another region.
+    const instanceRegion = settings.instanceArn.split(':')[3]!;
+    new CfnRule(scope, 'ConnectInstanceRegion', {
+      assertions: [
+        {
+          assert: Fn.conditionEquals(Aws.REGION, instanceRegion),
+          assertDescription: `Deploy this stack in ${instanceRegion}, the region of its Amazon Connect instance: contact events arrive only there.`,
+        },
+      ],
+    });
     const shared = {
       CONNECT_INSTANCE_ARN: settings.instanceArn,
       CONNECT_CALLER_IDS: JSON.stringify(settings.callerIds),

@@ -67,13 +67,20 @@ export class Monitoring {
     key.grant(new iam.ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
     this.topic = new sns.Topic(scope, 'AlarmTopic', { displayName: 'Commerce Interface alarms', enforceSSL: true, masterKey: key });
     for (const spec of this.alarmSpecs(data, api, functions)) this.alarm(spec);
-    if (contactEventsDlq)
+    if (contactEventsDlq) {
       this.alarm({
         id: 'ContactEventsDlqDepth',
         metric: contactEventsDlq.metricApproximateNumberOfMessagesVisible({ period: fiveMinutes }),
         threshold: 0,
         what: 'Amazon Connect contact events could not be recorded after 5 receives: those attempts are recorded at their deadline from DescribeContact instead, or as failed.',
       });
+      this.alarm({
+        id: 'DialsRefused',
+        metric: custom(METRIC.dialsRefused, 'Sum'),
+        threshold: 0,
+        what: "Amazon Connect refused a dial's destination (its country is not on the instance's allowlist, or the number may not be called): those orders ended unreachable without a call.",
+      });
+    }
     this.dashboard = this.dashboardOf(data, api, functions);
   }
 

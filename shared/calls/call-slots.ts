@@ -9,7 +9,7 @@
  * while it holds fewer than its share, the cap divided among the tenants holding places and the
  * one asking. A tenant alone may use them all; a second one takes the next place that frees.
  */
-import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { tableClient, tableName } from '../storage/clients.ts';
 import { landed } from '../storage/conditional.ts';
 import { CALL_SLOTS, keys } from '../storage/keys.ts';
@@ -92,21 +92,17 @@ export function dynamoCallSlots(cap: number, leaseSeconds: number): CallSlots {
     async release(attempt) {
       const holder = attemptReference(attempt);
       const held = await heldAt(new Date());
-      for (const { slot } of held.filter((h) => h.holder === holder)) {
-        await tableClient()
-          .send(
-            new DeleteCommand({
-              TableName: tableName(),
-              Key: keys.callSlot(slot),
-              ConditionExpression: 'holder = :holder',
-              ExpressionAttributeValues: { ':holder': holder },
-            }),
-          )
-          .catch((error: unknown) => {
-            // Another attempt holds it now (this one's lease ran out and was taken): nothing of this call's is left.
-            if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
-          });
-      }
+      // Freed by ending its lease, and only while this attempt still holds it: a place whose lease ran out may be another call's now.
+      for (const { slot } of held.filter((h) => h.holder === holder))
+        await landed({
+          update: {
+            TableName: tableName(),
+            Key: keys.callSlot(slot),
+            UpdateExpression: 'SET lease_until = :ended',
+            ConditionExpression: 'holder = :holder',
+            ExpressionAttributeValues: { ':holder': holder, ':ended': 0 },
+          },
+        });
     },
   };
 }

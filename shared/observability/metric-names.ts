@@ -32,6 +32,8 @@ export const METRIC = {
   fanOutLag: 'FanOutLag',
   /** Per sweep: orders due for longer than one sweep interval that this sweep does not start either. */
   overdueCalls: 'OverdueCalls',
+  /** Orders ended because the call platform refused their destination (Connect's country allowlist, a number it may not call). */
+  dialsRefused: 'DialsRefused',
 } as const;
 
 export const STATUS_CLASSES = ['2xx', '3xx', '4xx', '5xx'] as const;

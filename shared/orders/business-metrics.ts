@@ -21,9 +21,16 @@ export const businessMetrics = (publicationOf: PublicationOf): Reaction => ({
 });
 
 function count(event: EventRecord) {
-  const data = event.data as { processing_state?: string; call_disposition?: string; attempt?: number; result?: { business_outcome?: string } };
+  const data = event.data as {
+    processing_state?: string;
+    call_disposition?: string;
+    attempt?: number;
+    result?: { business_outcome?: string; final_order_snapshot?: { reason?: string | null } };
+  };
   switch (event.event_type) {
     case 'commerce.order.result_ready.v1':
+      // A destination the platform refused is the deployment's to fix (its allowlist), not the customer's: counted apart.
+      if (data.result?.final_order_snapshot?.reason === 'destination_not_allowed') countMetric(METRIC.dialsRefused, {});
       return countMetric(METRIC.ordersFinal, { state: 'completed', business_outcome: String(data.result?.business_outcome ?? 'none') });
     case 'commerce.order.status_changed.v1':
       if (data.processing_state === 'cancelled' || data.processing_state === 'rejected') {

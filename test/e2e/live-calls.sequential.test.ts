@@ -22,6 +22,9 @@ import { eventually } from '../support/eventually.ts';
 import { CALL_NOW_CONFIG, customerBody, orderBody } from '../support/order-fixtures.ts';
 import { ownOrderTenant } from '../support/own-tenant.ts';
 
+/** Live calls in flight at most: the instance's quota the stack is given. */
+const QUOTA = 4;
+
 let stack: LocalStack;
 let live: BenchKey;
 const logFile = join(mkdtempSync(join(tmpdir(), 'live-calls-logs-')), 'handlers.ndjson');
@@ -47,6 +50,8 @@ beforeAll(async () => {
   stack = await startLocalStack({
     env: {
       CALL_PLATFORM: 'connect',
+      // The instance's quota of concurrent calls, as the platform team set it (and the stand-in's): low enough to be reached.
+      CONNECT_CONCURRENT_CALLS: String(QUOTA),
       // The deadline at which a call whose events were lost is asked after (DescribeContact).
       CALL_STUCK_AFTER_SECONDS: '10',
       CALL_RETRY_DELAY_SECONDS: '1',
@@ -56,7 +61,8 @@ beforeAll(async () => {
     },
     callSweepEveryMs: 500,
   });
-  live = await ownOrderTenant(stack.baseUrl, 'live', { ...CALL_NOW_CONFIG, mode: 'live' }, 'connect');
+  const markets = [...CALL_NOW_CONFIG.markets, { country: 'AT', locale_default: 'de-AT', calling_days: [1, 2, 3, 4, 5, 6, 7] }];
+  live = await ownOrderTenant(stack.baseUrl, 'live', { ...CALL_NOW_CONFIG, markets, mode: 'live' }, 'connect');
   expect(live.keyId).toMatch(/^key_live_/);
 }, 180_000);
 
@@ -80,12 +86,12 @@ afterAll(async () => {
 /** A number of its own for each order (the simulated customer counts how often a number was rung), ending in the scenario's digit. */
 const numberEnding = (digit: string) => `+49151${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}${digit}`;
 
-async function placeOrder(digit: string, phone = numberEnding(digit)) {
+async function placeOrder(digit: string, phone = numberEnding(digit), order: Record<string, unknown> = {}) {
   const id = `o-${randomUUID().slice(0, 8)}`;
   const customer = `c-${id}`;
   dialled.push(phone);
   expect((await send(stack.baseUrl, live, 'PUT', `/customers/${customer}`, customerBody(phone))).status).toBe(200);
-  expect((await send(stack.baseUrl, live, 'POST', '/orders', orderBody(id, customer))).status).toBe(201);
+  expect((await send(stack.baseUrl, live, 'POST', '/orders', { ...orderBody(id, customer), ...order })).status).toBe(201);
   return { id, customer, phone };
 }
 
@@ -247,5 +253,98 @@ describe('cancels and erasure on the telephone network', () => {
     expect(await finished(id)).toMatchObject({ processing_state: 'completed', call_attempts: 1 });
     expect(await attemptsOf(id)).toEqual([[1, 'answered']]);
     expect(contactsTo(phone)).toHaveLength(1);
+  });
+});
+
+describe("Connect's refusals and quotas", () => {
+  it('ends an order whose destination Connect refuses at once, with one failed attempt, while the other orders of the same sweep are dialled', async () => {
+    const { standIn } = stack.connect!;
+    const allowed = standIn.allowedCountries;
+    // The instance's allowlist without Austria: every country is deny-by-default until the platform team allows it.
+    standIn.allowedCountries = new Set([...allowed].filter((c) => c !== 'AT'));
+    try {
+      // Due together a moment from now, so that one sweep run starts them all.
+      const together = { contact_not_before: new Date(Date.now() + 3_000).toISOString() };
+      const austrian = `+43664${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}0`;
+      const [refused, ...others] = await Promise.all([placeOrder('0', austrian, together), ...[1, 2, 3].map(() => placeOrder('0', undefined, together))]);
+      const order = await finished(refused!.id);
+      expect(order).toMatchObject({ processing_state: 'completed', state_reason: 'destination_not_allowed', call_attempts: 1 });
+      expect((await send(stack.baseUrl, live, 'GET', `/orders/${refused!.id}/result`)).body).toMatchObject({
+        call_disposition: 'failed',
+        business_outcome: 'unreachable',
+        final_order_snapshot: { reason: 'destination_not_allowed' },
+      });
+      expect(await attemptsOf(refused!.id)).toEqual([[1, 'failed']]);
+      expect(contactsTo(austrian)).toEqual([]);
+      for (const other of others) expect(await finished(other.id)).toMatchObject({ processing_state: 'completed', state_reason: 'confirmed' });
+      expect(standIn.refusals.DestinationNotAllowedException).toBeGreaterThanOrEqual(1);
+
+      // Its customer's erasure completes: the attempt prepared for a call that was never placed has no contact in Connect to blank.
+      expect((await send(stack.baseUrl, live, 'POST', `/customers/${refused!.customer}/anonymize`)).status).toBeLessThan(300);
+      const { tableClient, tableName } = await import('#shared/storage/clients.ts');
+      const { keys } = await import('#shared/storage/keys.ts');
+      const remaining = async () =>
+        (
+          await tableClient().send(
+            new QueryCommand({
+              TableName: tableName(),
+              KeyConditionExpression: 'pk = :pk AND begins_with(sk, :c)',
+              ExpressionAttributeValues: { ':pk': keys.customer(live.tenant, refused!.customer).pk, ':c': 'CONTACT#' },
+            }),
+          )
+        ).Items?.length ?? 0;
+      expect(await eventually(remaining, (n) => n === 0, { timeoutMs: 30_000 })).toBe(0);
+    } finally {
+      standIn.allowedCountries = allowed;
+    }
+  });
+
+  it('never has more calls in flight than the quota, and a dial Connect refuses for its quota waits for a call to end', async () => {
+    const { standIn, calls } = stack.connect!;
+    calls.timing.speechMs = 600;
+    const peakBefore = standIn.peakInFlight;
+    try {
+      const orders = await Promise.all(Array.from({ length: 3 * QUOTA }, () => placeOrder('0')));
+      for (const { id } of orders) expect(await finished(id, 120_000)).toMatchObject({ processing_state: 'completed', call_attempts: 1 });
+      expect(Math.max(standIn.peakInFlight, peakBefore)).toBeLessThanOrEqual(QUOTA);
+      // Connect's own count is stricter than the stack's (another user of the instance holds calls): its refusals wait too.
+      standIn.concurrentCalls = 2;
+      const refusedBefore = standIn.refusals.LimitExceededException ?? 0;
+      const more = await Promise.all(Array.from({ length: 4 }, () => placeOrder('0')));
+      for (const { id } of more) expect(await finished(id, 120_000)).toMatchObject({ processing_state: 'completed', call_attempts: 1 });
+      expect(standIn.refusals.LimitExceededException ?? 0).toBeGreaterThan(refusedBefore);
+    } finally {
+      calls.timing.speechMs = 5;
+      standIn.concurrentCalls = QUOTA;
+    }
+  }, 300_000);
+
+  it("reads silence as Connect stores it (`Timeout`): asked once more, then goodbye without a decision, in a German customer's German voice", async () => {
+    const { calls } = stack.connect!;
+    const phone = numberEnding('0');
+    calls.customers.set(phone, { kind: 'answers', wants: 'nothing' });
+    try {
+      const { id } = await placeOrder('0', phone);
+      const [contact] = await eventually(
+        () => contactsTo(phone),
+        (cs) => cs[0]?.disconnectedAt !== undefined,
+        { timeoutMs: 30_000 },
+      );
+      const heard = calls.heard.get(contact!.id)!;
+      expect(heard.pressed).toEqual([null, null]);
+      expect(heard.said).toHaveLength(3);
+      expect(heard.said[1]).toMatch(/nicht verstanden/);
+      expect(heard.said[2]).toMatch(/Wahl nicht gehört/);
+      expect(new Set(heard.voices)).toEqual(new Set(['Vicki']));
+      expect(
+        await eventually(
+          () => attemptsOf(id),
+          (a) => a.length >= 1,
+        ),
+      ).toContainEqual([1, 'answered']);
+      await send(stack.baseUrl, live, 'POST', `/orders/${id}/cancel`);
+    } finally {
+      calls.customers.delete(phone);
+    }
   });
 });

@@ -55,6 +55,24 @@ describe('the stack with live calls through Amazon Connect', () => {
       expect(content).toContain(type);
     expect(content).toContain(`InvocationTimeLimitSeconds\\":\\"${FLOW_INVOCATION_LIMIT_SECONDS}`);
     expect(content).toContain(FLOW_ACTIONS.firstTurn);
+    // Publishing the flow checks the function it invokes is associated with the instance: the association comes first.
+    const associationId = resources('AWS::Connect::IntegrationAssociation')[0]![0];
+    expect((flow as { DependsOn?: string[] }).DependsOn).toContain(associationId);
+  });
+
+  it("refuses a stack outside its Connect instance's region, where no contact event would arrive", () => {
+    const rules = template.toJSON().Rules as Record<string, { Assertions: { Assert: unknown }[] }>;
+    expect(JSON.stringify(rules.ConnectInstanceRegion!.Assertions[0]!.Assert)).toBe(JSON.stringify({ 'Fn::Equals': [{ Ref: 'AWS::Region' }, 'eu-central-1'] }));
+    expect(() => synth({ ...CONTEXT, region: 'us-east-1' })).toThrow('deploy the stack there');
+  });
+
+  it('gives every dialer the concurrency quota, and dials with campaign traffic only where it is set', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ CONNECT_CONCURRENT_CALLS: '10' }) } });
+    const campaign = synth({ ...CONTEXT, connectCampaignTraffic: 'true', connectConcurrentCalls: '40' });
+    campaign.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ CONNECT_CONCURRENT_CALLS: '40' }) } });
+    const content = (flows: Template) => JSON.stringify(Object.values(flows.findResources('AWS::Connect::ContactFlow'))[0]);
+    expect(content(campaign)).toContain('CheckOutboundCallStatus');
+    expect(content(template)).not.toContain('CheckOutboundCallStatus');
   });
 
   it('associates the dialog function with the instance, and lets only this instance invoke it', () => {
@@ -122,6 +140,7 @@ describe('the stack with live calls through Amazon Connect', () => {
     [{ callPlatform: 'connect' }, 'needs -c connectInstanceArn'],
     [{ ...CONTEXT, connectCallerIds: '{"DE":"030 123"}' }, 'needs -c connectCallerIds'],
     [{ ...CONTEXT, connectDialsPerSecond: '0' }, 'connectDialsPerSecond must be an integer'],
+    [{ ...CONTEXT, connectConcurrentCalls: '0' }, 'connectConcurrentCalls must be an integer'],
   ])('refuses %j at synth, saying what to set', (context, message) => {
     expect(() => synth({ 'aws:cdk:bundling-stacks': [], ...context })).toThrow(message);
   });

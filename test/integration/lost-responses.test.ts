@@ -630,6 +630,24 @@ describe('a conditional write whose answer was lost', () => {
     expect(lossy).toBeLessThanOrEqual(2);
   });
 
+  it('live calls in flight: a place is taken once and given back once, and the cap holds', async () => {
+    const { dynamoCallSlots } = await import('#shared/calls/call-slots.ts');
+    const { clean, lossy } = await bothWays(async () => {
+      // The only calls in flight of this table (the shared stack places no live calls).
+      const slots = dynamoCallSlots(2, 600);
+      const attempt = (n: number) => ({ tenant: 't-slots', external_order_id: `o-${n}`, attempt: 1 });
+      const now = new Date();
+      const claims = [];
+      for (const n of [1, 2, 3]) claims.push(await slots.claim(attempt(n), now));
+      for (const n of [1, 2]) await slots.release(attempt(n));
+      claims.push(await slots.claim(attempt(3), new Date()));
+      await slots.release(attempt(3));
+      return claims;
+    });
+    expect(clean).toEqual(['claimed', 'claimed', 'calls_full', 'claimed']);
+    expect(lossy).toEqual(clean);
+  });
+
   it('system secrets: the cursor key is created once and read back as written', async () => {
     const { systemSecret } = await import('#shared/storage/pagination.ts');
     const { clean, lossy } = await bothWays(async () => {

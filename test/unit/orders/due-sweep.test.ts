@@ -156,6 +156,25 @@ describe('the call sweep', () => {
     expect(new Set(q.dials.map((d) => d.tenant)).size).toBeLessThan(60);
   });
 
+  it("goes on with every other order when one order's advance fails (its dial answered what no one expected)", async () => {
+    const tenants = ['a', 'b', 'c'].map((t) =>
+      tenantWith(t, [
+        { id: `${t}-1`, at: '2026-11-24T08:00:00Z' },
+        { id: `${t}-2`, at: '2026-11-24T08:01:00Z' },
+      ]),
+    );
+    const p = platform(100, []);
+    const failed: { tenant: string; error: unknown }[] = [];
+    const advance: Advance = async (tenant, id) => {
+      if (id === 'b-1') throw Object.assign(new Error('InternalServiceException'), { name: 'InternalServiceException' });
+      return p.advance(tenant, id);
+    };
+    const started = await advanceInTurns(tenants, advance, { share: 5, deadline: p.start + 60_000, clock: p.clock, sleep: p.sleep, failed });
+    expect(p.dials.map((d) => d.id).sort()).toEqual(['a-1', 'a-2', 'b-2', 'c-1', 'c-2']);
+    expect(started).toBe(6);
+    expect(failed).toMatchObject([{ tenant: 'b', error: { name: 'InternalServiceException' } }]);
+  });
+
   it('gives a sandbox tenant (no dial rate) its share at once, and a live tenant as much as the rate starts in a run', () => {
     expect(tenantShare(60)).toBe(25);
     expect(tenantShare(60, 2)).toBe(120);
