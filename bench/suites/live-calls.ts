@@ -3,7 +3,9 @@
  * while the Connect stand-in throttles dials at 2 a second, Connect's default account quota, and
  * the deployment's dial rate is set to it. Every order must be called once and none lost; the
  * dial rate used is compared with the throttle, and each tenant's share of the dials, while all
- * three had calls waiting, with an equal third.
+ * three had calls waiting, with an equal third. Each call lasts seconds (its turns are spoken
+ * slowly), so that the calls in flight reach the instance's quota of concurrent calls, which the
+ * most in flight at once must never pass.
  */
 import { randomUUID } from 'node:crypto';
 import type { LocalStack } from '#local/stack.ts';
@@ -13,6 +15,8 @@ import { type Figure, figure } from '../lib/figures.ts';
 import { progress } from '../lib/measure.ts';
 
 const THROTTLE_PER_SECOND = 2;
+/** How long each thing said takes: a call of three turns lasts about 5 s, so 2 dials a second keep about 10 calls in flight. */
+const SPEECH_MS = 1_600;
 const BURSTS = [60, 30, 30];
 const CATALOG = {
   products: [
@@ -95,7 +99,9 @@ export async function run(baseUrl: string, _settled: unknown, _held: unknown, st
   const connect = stack?.connect;
   if (!connect) throw new Error('the live-calls suite needs the local stack with CALL_PLATFORM=connect');
   connect.standIn.dialsPerSecond = THROTTLE_PER_SECOND;
+  connect.calls.timing.speechMs = SPEECH_MS;
   const throttledBefore = connect.standIn.throttledDials;
+  const quota = connect.standIn.concurrentCalls;
   const phones = new Map<string, string>();
   const tenants = await Promise.all(BURSTS.map((_, i) => liveTenant(baseUrl, `bench-live-${i}`)));
   progress(`  ${BURSTS.join(' + ')} orders from three live tenants at once, dials throttled at ${THROTTLE_PER_SECOND}/s`);
@@ -112,39 +118,82 @@ export async function run(baseUrl: string, _settled: unknown, _held: unknown, st
   const dials = [...connect.standIn.contacts.values()].filter((c) => phones.has(c.destination));
   const { first, last, contested, largestShare } = dialShares(dials, phones, tenants);
   connect.standIn.dialsPerSecond = undefined;
+  connect.calls.timing.speechMs = 5;
+  const limitRefusals = connect.standIn.refusals.LimitExceededException ?? 0;
   const note = `${connect.standIn.throttledDials - throttledBefore} dials throttled by the stand-in and dialled again; contested dials per tenant ${contested.join(', ')}`;
+  const measured = { completed: finals.reduce((sum, c) => sum + c.completed, 0), attempts: finals.reduce((sum, c) => sum + c.attempts, 0) };
+  return liveCallFigures({
+    total,
+    dials: dials.length,
+    first,
+    last,
+    largestShare,
+    tenants: tenants.length,
+    peak: connect.standIn.peakInFlight,
+    quota,
+    limitRefusals,
+    note,
+    ...measured,
+  });
+}
+
+interface LiveCallRun {
+  total: number;
+  completed: number;
+  attempts: number;
+  dials: number;
+  first: number;
+  last: number;
+  largestShare: number;
+  tenants: number;
+  peak: number;
+  quota: number;
+  limitRefusals: number;
+  note: string;
+}
+
+function liveCallFigures(r: LiveCallRun): Figure[] {
   return [
     figure({
       suite: 'live-calls',
       name: 'orders called and completed, of 120 submitted by three live tenants at once',
-      value: finals.reduce((sum, c) => sum + c.completed, 0),
+      value: r.completed,
       unit: 'orders',
-      floor: { value: total, label: 'orders submitted' },
+      floor: { value: r.total, label: 'orders submitted' },
       target: { ratio: 1, direction: 'at_least' },
     }),
     figure({
       suite: 'live-calls',
       name: 'call attempts per order (one dial each: none repeated, none lost)',
-      value: finals.reduce((sum, c) => sum + c.attempts, 0) / total,
+      value: r.attempts / r.total,
       unit: 'attempts',
-      floor: { value: dials.length / total, label: 'contacts the stand-in placed per order' },
+      floor: { value: r.dials / r.total, label: 'contacts the stand-in placed per order' },
       target: { ratio: 1, direction: 'at_most' },
     }),
     figure({
       suite: 'live-calls',
       name: 'live dials per second, first to last dial',
-      value: (dials.length - 1) / ((last - first) / 1000),
+      value: (r.dials - 1) / ((r.last - r.first) / 1000),
       unit: 'dials/s',
       floor: { value: THROTTLE_PER_SECOND, label: "the stand-in's throttle (Connect's default quota)" },
       target: { ratio: 0.75, direction: 'at_least' },
-      note,
+      note: r.note,
+    }),
+    figure({
+      suite: 'live-calls',
+      name: 'most live calls in flight at once',
+      value: r.peak,
+      unit: 'calls',
+      floor: { value: r.quota, label: "the instance's quota of concurrent active calls (Connect's default: 10)" },
+      target: { ratio: 1, direction: 'at_most' },
+      note: `${r.limitRefusals} dials refused by the stand-in for its quota (LimitExceededException)`,
     }),
     figure({
       suite: 'live-calls',
       name: "largest tenant's share of the dials while all three had calls waiting",
-      value: largestShare,
+      value: r.largestShare,
       unit: 'share',
-      floor: { value: 1 / tenants.length, label: 'an equal third' },
+      floor: { value: 1 / r.tenants, label: 'an equal third' },
       target: { ratio: 1.25, direction: 'at_most' },
     }),
   ];

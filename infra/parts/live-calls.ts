@@ -65,17 +65,7 @@ export class LiveCalls {
   constructor(scope: Construct, data: DataStore, baseEnvironment: Record<string, string>, settings: LiveCallSettings) {
     this.instanceArn = settings.instanceArn;
     this.data = data;
-    // Connect publishes its contact events to EventBridge in the instance's own region only: a
-    // stack elsewhere would never hear a call end. CloudFormation refuses the stack in another region.
-    const instanceRegion = settings.instanceArn.split(':')[3]!;
-    new CfnRule(scope, 'ConnectInstanceRegion', {
-      assertions: [
-        {
-          assert: Fn.conditionEquals(Aws.REGION, instanceRegion),
-          assertDescription: `Deploy this stack in ${instanceRegion}, the region of its Amazon Connect instance: contact events arrive only there.`,
-        },
-      ],
-    });
+    LiveCalls.requireInstanceRegion(scope, settings.instanceArn);
     const shared = {
       CONNECT_INSTANCE_ARN: settings.instanceArn,
       CONNECT_CALLER_IDS: JSON.stringify(settings.callerIds),
@@ -136,6 +126,22 @@ export class LiveCalls {
       }),
     );
     worker.addEventSource(new SqsEventSource(queue, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: 5 }));
+  }
+
+  /**
+   * Connect publishes its contact events to EventBridge in the instance's own region only: a
+   * stack elsewhere would never hear a call end. CloudFormation refuses the stack in another region.
+   */
+  private static requireInstanceRegion(scope: Construct, instanceArn: string): void {
+    const instanceRegion = instanceArn.split(':')[3]!;
+    new CfnRule(scope, 'ConnectInstanceRegion', {
+      assertions: [
+        {
+          assert: Fn.conditionEquals(Aws.REGION, instanceRegion),
+          assertDescription: `Deploy this stack in ${instanceRegion}, the region of its Amazon Connect instance: contact events arrive only there.`,
+        },
+      ],
+    });
   }
 
   /** Lets a function use this instance's contacts: `dial` for the order pipeline (an erasure also deletes their items), `stop` for a cancel. */
