@@ -81,7 +81,12 @@ class FunctionHost {
       logFile: captureFile(),
     };
     // Its output goes to the runtime's streams (Node pipes a thread's stdout and stderr to its parent's).
-    const worker = new Worker(new URL('./function-worker.ts', import.meta.url), { workerData: data, env: this.fn.environment });
+    // Its heap is held to the template's MemorySize: past it the thread ends, as Lambda ends a function out of memory.
+    const worker = new Worker(new URL('./function-worker.ts', import.meta.url), {
+      workerData: data,
+      env: this.fn.environment,
+      resourceLimits: { maxOldGenerationSizeMb: this.fn.memoryMb },
+    });
     worker.on('message', (message: ToRuntime) => this.receive(message));
     const ended = (reason: string) => {
       if (this.worker !== worker) return;

@@ -1724,7 +1724,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "contract_version": "2026.11.29-draft.1",
+                     *       "contract_version": "2026.12.07-draft.1",
                      *       "base_path": "/api/v1/commerce",
                      *       "order_kinds": [
                      *         "standard",
@@ -2308,7 +2308,7 @@ export interface operations {
                      *         {
                      *           "source_version": "2026-11-22T10:00:00Z",
                      *           "variant_count": 2,
-                     *           "updated_at": "2026-11-29T00:47:35.583Z",
+                     *           "updated_at": "2026-12-07T23:21:35.545Z",
                      *           "availability": "in_stock",
                      *           "external_product_id": "gid://shopify/Product/123",
                      *           "title": "Espresso beans",
@@ -2497,8 +2497,8 @@ export interface operations {
                      *         }
                      *       ],
                      *       "archived_at": null,
-                     *       "created_at": "2026-11-29T00:47:35.583Z",
-                     *       "updated_at": "2026-11-29T00:47:35.583Z"
+                     *       "created_at": "2026-12-07T23:21:35.545Z",
+                     *       "updated_at": "2026-12-07T23:21:35.545Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Product"];
@@ -2678,9 +2678,9 @@ export interface operations {
                      *           "currency": "EUR"
                      *         }
                      *       ],
-                     *       "archived_at": "2026-11-29T00:47:40.970Z",
-                     *       "created_at": "2026-11-29T00:47:35.583Z",
-                     *       "updated_at": "2026-11-29T00:47:40.970Z"
+                     *       "archived_at": "2026-12-07T23:21:57.154Z",
+                     *       "created_at": "2026-12-07T23:21:35.545Z",
+                     *       "updated_at": "2026-12-07T23:21:57.154Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ProductOutput"];
@@ -2858,8 +2858,8 @@ export interface operations {
                      *       },
                      *       "source_version": "17",
                      *       "anonymized_at": null,
-                     *       "created_at": "2026-11-29T00:47:36.079Z",
-                     *       "updated_at": "2026-11-29T00:47:36.079Z"
+                     *       "created_at": "2026-12-07T23:21:36.793Z",
+                     *       "updated_at": "2026-12-07T23:21:36.793Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Customer"];
@@ -3213,7 +3213,7 @@ export interface operations {
                      * @example {
                      *       "external_customer_id": "cust/42 ü",
                      *       "outcome": "anonymized",
-                     *       "anonymized_at": "2026-11-29T00:47:41.423Z"
+                     *       "anonymized_at": "2026-12-07T23:21:59.511Z"
                      *     }
                      */
                     "application/json": components["schemas"]["AnonymizeResult"];
@@ -3388,7 +3388,7 @@ export interface operations {
                      *           "external_customer_id": "cust/42 ü",
                      *           "processing_state": "completed",
                      *           "priority": 5,
-                     *           "updated_at": "2026-11-29T00:47:36.999Z"
+                     *           "updated_at": "2026-12-07T23:21:40.434Z"
                      *         },
                      *         {
                      *           "external_order_id": "o-2",
@@ -3396,7 +3396,7 @@ export interface operations {
                      *           "external_customer_id": "cust/42 ü",
                      *           "processing_state": "completed",
                      *           "priority": 5,
-                     *           "updated_at": "2026-11-29T00:47:39.128Z"
+                     *           "updated_at": "2026-12-07T23:21:45.648Z"
                      *         },
                      *         {
                      *           "external_order_id": "ri-1",
@@ -3404,7 +3404,7 @@ export interface operations {
                      *           "external_customer_id": "cust/42 ü",
                      *           "processing_state": "cancelled",
                      *           "priority": 7,
-                     *           "updated_at": "2026-11-29T00:47:38.006Z"
+                     *           "updated_at": "2026-12-07T23:21:42.627Z"
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -3592,7 +3592,7 @@ export interface operations {
                      *       "external_order_id": "o-1",
                      *       "order_kind": "standard",
                      *       "processing_state": "completed",
-                     *       "correlation_id": "cor_b702b81e-ea62-4904-9638-1c0285d5676e",
+                     *       "correlation_id": "cor_e02952b2-5a1d-4504-ad08-e54c0319a772",
                      *       "outcome": "unchanged"
                      *     }
                      */
@@ -3612,7 +3612,7 @@ export interface operations {
                      *       "external_order_id": "o-1",
                      *       "order_kind": "standard",
                      *       "processing_state": "received",
-                     *       "correlation_id": "cor_b702b81e-ea62-4904-9638-1c0285d5676e",
+                     *       "correlation_id": "cor_e02952b2-5a1d-4504-ad08-e54c0319a772",
                      *       "outcome": "created"
                      *     }
                      */
@@ -3801,9 +3801,9 @@ export interface operations {
                      *       "state_reason": "confirmed",
                      *       "next_contact_at": null,
                      *       "call_attempts": 1,
-                     *       "correlation_id": "cor_b702b81e-ea62-4904-9638-1c0285d5676e",
-                     *       "created_at": "2026-11-29T00:47:36.474Z",
-                     *       "updated_at": "2026-11-29T00:47:36.999Z"
+                     *       "correlation_id": "cor_e02952b2-5a1d-4504-ad08-e54c0319a772",
+                     *       "created_at": "2026-12-07T23:21:38.935Z",
+                     *       "updated_at": "2026-12-07T23:21:40.434Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -3974,7 +3974,7 @@ export interface operations {
                      * @example {
                      *       "external_order_id": "ri-1",
                      *       "processing_state": "validated",
-                     *       "correlation_id": "cor_7b6dbdce-f2fe-4a17-be1b-74d48bf94eeb",
+                     *       "correlation_id": "cor_f7b123d7-f6a0-4e16-a176-376c4067bdf7",
                      *       "outcome": "updated"
                      *     }
                      */
@@ -4156,7 +4156,7 @@ export interface operations {
                      * @example {
                      *       "external_order_id": "ri-1",
                      *       "processing_state": "cancelled",
-                     *       "correlation_id": "cor_7b6dbdce-f2fe-4a17-be1b-74d48bf94eeb",
+                     *       "correlation_id": "cor_f7b123d7-f6a0-4e16-a176-376c4067bdf7",
                      *       "outcome": "cancelled"
                      *     }
                      */
@@ -4341,7 +4341,7 @@ export interface operations {
                      *         "reason": null
                      *       },
                      *       "applied_rules": [],
-                     *       "completed_at": "2026-11-29T00:47:36.999Z",
+                     *       "completed_at": "2026-12-07T23:21:40.434Z",
                      *       "writeback": {
                      *         "state": "written",
                      *         "attempts": 1
@@ -4509,12 +4509,20 @@ export interface operations {
                      *         {
                      *           "attempt": 1,
                      *           "call_disposition": "answered",
-                     *           "started_at": "2026-11-29T00:47:36.999Z",
-                     *           "ended_at": "2026-11-29T00:47:36.999Z",
+                     *           "started_at": "2026-12-07T23:21:40.434Z",
+                     *           "ended_at": "2026-12-07T23:21:40.434Z",
                      *           "transcript": [
                      *             {
                      *               "speaker": "service",
-                     *               "text": "Guten Tag, hier ist acme-coffee. Wir rufen wegen Ihrer Bestellung vom 29. November 2026 an. 2 mal Espresso beans, zu je 8,90 €. Der Gesamtbetrag ist 17,80 €. Um die Bestellung zu bestätigen, drücken Sie die 1. Um sie zu stornieren, drücken Sie die 2. Um stattdessen Espresso beans für 29,90 € zu nehmen, drücken Sie die 3."
+                     *               "text": "Guten Tag, hier ist acme-coffee. Wir rufen wegen Ihrer Bestellung an. Um sie zu hören, drücken Sie die 1."
+                     *             },
+                     *             {
+                     *               "speaker": "customer",
+                     *               "key": "1"
+                     *             },
+                     *             {
+                     *               "speaker": "service",
+                     *               "text": "Ihre Bestellung vom 8. Dezember 2026: 2 mal Espresso beans, zu je 8,90 €. Der Gesamtbetrag ist 17,80 €. Um die Bestellung zu bestätigen, drücken Sie die 1. Um sie zu stornieren, drücken Sie die 2. Um stattdessen Espresso beans für 29,90 € zu nehmen, drücken Sie die 3."
                      *             },
                      *             {
                      *               "speaker": "customer",
@@ -4712,8 +4720,8 @@ export interface operations {
                      *       },
                      *       "source_version": "1",
                      *       "archived_at": null,
-                     *       "created_at": "2026-11-29T00:47:36.358Z",
-                     *       "updated_at": "2026-11-29T00:47:36.358Z"
+                     *       "created_at": "2026-12-07T23:21:37.802Z",
+                     *       "updated_at": "2026-12-07T23:21:37.802Z"
                      *     }
                      */
                     "application/json": components["schemas"]["SalesRule"];
@@ -5076,9 +5084,9 @@ export interface operations {
                      *         "max_quantity": 2
                      *       },
                      *       "source_version": "1",
-                     *       "archived_at": "2026-11-29T00:47:41.103Z",
-                     *       "created_at": "2026-11-29T00:47:36.358Z",
-                     *       "updated_at": "2026-11-29T00:47:41.103Z"
+                     *       "archived_at": "2026-12-07T23:21:57.998Z",
+                     *       "created_at": "2026-12-07T23:21:37.802Z",
+                     *       "updated_at": "2026-12-07T23:21:57.998Z"
                      *     }
                      */
                     "application/json": components["schemas"]["SalesRuleOutput"];
@@ -5250,7 +5258,7 @@ export interface operations {
                      *           "rule_type": "upsell",
                      *           "enabled": true,
                      *           "priority": 10,
-                     *           "updated_at": "2026-11-29T00:47:36.358Z"
+                     *           "updated_at": "2026-12-07T23:21:37.802Z"
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -5417,16 +5425,16 @@ export interface operations {
                      *       "health": {
                      *         "status": "healthy",
                      *         "consecutive_failures": 0,
-                     *         "last_success_at": "2026-11-29T00:47:39.958Z",
+                     *         "last_success_at": "2026-12-07T23:21:48.037Z",
                      *         "last_failure_at": null,
                      *         "success_rate_24h": 1,
                      *         "breaker": "closed",
                      *         "paused_until": null
                      *       },
-                     *       "secret_last_rotated_at": "2026-11-29T00:47:38.334Z",
-                     *       "previous_secret_expires_at": "2026-11-29T01:47:38.334Z",
-                     *       "created_at": "2026-11-29T00:47:38.163Z",
-                     *       "updated_at": "2026-11-29T00:47:38.862Z"
+                     *       "secret_last_rotated_at": "2026-12-07T23:21:44.273Z",
+                     *       "previous_secret_expires_at": "2026-12-08T00:21:44.273Z",
+                     *       "created_at": "2026-12-07T23:21:43.413Z",
+                     *       "updated_at": "2026-12-07T23:21:45.339Z"
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookSubscription"];
@@ -5610,10 +5618,10 @@ export interface operations {
                      *         "breaker": "closed",
                      *         "paused_until": null
                      *       },
-                     *       "secret_last_rotated_at": "2026-11-29T00:47:38.334Z",
-                     *       "previous_secret_expires_at": "2026-11-29T01:47:38.334Z",
-                     *       "created_at": "2026-11-29T00:47:38.163Z",
-                     *       "updated_at": "2026-11-29T00:47:38.862Z"
+                     *       "secret_last_rotated_at": "2026-12-07T23:21:44.273Z",
+                     *       "previous_secret_expires_at": "2026-12-08T00:21:44.273Z",
+                     *       "created_at": "2026-12-07T23:21:43.413Z",
+                     *       "updated_at": "2026-12-07T23:21:45.339Z"
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookSubscriptionOutput"];
@@ -5646,10 +5654,10 @@ export interface operations {
                      *         "breaker": "closed",
                      *         "paused_until": null
                      *       },
-                     *       "secret_last_rotated_at": "2026-11-29T00:47:38.163Z",
+                     *       "secret_last_rotated_at": "2026-12-07T23:21:43.413Z",
                      *       "previous_secret_expires_at": null,
-                     *       "created_at": "2026-11-29T00:47:38.163Z",
-                     *       "updated_at": "2026-11-29T00:47:38.163Z",
+                     *       "created_at": "2026-12-07T23:21:43.413Z",
+                     *       "updated_at": "2026-12-07T23:21:43.413Z",
                      *       "secret": "whsec_YW4gZXhhbXBsZSBzZWNyZXQsIG5ldmVyIGEgcmVhbCBvbmU="
                      *     }
                      */
@@ -5824,8 +5832,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "secret": "whsec_YW4gZXhhbXBsZSBzZWNyZXQsIG5ldmVyIGEgcmVhbCBvbmU=",
-                     *       "previous_secret_expires_at": "2026-11-29T01:47:38.334Z",
-                     *       "secret_last_rotated_at": "2026-11-29T00:47:38.334Z"
+                     *       "previous_secret_expires_at": "2026-12-08T00:21:44.273Z",
+                     *       "secret_last_rotated_at": "2026-12-07T23:21:44.273Z"
                      *     }
                      */
                     "application/json": components["schemas"]["RotateSecretResult"];
@@ -5989,8 +5997,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "event_id": "evt_TKsgyR2gOdDHXvWZxtFgZOokdM",
-                     *       "delivery_id": "dlv_WJrBL2HytHxaCAh3wNzFJRrS",
+                     *       "event_id": "evt_H9Ry045pXdkj2-6AIJKgZvs2_e",
+                     *       "delivery_id": "dlv_ILnxsmGPEpewb7q5Rv6SRK8T",
                      *       "status": "queued"
                      *     }
                      */
@@ -6159,21 +6167,21 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "delivery_id": "dlv_WJrBL2HytHxaCAh3wNzFJRrS",
-                     *           "event_id": "evt_TKsgyR2gOdDHXvWZxtFgZOokdM",
+                     *           "delivery_id": "dlv_ILnxsmGPEpewb7q5Rv6SRK8T",
+                     *           "event_id": "evt_H9Ry045pXdkj2-6AIJKgZvs2_e",
                      *           "event_type": "commerce.order.status_changed.v1",
                      *           "status": "delivered",
                      *           "attempts": 1,
-                     *           "created_at": "2026-11-29T00:47:39.869Z",
-                     *           "delivered_at": "2026-11-29T00:47:39.958Z",
+                     *           "created_at": "2026-12-07T23:21:48.011Z",
+                     *           "delivered_at": "2026-12-07T23:21:48.037Z",
                      *           "next_attempt_at": null,
                      *           "replay_of": null,
                      *           "recovered_by": null,
                      *           "last_attempt": {
-                     *             "at": "2026-11-29T00:47:39.958Z",
+                     *             "at": "2026-12-07T23:21:48.037Z",
                      *             "status_code": 200,
                      *             "error": null,
-                     *             "latency_ms": 36
+                     *             "latency_ms": 4
                      *           }
                      *         },
                      *         {
@@ -6182,16 +6190,16 @@ export interface operations {
                      *           "event_type": "commerce.order.result_ready.v1",
                      *           "status": "delivered",
                      *           "attempts": 1,
-                     *           "created_at": "2026-11-29T00:47:39.732Z",
-                     *           "delivered_at": "2026-11-29T00:47:39.854Z",
+                     *           "created_at": "2026-12-07T23:21:46.326Z",
+                     *           "delivered_at": "2026-12-07T23:21:46.757Z",
                      *           "next_attempt_at": null,
                      *           "replay_of": null,
                      *           "recovered_by": null,
                      *           "last_attempt": {
-                     *             "at": "2026-11-29T00:47:39.854Z",
+                     *             "at": "2026-12-07T23:21:46.757Z",
                      *             "status_code": 200,
                      *             "error": null,
-                     *             "latency_ms": 104
+                     *             "latency_ms": 60
                      *           }
                      *         },
                      *         {
@@ -6200,16 +6208,16 @@ export interface operations {
                      *           "event_type": "commerce.order.status_changed.v1",
                      *           "status": "delivered",
                      *           "attempts": 1,
-                     *           "created_at": "2026-11-29T00:47:39.586Z",
-                     *           "delivered_at": "2026-11-29T00:47:39.639Z",
+                     *           "created_at": "2026-12-07T23:21:46.194Z",
+                     *           "delivered_at": "2026-12-07T23:21:46.746Z",
                      *           "next_attempt_at": null,
                      *           "replay_of": null,
                      *           "recovered_by": null,
                      *           "last_attempt": {
-                     *             "at": "2026-11-29T00:47:39.639Z",
+                     *             "at": "2026-12-07T23:21:46.746Z",
                      *             "status_code": 200,
                      *             "error": null,
-                     *             "latency_ms": 91
+                     *             "latency_ms": 29
                      *           }
                      *         },
                      *         {
@@ -6218,16 +6226,16 @@ export interface operations {
                      *           "event_type": "commerce.order.status_changed.v1",
                      *           "status": "delivered",
                      *           "attempts": 1,
-                     *           "created_at": "2026-11-29T00:47:39.403Z",
-                     *           "delivered_at": "2026-11-29T00:47:39.442Z",
+                     *           "created_at": "2026-12-07T23:21:45.974Z",
+                     *           "delivered_at": "2026-12-07T23:21:46.746Z",
                      *           "next_attempt_at": null,
                      *           "replay_of": null,
                      *           "recovered_by": null,
                      *           "last_attempt": {
-                     *             "at": "2026-11-29T00:47:39.442Z",
+                     *             "at": "2026-12-07T23:21:46.746Z",
                      *             "status_code": 200,
                      *             "error": null,
-                     *             "latency_ms": 27
+                     *             "latency_ms": 62
                      *           }
                      *         },
                      *         {
@@ -6236,16 +6244,16 @@ export interface operations {
                      *           "event_type": "commerce.order.status_changed.v1",
                      *           "status": "delivered",
                      *           "attempts": 1,
-                     *           "created_at": "2026-11-29T00:47:39.342Z",
-                     *           "delivered_at": "2026-11-29T00:47:39.373Z",
+                     *           "created_at": "2026-12-07T23:21:45.878Z",
+                     *           "delivered_at": "2026-12-07T23:21:46.746Z",
                      *           "next_attempt_at": null,
                      *           "replay_of": null,
                      *           "recovered_by": null,
                      *           "last_attempt": {
-                     *             "at": "2026-11-29T00:47:39.373Z",
+                     *             "at": "2026-12-07T23:21:46.746Z",
                      *             "status_code": 200,
                      *             "error": null,
-                     *             "latency_ms": 12
+                     *             "latency_ms": 17
                      *           }
                      *         },
                      *         {
@@ -6254,16 +6262,16 @@ export interface operations {
                      *           "event_type": "commerce.order.status_changed.v1",
                      *           "status": "delivered",
                      *           "attempts": 1,
-                     *           "created_at": "2026-11-29T00:47:39.281Z",
-                     *           "delivered_at": "2026-11-29T00:47:39.330Z",
+                     *           "created_at": "2026-12-07T23:21:45.784Z",
+                     *           "delivered_at": "2026-12-07T23:21:46.745Z",
                      *           "next_attempt_at": null,
                      *           "replay_of": null,
                      *           "recovered_by": null,
                      *           "last_attempt": {
-                     *             "at": "2026-11-29T00:47:39.330Z",
+                     *             "at": "2026-12-07T23:21:46.745Z",
                      *             "status_code": 200,
                      *             "error": null,
-                     *             "latency_ms": 10
+                     *             "latency_ms": 28
                      *           }
                      *         },
                      *         {
@@ -6272,16 +6280,16 @@ export interface operations {
                      *           "event_type": "commerce.order.status_changed.v1",
                      *           "status": "delivered",
                      *           "attempts": 1,
-                     *           "created_at": "2026-11-29T00:47:38.962Z",
-                     *           "delivered_at": "2026-11-29T00:47:39.016Z",
+                     *           "created_at": "2026-12-07T23:21:45.449Z",
+                     *           "delivered_at": "2026-12-07T23:21:46.706Z",
                      *           "next_attempt_at": null,
                      *           "replay_of": null,
                      *           "recovered_by": null,
                      *           "last_attempt": {
-                     *             "at": "2026-11-29T00:47:39.016Z",
+                     *             "at": "2026-12-07T23:21:46.706Z",
                      *             "status_code": 200,
                      *             "error": null,
-                     *             "latency_ms": 12
+                     *             "latency_ms": 56
                      *           }
                      *         }
                      *       ],
@@ -6446,24 +6454,24 @@ export interface operations {
                      *       "event_type": "commerce.order.status_changed.v1",
                      *       "status": "delivered",
                      *       "attempts": 1,
-                     *       "created_at": "2026-11-29T00:47:38.962Z",
-                     *       "delivered_at": "2026-11-29T00:47:39.016Z",
+                     *       "created_at": "2026-12-07T23:21:45.449Z",
+                     *       "delivered_at": "2026-12-07T23:21:46.706Z",
                      *       "next_attempt_at": null,
                      *       "replay_of": null,
                      *       "recovered_by": null,
                      *       "last_attempt": {
-                     *         "at": "2026-11-29T00:47:39.016Z",
+                     *         "at": "2026-12-07T23:21:46.706Z",
                      *         "status_code": 200,
                      *         "error": null,
-                     *         "latency_ms": 12
+                     *         "latency_ms": 56
                      *       },
                      *       "attempt_log": [
                      *         {
                      *           "attempt": 1,
-                     *           "at": "2026-11-29T00:47:39.016Z",
+                     *           "at": "2026-12-07T23:21:46.706Z",
                      *           "status_code": 200,
                      *           "error": null,
-                     *           "latency_ms": 12,
+                     *           "latency_ms": 56,
                      *           "response_excerpt": "ok"
                      *         }
                      *       ]
@@ -6807,14 +6815,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "listen_session_id": "lsn_0e212601fef497adc8d200d699894c3f",
+                     *       "listen_session_id": "lsn_0a8341063418656a2bafbdf89bf1bd72",
                      *       "event_types": [
                      *         "commerce.order.status_changed.v1",
                      *         "commerce.call.attempt_completed.v1",
                      *         "commerce.order.result_ready.v1",
                      *         "commerce.writeback.failed.v1"
                      *       ],
-                     *       "expires_at": "2026-11-29T00:48:35Z"
+                     *       "expires_at": "2026-12-07T23:22:34Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ListenSession"];
@@ -6964,7 +6972,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example lsn_0e212601fef497adc8d200d699894c3f */
+                /** @example lsn_0a8341063418656a2bafbdf89bf1bd72 */
                 listenSessionId: string;
             };
             cookie?: never;
@@ -6982,80 +6990,140 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "cursor": "2026-11-29T00:47:36.871Z#evt_b0lanyKk7EEZm4w10L21_ed8KA",
+                     *           "cursor": "2026-12-07T23:21:40.343Z#evt_b0lanyKk7EEZm4w10L21_ed8KA",
                      *           "event_id": "evt_b0lanyKk7EEZm4w10L21_ed8KA",
                      *           "event_type": "commerce.order.status_changed.v1",
-                     *           "payload": "{\"event_id\":\"evt_b0lanyKk7EEZm4w10L21_ed8KA\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-11-29T00:47:36.474Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-1\",\"correlation_id\":\"cor_b702b81e-ea62-4904-9638-1c0285d5676e\",\"causation_id\":\"ba16d83d-a001-4c9e-b5e7-c34525a32601\",\"data\":{\"previous_state\":null,\"processing_state\":\"received\",\"reason\":null}}"
+                     *           "payload": "{\"event_id\":\"evt_b0lanyKk7EEZm4w10L21_ed8KA\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-07T23:21:38.935Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-1\",\"correlation_id\":\"cor_e02952b2-5a1d-4504-ad08-e54c0319a772\",\"causation_id\":\"0f71c059-b8dd-4b5d-92b3-80764d1f448e\",\"data\":{\"previous_state\":null,\"processing_state\":\"received\",\"reason\":null}}"
                      *         },
                      *         {
-                     *           "cursor": "2026-11-29T00:47:37.258Z#evt_xlQl8iW3f-9uwhIy0pu4PiN5I7",
+                     *           "cursor": "2026-12-07T23:21:40.344Z#evt_xlQl8iW3f-9uwhIy0pu4PiN5I7",
                      *           "event_id": "evt_xlQl8iW3f-9uwhIy0pu4PiN5I7",
                      *           "event_type": "commerce.order.status_changed.v1",
-                     *           "payload": "{\"event_id\":\"evt_xlQl8iW3f-9uwhIy0pu4PiN5I7\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-11-29T00:47:36.815Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"ri-1\",\"correlation_id\":\"cor_2d95635f-22fa-4626-a1b3-c2b8a446c268\",\"causation_id\":\"b95d5c97-e147-441c-bd8e-75830eef2c6d\",\"data\":{\"previous_state\":null,\"processing_state\":\"received\",\"reason\":null}}"
+                     *           "payload": "{\"event_id\":\"evt_xlQl8iW3f-9uwhIy0pu4PiN5I7\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-07T23:21:39.053Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"ri-1\",\"correlation_id\":\"cor_5371085d-4bc5-44ef-a78c-c52587f404e9\",\"causation_id\":\"e50d988e-d9e8-4b3f-8bd1-5d561ce8cead\",\"data\":{\"previous_state\":null,\"processing_state\":\"received\",\"reason\":null}}"
                      *         },
                      *         {
-                     *           "cursor": "2026-11-29T00:47:37.400Z#evt_i1a3WNrreNNdMgw_fxElOZUHQS",
+                     *           "cursor": "2026-12-07T23:21:40.563Z#evt_i1a3WNrreNNdMgw_fxElOZUHQS",
                      *           "event_id": "evt_i1a3WNrreNNdMgw_fxElOZUHQS",
                      *           "event_type": "commerce.order.status_changed.v1",
-                     *           "payload": "{\"event_id\":\"evt_i1a3WNrreNNdMgw_fxElOZUHQS\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-11-29T00:47:36.903Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-1\",\"correlation_id\":\"cor_b702b81e-ea62-4904-9638-1c0285d5676e\",\"causation_id\":\"evt_b0lanyKk7EEZm4w10L21_ed8KA\",\"data\":{\"previous_state\":\"received\",\"processing_state\":\"validated\",\"reason\":null}}"
+                     *           "payload": "{\"event_id\":\"evt_i1a3WNrreNNdMgw_fxElOZUHQS\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-07T23:21:40.365Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-1\",\"correlation_id\":\"cor_e02952b2-5a1d-4504-ad08-e54c0319a772\",\"causation_id\":\"evt_b0lanyKk7EEZm4w10L21_ed8KA\",\"data\":{\"previous_state\":\"received\",\"processing_state\":\"validated\",\"reason\":null}}"
                      *         },
                      *         {
-                     *           "cursor": "2026-11-29T00:47:37.436Z#evt_3Ufa71hkQIgij8t-zlYlWZEnKE",
+                     *           "cursor": "2026-12-07T23:21:40.579Z#evt_3Ufa71hkQIgij8t-zlYlWZEnKE",
                      *           "event_id": "evt_3Ufa71hkQIgij8t-zlYlWZEnKE",
                      *           "event_type": "commerce.order.status_changed.v1",
-                     *           "payload": "{\"event_id\":\"evt_3Ufa71hkQIgij8t-zlYlWZEnKE\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-11-29T00:47:36.983Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-1\",\"correlation_id\":\"cor_b702b81e-ea62-4904-9638-1c0285d5676e\",\"causation_id\":\"evt_i1a3WNrreNNdMgw_fxElOZUHQS\",\"data\":{\"previous_state\":\"validated\",\"processing_state\":\"scheduled\",\"reason\":null}}"
+                     *           "payload": "{\"event_id\":\"evt_3Ufa71hkQIgij8t-zlYlWZEnKE\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-07T23:21:40.412Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-1\",\"correlation_id\":\"cor_e02952b2-5a1d-4504-ad08-e54c0319a772\",\"causation_id\":\"evt_i1a3WNrreNNdMgw_fxElOZUHQS\",\"data\":{\"previous_state\":\"validated\",\"processing_state\":\"scheduled\",\"reason\":null}}"
                      *         },
                      *         {
-                     *           "cursor": "2026-11-29T00:47:37.462Z#evt_0QqXZWqN6-o8kNN7dEaCzMKTDc",
-                     *           "event_id": "evt_0QqXZWqN6-o8kNN7dEaCzMKTDc",
-                     *           "event_type": "commerce.order.status_changed.v1",
-                     *           "payload": "{\"event_id\":\"evt_0QqXZWqN6-o8kNN7dEaCzMKTDc\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-11-29T00:47:36.999Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-1\",\"correlation_id\":\"cor_b702b81e-ea62-4904-9638-1c0285d5676e\",\"causation_id\":\"evt_3Ufa71hkQIgij8t-zlYlWZEnKE\",\"data\":{\"previous_state\":\"scheduled\",\"processing_state\":\"in_call\",\"reason\":null}}"
-                     *         },
-                     *         {
-                     *           "cursor": "2026-11-29T00:47:37.773Z#evt_g5AGP0uNXUcGHY8o0IuFUjfi4B",
-                     *           "event_id": "evt_g5AGP0uNXUcGHY8o0IuFUjfi4B",
-                     *           "event_type": "commerce.order.status_changed.v1",
-                     *           "payload": "{\"event_id\":\"evt_g5AGP0uNXUcGHY8o0IuFUjfi4B\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-11-29T00:47:36.999Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-1\",\"correlation_id\":\"cor_b702b81e-ea62-4904-9638-1c0285d5676e\",\"causation_id\":\"evt_0QqXZWqN6-o8kNN7dEaCzMKTDc\",\"data\":{\"previous_state\":\"in_call\",\"processing_state\":\"completed\",\"reason\":\"confirmed\"}}"
-                     *         },
-                     *         {
-                     *           "cursor": "2026-11-29T00:47:37.798Z#evt_aJ5jnwrI0cG7pg5vOnBj4N_tbA",
-                     *           "event_id": "evt_aJ5jnwrI0cG7pg5vOnBj4N_tbA",
-                     *           "event_type": "commerce.call.attempt_completed.v1",
-                     *           "payload": "{\"event_id\":\"evt_aJ5jnwrI0cG7pg5vOnBj4N_tbA\",\"event_type\":\"commerce.call.attempt_completed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-11-29T00:47:36.999Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-1\",\"correlation_id\":\"cor_b702b81e-ea62-4904-9638-1c0285d5676e\",\"causation_id\":\"evt_0QqXZWqN6-o8kNN7dEaCzMKTDc\",\"data\":{\"attempt\":1,\"call_disposition\":\"answered\",\"started_at\":\"2026-11-29T00:47:36.999Z\",\"ended_at\":\"2026-11-29T00:47:36.999Z\"}}"
-                     *         },
-                     *         {
-                     *           "cursor": "2026-11-29T00:47:37.839Z#evt_FleSviG6IJi2NGfWzp0tPj-dwH",
-                     *           "event_id": "evt_FleSviG6IJi2NGfWzp0tPj-dwH",
-                     *           "event_type": "commerce.order.result_ready.v1",
-                     *           "payload": "{\"event_id\":\"evt_FleSviG6IJi2NGfWzp0tPj-dwH\",\"event_type\":\"commerce.order.result_ready.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-11-29T00:47:36.999Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-1\",\"correlation_id\":\"cor_b702b81e-ea62-4904-9638-1c0285d5676e\",\"causation_id\":\"evt_0QqXZWqN6-o8kNN7dEaCzMKTDc\",\"data\":{\"result\":{\"external_order_id\":\"o-1\",\"processing_state\":\"completed\",\"call_disposition\":\"answered\",\"business_outcome\":\"confirmed\",\"final_order_snapshot\":{\"reason\":null,\"currency\":\"EUR\",\"total\":\"17.80\",\"items\":[{\"price\":\"8.90\",\"external_variant_id\":\"espresso-250g\",\"quantity\":2}],\"confirmed\":true},\"applied_rules\":[],\"completed_at\":\"2026-11-29T00:47:36.999Z\"}}}"
-                     *         },
-                     *         {
-                     *           "cursor": "2026-11-29T00:47:37.951Z#evt_aLdVbnIvYZB1hPSKnLWXt8JAs4",
+                     *           "cursor": "2026-12-07T23:21:40.586Z#evt_aLdVbnIvYZB1hPSKnLWXt8JAs4",
                      *           "event_id": "evt_aLdVbnIvYZB1hPSKnLWXt8JAs4",
                      *           "event_type": "commerce.order.status_changed.v1",
-                     *           "payload": "{\"event_id\":\"evt_aLdVbnIvYZB1hPSKnLWXt8JAs4\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-11-29T00:47:37.334Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"ri-1\",\"correlation_id\":\"cor_2d95635f-22fa-4626-a1b3-c2b8a446c268\",\"causation_id\":\"evt_xlQl8iW3f-9uwhIy0pu4PiN5I7\",\"data\":{\"previous_state\":\"received\",\"processing_state\":\"validated\",\"reason\":null}}"
+                     *           "payload": "{\"event_id\":\"evt_aLdVbnIvYZB1hPSKnLWXt8JAs4\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-07T23:21:40.382Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"ri-1\",\"correlation_id\":\"cor_5371085d-4bc5-44ef-a78c-c52587f404e9\",\"causation_id\":\"evt_xlQl8iW3f-9uwhIy0pu4PiN5I7\",\"data\":{\"previous_state\":\"received\",\"processing_state\":\"validated\",\"reason\":null}}"
                      *         },
                      *         {
-                     *           "cursor": "2026-11-29T00:47:37.974Z#evt_ORo0OL0lsPT-uMwrcQrhhUL5y-",
+                     *           "cursor": "2026-12-07T23:21:40.625Z#evt_ORo0OL0lsPT-uMwrcQrhhUL5y-",
                      *           "event_id": "evt_ORo0OL0lsPT-uMwrcQrhhUL5y-",
                      *           "event_type": "commerce.order.status_changed.v1",
-                     *           "payload": "{\"event_id\":\"evt_ORo0OL0lsPT-uMwrcQrhhUL5y-\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-11-29T00:47:37.380Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"ri-1\",\"correlation_id\":\"cor_2d95635f-22fa-4626-a1b3-c2b8a446c268\",\"causation_id\":\"evt_aLdVbnIvYZB1hPSKnLWXt8JAs4\",\"data\":{\"previous_state\":\"validated\",\"processing_state\":\"scheduled\",\"reason\":null}}"
+                     *           "payload": "{\"event_id\":\"evt_ORo0OL0lsPT-uMwrcQrhhUL5y-\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-07T23:21:40.440Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"ri-1\",\"correlation_id\":\"cor_5371085d-4bc5-44ef-a78c-c52587f404e9\",\"causation_id\":\"evt_aLdVbnIvYZB1hPSKnLWXt8JAs4\",\"data\":{\"previous_state\":\"validated\",\"processing_state\":\"scheduled\",\"reason\":null}}"
                      *         },
                      *         {
-                     *           "cursor": "2026-11-29T00:47:38.032Z#evt_QztHx6GUdC5a_BPOIRV4Nlq9OH",
+                     *           "cursor": "2026-12-07T23:21:40.632Z#evt_0QqXZWqN6-o8kNN7dEaCzMKTDc",
+                     *           "event_id": "evt_0QqXZWqN6-o8kNN7dEaCzMKTDc",
+                     *           "event_type": "commerce.order.status_changed.v1",
+                     *           "payload": "{\"event_id\":\"evt_0QqXZWqN6-o8kNN7dEaCzMKTDc\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-07T23:21:40.434Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-1\",\"correlation_id\":\"cor_e02952b2-5a1d-4504-ad08-e54c0319a772\",\"causation_id\":\"evt_3Ufa71hkQIgij8t-zlYlWZEnKE\",\"data\":{\"previous_state\":\"scheduled\",\"processing_state\":\"in_call\",\"reason\":null}}"
+                     *         },
+                     *         {
+                     *           "cursor": "2026-12-07T23:21:40.870Z#evt_g5AGP0uNXUcGHY8o0IuFUjfi4B",
+                     *           "event_id": "evt_g5AGP0uNXUcGHY8o0IuFUjfi4B",
+                     *           "event_type": "commerce.order.status_changed.v1",
+                     *           "payload": "{\"event_id\":\"evt_g5AGP0uNXUcGHY8o0IuFUjfi4B\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-07T23:21:40.434Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-1\",\"correlation_id\":\"cor_e02952b2-5a1d-4504-ad08-e54c0319a772\",\"causation_id\":\"evt_0QqXZWqN6-o8kNN7dEaCzMKTDc\",\"data\":{\"previous_state\":\"in_call\",\"processing_state\":\"completed\",\"reason\":\"confirmed\"}}"
+                     *         },
+                     *         {
+                     *           "cursor": "2026-12-07T23:21:40.888Z#evt_aJ5jnwrI0cG7pg5vOnBj4N_tbA",
+                     *           "event_id": "evt_aJ5jnwrI0cG7pg5vOnBj4N_tbA",
+                     *           "event_type": "commerce.call.attempt_completed.v1",
+                     *           "payload": "{\"event_id\":\"evt_aJ5jnwrI0cG7pg5vOnBj4N_tbA\",\"event_type\":\"commerce.call.attempt_completed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-07T23:21:40.434Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-1\",\"correlation_id\":\"cor_e02952b2-5a1d-4504-ad08-e54c0319a772\",\"causation_id\":\"evt_0QqXZWqN6-o8kNN7dEaCzMKTDc\",\"data\":{\"attempt\":1,\"call_disposition\":\"answered\",\"started_at\":\"2026-12-07T23:21:40.434Z\",\"ended_at\":\"2026-12-07T23:21:40.434Z\"}}"
+                     *         },
+                     *         {
+                     *           "cursor": "2026-12-07T23:21:40.905Z#evt_FleSviG6IJi2NGfWzp0tPj-dwH",
+                     *           "event_id": "evt_FleSviG6IJi2NGfWzp0tPj-dwH",
+                     *           "event_type": "commerce.order.result_ready.v1",
+                     *           "payload": "{\"event_id\":\"evt_FleSviG6IJi2NGfWzp0tPj-dwH\",\"event_type\":\"commerce.order.result_ready.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-07T23:21:40.434Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-1\",\"correlation_id\":\"cor_e02952b2-5a1d-4504-ad08-e54c0319a772\",\"causation_id\":\"evt_0QqXZWqN6-o8kNN7dEaCzMKTDc\",\"data\":{\"result\":{\"external_order_id\":\"o-1\",\"processing_state\":\"completed\",\"call_disposition\":\"answered\",\"business_outcome\":\"confirmed\",\"final_order_snapshot\":{\"reason\":null,\"currency\":\"EUR\",\"total\":\"17.80\",\"items\":[{\"price\":\"8.90\",\"external_variant_id\":\"espresso-250g\",\"quantity\":2}],\"confirmed\":true},\"applied_rules\":[],\"completed_at\":\"2026-12-07T23:21:40.434Z\"}}}"
+                     *         },
+                     *         {
+                     *           "cursor": "2026-12-07T23:21:42.071Z#evt_QztHx6GUdC5a_BPOIRV4Nlq9OH",
                      *           "event_id": "evt_QztHx6GUdC5a_BPOIRV4Nlq9OH",
                      *           "event_type": "commerce.order.status_changed.v1",
-                     *           "payload": "{\"event_id\":\"evt_QztHx6GUdC5a_BPOIRV4Nlq9OH\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-11-29T00:47:37.818Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"ri-1\",\"correlation_id\":\"cor_7b6dbdce-f2fe-4a17-be1b-74d48bf94eeb\",\"causation_id\":\"5a667acf-d28f-406b-87d0-2990ca7114e8\",\"data\":{\"previous_state\":\"scheduled\",\"processing_state\":\"validated\",\"reason\":null}}"
+                     *           "payload": "{\"event_id\":\"evt_QztHx6GUdC5a_BPOIRV4Nlq9OH\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-07T23:21:41.626Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"ri-1\",\"correlation_id\":\"cor_f7b123d7-f6a0-4e16-a176-376c4067bdf7\",\"causation_id\":\"2fe5d789-da25-4f71-acd9-1b1e04dd1742\",\"data\":{\"previous_state\":\"scheduled\",\"processing_state\":\"validated\",\"reason\":null}}"
                      *         },
                      *         {
-                     *           "cursor": "2026-11-29T00:47:38.175Z#evt_xDLwwML-xkVo5Ac6SRE_ICN5Re",
+                     *           "cursor": "2026-12-07T23:21:42.262Z#evt_xDLwwML-xkVo5Ac6SRE_ICN5Re",
                      *           "event_id": "evt_xDLwwML-xkVo5Ac6SRE_ICN5Re",
                      *           "event_type": "commerce.order.status_changed.v1",
-                     *           "payload": "{\"event_id\":\"evt_xDLwwML-xkVo5Ac6SRE_ICN5Re\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-11-29T00:47:38.006Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"ri-1\",\"correlation_id\":\"cor_7b6dbdce-f2fe-4a17-be1b-74d48bf94eeb\",\"causation_id\":\"d39231c4-779b-4501-bbf8-7fdc6e52bf2b\",\"data\":{\"previous_state\":\"validated\",\"processing_state\":\"cancelled\",\"reason\":\"customer_request\"}}"
+                     *           "payload": "{\"event_id\":\"evt_xDLwwML-xkVo5Ac6SRE_ICN5Re\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-07T23:21:42.087Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"ri-1\",\"correlation_id\":\"cor_f7b123d7-f6a0-4e16-a176-376c4067bdf7\",\"causation_id\":\"evt_QztHx6GUdC5a_BPOIRV4Nlq9OH\",\"data\":{\"previous_state\":\"validated\",\"processing_state\":\"scheduled\",\"reason\":null}}"
+                     *         },
+                     *         {
+                     *           "cursor": "2026-12-07T23:21:42.762Z#evt_zWm7EkZfDnfCEVeGimF-IjhiNN",
+                     *           "event_id": "evt_zWm7EkZfDnfCEVeGimF-IjhiNN",
+                     *           "event_type": "commerce.order.status_changed.v1",
+                     *           "payload": "{\"event_id\":\"evt_zWm7EkZfDnfCEVeGimF-IjhiNN\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-07T23:21:42.627Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"ri-1\",\"correlation_id\":\"cor_f7b123d7-f6a0-4e16-a176-376c4067bdf7\",\"causation_id\":\"97022c8c-52f1-46c7-837f-8139e2815087\",\"data\":{\"previous_state\":\"scheduled\",\"processing_state\":\"cancelled\",\"reason\":\"customer_request\"}}"
+                     *         },
+                     *         {
+                     *           "cursor": "2026-12-07T23:21:45.449Z#evt_4nkMjeh2QYjmlThU-HsK__1PuO",
+                     *           "event_id": "evt_4nkMjeh2QYjmlThU-HsK__1PuO",
+                     *           "event_type": "commerce.order.status_changed.v1",
+                     *           "payload": "{\"event_id\":\"evt_4nkMjeh2QYjmlThU-HsK__1PuO\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-07T23:21:45.178Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-2\",\"correlation_id\":\"cor_a2867eae-4a4f-40da-8a30-ba640d1b529a\",\"causation_id\":\"1983737a-182a-4e83-80bd-c0ac46d4e38d\",\"data\":{\"previous_state\":null,\"processing_state\":\"received\",\"reason\":null}}"
+                     *         },
+                     *         {
+                     *           "cursor": "2026-12-07T23:21:45.784Z#evt_A2AOUPiwAwIa0IbIpGtsnz-4_l",
+                     *           "event_id": "evt_A2AOUPiwAwIa0IbIpGtsnz-4_l",
+                     *           "event_type": "commerce.order.status_changed.v1",
+                     *           "payload": "{\"event_id\":\"evt_A2AOUPiwAwIa0IbIpGtsnz-4_l\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-07T23:21:45.530Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-2\",\"correlation_id\":\"cor_a2867eae-4a4f-40da-8a30-ba640d1b529a\",\"causation_id\":\"evt_4nkMjeh2QYjmlThU-HsK__1PuO\",\"data\":{\"previous_state\":\"received\",\"processing_state\":\"validated\",\"reason\":null}}"
+                     *         },
+                     *         {
+                     *           "cursor": "2026-12-07T23:21:45.878Z#evt_XKbbdcqs4uC9TD2lklL0wLrTct",
+                     *           "event_id": "evt_XKbbdcqs4uC9TD2lklL0wLrTct",
+                     *           "event_type": "commerce.order.status_changed.v1",
+                     *           "payload": "{\"event_id\":\"evt_XKbbdcqs4uC9TD2lklL0wLrTct\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-07T23:21:45.629Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-2\",\"correlation_id\":\"cor_a2867eae-4a4f-40da-8a30-ba640d1b529a\",\"causation_id\":\"evt_A2AOUPiwAwIa0IbIpGtsnz-4_l\",\"data\":{\"previous_state\":\"validated\",\"processing_state\":\"scheduled\",\"reason\":null}}"
+                     *         },
+                     *         {
+                     *           "cursor": "2026-12-07T23:21:45.974Z#evt_Ygo_6E1KM9BPRMi_FDfUhkFB1E",
+                     *           "event_id": "evt_Ygo_6E1KM9BPRMi_FDfUhkFB1E",
+                     *           "event_type": "commerce.order.status_changed.v1",
+                     *           "payload": "{\"event_id\":\"evt_Ygo_6E1KM9BPRMi_FDfUhkFB1E\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-07T23:21:45.648Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-2\",\"correlation_id\":\"cor_a2867eae-4a4f-40da-8a30-ba640d1b529a\",\"causation_id\":\"evt_XKbbdcqs4uC9TD2lklL0wLrTct\",\"data\":{\"previous_state\":\"scheduled\",\"processing_state\":\"in_call\",\"reason\":null}}"
+                     *         },
+                     *         {
+                     *           "cursor": "2026-12-07T23:21:46.194Z#evt_hC7xCw0yPtj7QCPi13_QzZ9Bit",
+                     *           "event_id": "evt_hC7xCw0yPtj7QCPi13_QzZ9Bit",
+                     *           "event_type": "commerce.order.status_changed.v1",
+                     *           "payload": "{\"event_id\":\"evt_hC7xCw0yPtj7QCPi13_QzZ9Bit\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-07T23:21:45.648Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-2\",\"correlation_id\":\"cor_a2867eae-4a4f-40da-8a30-ba640d1b529a\",\"causation_id\":\"evt_Ygo_6E1KM9BPRMi_FDfUhkFB1E\",\"data\":{\"previous_state\":\"in_call\",\"processing_state\":\"completed\",\"reason\":\"confirmed\"}}"
+                     *         },
+                     *         {
+                     *           "cursor": "2026-12-07T23:21:46.312Z#evt_yDOJ5wR1rnmWKHmF9WI0hwC0XF",
+                     *           "event_id": "evt_yDOJ5wR1rnmWKHmF9WI0hwC0XF",
+                     *           "event_type": "commerce.call.attempt_completed.v1",
+                     *           "payload": "{\"event_id\":\"evt_yDOJ5wR1rnmWKHmF9WI0hwC0XF\",\"event_type\":\"commerce.call.attempt_completed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-07T23:21:45.648Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-2\",\"correlation_id\":\"cor_a2867eae-4a4f-40da-8a30-ba640d1b529a\",\"causation_id\":\"evt_Ygo_6E1KM9BPRMi_FDfUhkFB1E\",\"data\":{\"attempt\":1,\"call_disposition\":\"answered\",\"started_at\":\"2026-12-07T23:21:45.648Z\",\"ended_at\":\"2026-12-07T23:21:45.648Z\"}}"
+                     *         },
+                     *         {
+                     *           "cursor": "2026-12-07T23:21:46.326Z#evt_Y1WYcIIlZ2MSWL8fbQFHyGIO4B",
+                     *           "event_id": "evt_Y1WYcIIlZ2MSWL8fbQFHyGIO4B",
+                     *           "event_type": "commerce.order.result_ready.v1",
+                     *           "payload": "{\"event_id\":\"evt_Y1WYcIIlZ2MSWL8fbQFHyGIO4B\",\"event_type\":\"commerce.order.result_ready.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-07T23:21:45.648Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-2\",\"correlation_id\":\"cor_a2867eae-4a4f-40da-8a30-ba640d1b529a\",\"causation_id\":\"evt_Ygo_6E1KM9BPRMi_FDfUhkFB1E\",\"data\":{\"result\":{\"external_order_id\":\"o-2\",\"processing_state\":\"completed\",\"call_disposition\":\"answered\",\"business_outcome\":\"confirmed\",\"final_order_snapshot\":{\"reason\":null,\"currency\":\"EUR\",\"total\":\"17.80\",\"items\":[{\"price\":\"8.90\",\"external_variant_id\":\"espresso-250g\",\"quantity\":2}],\"confirmed\":true},\"applied_rules\":[],\"completed_at\":\"2026-12-07T23:21:45.648Z\"}}}"
+                     *         },
+                     *         {
+                     *           "cursor": "2026-12-07T23:21:46.410Z#evt_hcXRGzZZ2DwdxRtyO5yMNsWBHJ",
+                     *           "event_id": "evt_hcXRGzZZ2DwdxRtyO5yMNsWBHJ",
+                     *           "event_type": "commerce.writeback.failed.v1",
+                     *           "payload": "{\"event_id\":\"evt_hcXRGzZZ2DwdxRtyO5yMNsWBHJ\",\"event_type\":\"commerce.writeback.failed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-07T23:21:46.117Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-2\",\"correlation_id\":\"cor_a2867eae-4a4f-40da-8a30-ba640d1b529a\",\"causation_id\":\"evt_hC7xCw0yPtj7QCPi13_QzZ9Bit\",\"data\":{\"reason\":\"store_refused: 422 {\\\"title\\\":\\\"Order is archived in the store\\\"}\",\"attempts\":1}}"
+                     *         },
+                     *         {
+                     *           "cursor": "2026-12-07T23:21:48.011Z#evt_H9Ry045pXdkj2-6AIJKgZvs2_e",
+                     *           "event_id": "evt_H9Ry045pXdkj2-6AIJKgZvs2_e",
+                     *           "event_type": "commerce.order.status_changed.v1",
+                     *           "payload": "{\"event_id\":\"evt_H9Ry045pXdkj2-6AIJKgZvs2_e\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-07T23:21:47.868Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"test-2adedd31\",\"correlation_id\":\"8adb3a89-e21c-4448-9053-20e6771eeec6\",\"causation_id\":\"8adb3a89-e21c-4448-9053-20e6771eeec6\",\"test\":true,\"data\":{\"reason\":null,\"previous_state\":\"received\",\"processing_state\":\"validated\"}}"
                      *         }
                      *       ],
-                     *       "next_after": "2026-11-29T00:47:38.175Z#evt_xDLwwML-xkVo5Ac6SRE_ICN5Re",
-                     *       "expires_at": "2026-11-29T00:48:40Z"
+                     *       "next_after": "2026-12-07T23:21:48.011Z#evt_H9Ry045pXdkj2-6AIJKgZvs2_e",
+                     *       "expires_at": "2026-12-07T23:22:56Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ListenFeed"];
@@ -7211,7 +7279,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "dlv_YvWxmA4y3Q7gAAvbHf9tLFeg",
+                     *       "delivery_id": "dlv_PgmX5dW_2tgI3yT7iAYbfSG8",
                      *       "replay_of": "dlv_m6ntyHxisX60XeB09eLq159W",
                      *       "event_id": "evt_4nkMjeh2QYjmlThU-HsK__1PuO",
                      *       "status": "queued"
@@ -7387,10 +7455,10 @@ export interface operations {
                  *       "event_id": "evt_g5AGP0uNXUcGHY8o0IuFUjfi4B",
                  *       "event_type": "commerce.order.status_changed.v1",
                  *       "event_version": "1",
-                 *       "occurred_at": "2026-11-29T00:47:36.999Z",
+                 *       "occurred_at": "2026-12-07T23:21:40.434Z",
                  *       "integration_ref": "acme-coffee",
                  *       "external_order_id": "o-1",
-                 *       "correlation_id": "cor_b702b81e-ea62-4904-9638-1c0285d5676e",
+                 *       "correlation_id": "cor_e02952b2-5a1d-4504-ad08-e54c0319a772",
                  *       "causation_id": "evt_0QqXZWqN6-o8kNN7dEaCzMKTDc",
                  *       "data": {
                  *         "previous_state": "in_call",
@@ -7450,16 +7518,16 @@ export interface operations {
                  *       "event_id": "evt_aJ5jnwrI0cG7pg5vOnBj4N_tbA",
                  *       "event_type": "commerce.call.attempt_completed.v1",
                  *       "event_version": "1",
-                 *       "occurred_at": "2026-11-29T00:47:36.999Z",
+                 *       "occurred_at": "2026-12-07T23:21:40.434Z",
                  *       "integration_ref": "acme-coffee",
                  *       "external_order_id": "o-1",
-                 *       "correlation_id": "cor_b702b81e-ea62-4904-9638-1c0285d5676e",
+                 *       "correlation_id": "cor_e02952b2-5a1d-4504-ad08-e54c0319a772",
                  *       "causation_id": "evt_0QqXZWqN6-o8kNN7dEaCzMKTDc",
                  *       "data": {
                  *         "attempt": 1,
                  *         "call_disposition": "answered",
-                 *         "started_at": "2026-11-29T00:47:36.999Z",
-                 *         "ended_at": "2026-11-29T00:47:36.999Z"
+                 *         "started_at": "2026-12-07T23:21:40.434Z",
+                 *         "ended_at": "2026-12-07T23:21:40.434Z"
                  *       }
                  *     }
                  */
@@ -7514,10 +7582,10 @@ export interface operations {
                  *       "event_id": "evt_FleSviG6IJi2NGfWzp0tPj-dwH",
                  *       "event_type": "commerce.order.result_ready.v1",
                  *       "event_version": "1",
-                 *       "occurred_at": "2026-11-29T00:47:36.999Z",
+                 *       "occurred_at": "2026-12-07T23:21:40.434Z",
                  *       "integration_ref": "acme-coffee",
                  *       "external_order_id": "o-1",
-                 *       "correlation_id": "cor_b702b81e-ea62-4904-9638-1c0285d5676e",
+                 *       "correlation_id": "cor_e02952b2-5a1d-4504-ad08-e54c0319a772",
                  *       "causation_id": "evt_0QqXZWqN6-o8kNN7dEaCzMKTDc",
                  *       "data": {
                  *         "result": {
@@ -7539,7 +7607,7 @@ export interface operations {
                  *             "confirmed": true
                  *           },
                  *           "applied_rules": [],
-                 *           "completed_at": "2026-11-29T00:47:36.999Z"
+                 *           "completed_at": "2026-12-07T23:21:40.434Z"
                  *         }
                  *       }
                  *     }
@@ -7595,10 +7663,10 @@ export interface operations {
                  *       "event_id": "evt_hcXRGzZZ2DwdxRtyO5yMNsWBHJ",
                  *       "event_type": "commerce.writeback.failed.v1",
                  *       "event_version": "1",
-                 *       "occurred_at": "2026-11-29T00:47:39.608Z",
+                 *       "occurred_at": "2026-12-07T23:21:46.117Z",
                  *       "integration_ref": "acme-coffee",
                  *       "external_order_id": "o-2",
-                 *       "correlation_id": "cor_f6a636be-4563-404a-885f-68239a4a266b",
+                 *       "correlation_id": "cor_a2867eae-4a4f-40da-8a30-ba640d1b529a",
                  *       "causation_id": "evt_hC7xCw0yPtj7QCPi13_QzZ9Bit",
                  *       "data": {
                  *         "reason": "store_refused: 422 {\"title\":\"Order is archived in the store\"}",

@@ -5,7 +5,10 @@
  */
 export const MESSAGES = {
   en: {
-    greeting: 'Hello, this is {store}, calling about your order of {date}.',
+    greeting: 'Hello, this is {store}, calling about your order. To hear it, press 1.',
+    greeting_again: 'To hear your order, press 1.',
+    goodbye_unheard: 'We will call again later. Goodbye.',
+    order_of: 'Your order of {date}:',
     line: '{quantity} times {title}, at {price} each.',
     more_lines: 'And {count} more items.',
     total: 'The total is {total}.',
@@ -19,7 +22,10 @@ export const MESSAGES = {
     goodbye_no_decision: 'We could not hear your choice, so your order stays as it is for now. Goodbye.',
   },
   de: {
-    greeting: 'Guten Tag, hier ist {store}. Wir rufen wegen Ihrer Bestellung vom {date} an.',
+    greeting: 'Guten Tag, hier ist {store}. Wir rufen wegen Ihrer Bestellung an. Um sie zu hören, drücken Sie die 1.',
+    greeting_again: 'Um Ihre Bestellung zu hören, drücken Sie die 1.',
+    goodbye_unheard: 'Wir rufen Sie später wieder an. Auf Wiederhören.',
+    order_of: 'Ihre Bestellung vom {date}:',
     line: '{quantity} mal {title}, zu je {price}.',
     more_lines: 'Und {count} weitere Artikel.',
     total: 'Der Gesamtbetrag ist {total}.',

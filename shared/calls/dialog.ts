@@ -4,10 +4,15 @@
  * the last turn carries the decision. Pure: the sandbox's simulated customer and a real
  * telephone network drive the very same functions.
  *
- * The script: a greeting that names the store and the order's date, the order read back (at
- * most MAX_LINES_READ lines, the rest summarised) with its total, then "1 to confirm, 2 to
- * cancel" and, where a suggestion applies, "3" for it. No input or a wrong key repeats the
- * question once; a second miss ends the call without a decision.
+ * Nothing about the order is said before a person is there (contract-decisions section 11):
+ * whoever answers (a mailbox too) hears only the store's name, that the call is about an order,
+ * and "press 1 to hear it". A key brings the order read back (its date, at most MAX_LINES_READ
+ * lines, the rest summarised, its total), then "1 to confirm, 2 to cancel" and, where a
+ * suggestion applies, "3" for it. Keys are read while a turn is being spoken (barge-in): 1 at
+ * the greeting reads the order, and 1, 2 or 3 during the read-back decide at once. At the
+ * greeting, silence or another key asks once more, then the call ends without a word about the
+ * order (`heard: false`); in the read-back, a miss repeats the question once, and a second ends
+ * the call without a decision.
  */
 import { LANGUAGES, type Language, message } from './dialog-messages.ts';
 
@@ -39,7 +44,9 @@ export interface DialogInput {
 
 export interface DialogScript {
   language: Language;
-  /** What the greeting, the read-back and the total say: said once, at the start. */
+  /** The greeting: the store's name, that the call is about an order, and the key that reads it. Nothing of the order itself. */
+  greeting: string;
+  /** The order read back: its date, its lines and its total, said once a key was pressed at the greeting. */
   opening: string;
   /** The question, with the offer when there is one: asked at the start and once more after a miss. */
   question: string;
@@ -49,12 +56,17 @@ export interface DialogScript {
 
 export type Turn =
   | { say: string; input: { digits: readonly string[]; timeoutSeconds: number }; end?: undefined }
-  | { say: string; input: null; end: { decision: Decision | null } };
+  /** `heard`: whether the customer pressed the key that reads the order (a person was there). */
+  | { say: string; input: null; end: { decision: Decision | null; heard: boolean } };
 
-/** How far the conversation is: the misses so far (serialisable, so a platform can carry it between turns). */
+/** How far the conversation is: at the greeting or in the order, and the misses there (serialisable, so a platform can carry it between turns). */
 export interface DialogState {
+  stage: 'greeting' | 'order';
   misses: number;
 }
+
+/** The key that reads the order at the greeting. */
+export const HEAR_ORDER_KEY = '1';
 
 /** Text a partner supplied, made safe to speak: no markup characters, no control characters, bounded. */
 export function speakable(text: string, max = MAX_SPOKEN_NAME): string {
@@ -100,8 +112,9 @@ export function dialogScript(input: DialogInput): DialogScript {
     .slice(0, MAX_LINES_READ)
     .map((l) => message(language, 'line', { quantity: l.quantity, title: speakable(l.title), price: amount(l.price) }));
   const rest = input.lines.length - read.length;
+  const greeting = message(language, 'greeting', { store: speakable(input.storeName) });
   const opening = [
-    message(language, 'greeting', { store: speakable(input.storeName), date }),
+    message(language, 'order_of', { date }),
     ...read,
     ...(rest > 0 ? [message(language, 'more_lines', { count: rest })] : []),
     message(language, 'total', { total: amount(input.total) }),
@@ -112,26 +125,36 @@ export function dialogScript(input: DialogInput): DialogScript {
     message(language, 'ask'),
     ...(offer ? [message(language, offer.kind === 'adds' ? 'offer_adds' : 'offer_replaces', { title: offerTitle!, price: amount(offer.price) })] : []),
   ].join(' ');
-  return { language, opening, question, keys: offer ? ['1', '2', '3'] : ['1', '2'], offerTitle };
+  return { language, greeting, opening, question, keys: offer ? ['1', '2', '3'] : ['1', '2'], offerTitle };
 }
 
-const ask = (say: string, script: DialogScript): Turn => ({ say, input: { digits: script.keys, timeoutSeconds: INPUT_TIMEOUT_SECONDS } });
+const ask = (say: string, digits: readonly string[]): Turn => ({ say, input: { digits, timeoutSeconds: INPUT_TIMEOUT_SECONDS } });
 
 const DECISIONS: Record<string, Decision> = { '1': 'confirmed', '2': 'declined', '3': 'modified' };
 
 function goodbye(script: DialogScript, decision: Decision | null): Turn {
   const key = decision ? (`goodbye_${decision}` as const) : 'goodbye_no_decision';
-  return { say: message(script.language, key, { title: script.offerTitle ?? '' }), input: null, end: { decision } };
+  return { say: message(script.language, key, { title: script.offerTitle ?? '' }), input: null, end: { decision, heard: true } };
 }
 
-/** The first turn: the opening and the question. */
+/** The first turn: the greeting, waiting for the key that reads the order. */
 export function openingTurn(script: DialogScript): { state: DialogState; turn: Turn } {
-  return { state: { misses: 0 }, turn: ask(`${script.opening} ${script.question}`, script) };
+  return { state: { stage: 'greeting', misses: 0 }, turn: ask(script.greeting, [HEAR_ORDER_KEY]) };
 }
 
 /** The turn after the customer pressed `pressed` (null: nothing within the time limit). */
 export function nextTurn(script: DialogScript, state: DialogState, pressed: string | null): { state: DialogState; turn: Turn } {
+  if (state.stage === 'greeting') {
+    if (pressed === HEAR_ORDER_KEY) return { state: { stage: 'order', misses: 0 }, turn: ask(`${script.opening} ${script.question}`, script.keys) };
+    if (state.misses === 0) return { state: { stage: 'greeting', misses: 1 }, turn: ask(message(script.language, 'greeting_again'), [HEAR_ORDER_KEY]) };
+    // Nobody pressed the key: nothing of the order was said, and nothing is.
+    return {
+      state: { stage: 'greeting', misses: 2 },
+      turn: { say: message(script.language, 'goodbye_unheard'), input: null, end: { decision: null, heard: false } },
+    };
+  }
   if (pressed !== null && script.keys.includes(pressed)) return { state, turn: goodbye(script, DECISIONS[pressed]!) };
-  if (state.misses === 0) return { state: { misses: 1 }, turn: ask(`${message(script.language, 'not_understood')} ${script.question}`, script) };
-  return { state: { misses: state.misses + 1 }, turn: goodbye(script, null) };
+  if (state.misses === 0)
+    return { state: { stage: 'order', misses: 1 }, turn: ask(`${message(script.language, 'not_understood')} ${script.question}`, script.keys) };
+  return { state: { stage: 'order', misses: state.misses + 1 }, turn: goodbye(script, null) };
 }

@@ -5,7 +5,7 @@
  * they are told and what their keys mean is the dialog's.
  */
 import type { CallDisposition } from './call-schemas.ts';
-import { type Decision, type DialogScript, nextTurn, openingTurn } from './dialog.ts';
+import { type Decision, type DialogScript, HEAR_ORDER_KEY, nextTurn, openingTurn } from './dialog.ts';
 
 /** What the customer does when called. */
 export type CustomerBehaviour =
@@ -46,8 +46,13 @@ export function sandboxCustomer(phone: string, attempt: number): CustomerBehavio
   }
 }
 
-/** The key a simulated customer who wants `wants` presses when told it may press `offered` (null: none). */
+/**
+ * The key a simulated customer who wants `wants` presses when told it may press `offered` (null:
+ * none). At the greeting (only the key that reads the order is offered) every customer who
+ * means to decide presses it; a silent one presses nothing anywhere.
+ */
 export function keyFor(wants: Extract<CustomerBehaviour, { kind: 'answers' }>['wants'], offered: readonly string[]): string | null {
+  if (wants !== 'nothing' && offered.length === 1 && offered[0] === HEAR_ORDER_KEY) return HEAR_ORDER_KEY;
   switch (wants) {
     case 'confirm':
       return '1';
@@ -60,16 +65,26 @@ export function keyFor(wants: Extract<CustomerBehaviour, { kind: 'answers' }>['w
   }
 }
 
-/** Plays the conversation with the simulated customer, turn by turn, as a call platform drives it. */
+/**
+ * Plays the conversation with the simulated customer, turn by turn, as a call platform drives
+ * it. A mailbox takes the call as a person does and hears the greeting, which says nothing of
+ * the order; pressing nothing, it is hung up on (the simulated network tells it apart, as
+ * answering-machine detection does). A person who never presses the key that reads the order
+ * heard nothing of it either: no answer from a person.
+ */
 export function converse(script: DialogScript, behaviour: CustomerBehaviour): Conversation {
-  // A voicemail is hung up on without a word: an order is never read to a recording.
-  if (behaviour.kind !== 'answers') return { call_disposition: behaviour.kind, transcript: [] };
+  if (behaviour.kind !== 'answers' && behaviour.kind !== 'voicemail') return { call_disposition: behaviour.kind, transcript: [] };
+  const wants = behaviour.kind === 'answers' ? behaviour.wants : 'nothing';
   const transcript: TranscriptEntry[] = [];
   let { state, turn } = openingTurn(script);
   for (;;) {
     transcript.push({ speaker: 'service', text: turn.say });
-    if (turn.end) return { call_disposition: 'answered', ...(turn.end.decision ? { decision: turn.end.decision } : {}), transcript };
-    const key = keyFor(behaviour.wants, turn.input?.digits ?? []);
+    if (turn.end) {
+      if (behaviour.kind === 'voicemail') return { call_disposition: 'voicemail', transcript };
+      if (!turn.end.heard) return { call_disposition: 'no_answer', transcript };
+      return { call_disposition: 'answered', ...(turn.end.decision ? { decision: turn.end.decision } : {}), transcript };
+    }
+    const key = keyFor(wants, turn.input?.digits ?? []);
     transcript.push({ speaker: 'customer', key });
     ({ state, turn } = nextTurn(script, state, key));
   }

@@ -168,6 +168,12 @@ describe('cancels and erasure on the telephone network', () => {
         (cs) => cs[0]?.connectedAt !== undefined,
         { timeoutMs: 20_000, everyMs: 50 },
       );
+      // The customer has pressed 1 and is hearing the order when the partner cancels.
+      await eventually(
+        async () => stack.connect!.calls.heard.get(contact!.id)?.pressed ?? [],
+        (pressed) => pressed.includes('1'),
+        { timeoutMs: 20_000, everyMs: 50 },
+      );
       const cancels = await Promise.all([1, 2, 3].map(() => send(stack.baseUrl, live, 'POST', `/orders/${id}/cancel`)));
       expect(cancels.map((c) => c.status).filter((s) => s === 200).length).toBeGreaterThan(0);
       const order = await finished(id);
@@ -319,7 +325,7 @@ describe("Connect's refusals and quotas", () => {
     }
   }, 300_000);
 
-  it("reads silence as Connect stores it (`Timeout`): asked once more, then goodbye without a decision, in a German customer's German voice", async () => {
+  it("reads silence as Connect stores it (`Timeout`): asked once more, then goodbye without a word of the order, in a German customer's German voice", async () => {
     const { calls } = stack.connect!;
     const phone = numberEnding('0');
     calls.customers.set(phone, { kind: 'answers', wants: 'nothing' });
@@ -333,15 +339,17 @@ describe("Connect's refusals and quotas", () => {
       const heard = calls.heard.get(contact!.id)!;
       expect(heard.pressed).toEqual([null, null]);
       expect(heard.said).toHaveLength(3);
-      expect(heard.said[1]).toMatch(/nicht verstanden/);
-      expect(heard.said[2]).toMatch(/Wahl nicht gehört/);
+      expect(heard.said[1]).toMatch(/Um Ihre Bestellung zu hören, drücken Sie die 1/);
+      expect(heard.said[2]).toMatch(/später wieder an/);
+      // Not a word of the order: no line, no total, no date.
+      expect(heard.said.join(' ')).not.toMatch(/€|EUR|\d{4}/);
       expect(new Set(heard.voices)).toEqual(new Set(['Vicki']));
       expect(
         await eventually(
           () => attemptsOf(id),
           (a) => a.length >= 1,
         ),
-      ).toContainEqual([1, 'answered']);
+      ).toContainEqual([1, 'no_answer']);
       await send(stack.baseUrl, live, 'POST', `/orders/${id}/cancel`);
     } finally {
       calls.customers.delete(phone);

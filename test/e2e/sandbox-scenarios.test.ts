@@ -85,11 +85,13 @@ describe.concurrent.each(SCENARIOS)('sandbox scenario $digit', (s) => {
         continue;
       }
       expect(attempt.transcript).toEqual([
-        { speaker: 'service', text: expect.stringContaining(`Guten Tag, hier ist ${key.tenant}.`) },
+        { speaker: 'service', text: `Guten Tag, hier ist ${key.tenant}. Wir rufen wegen Ihrer Bestellung an. Um sie zu hören, drücken Sie die 1.` },
+        { speaker: 'customer', key: '1' },
+        { speaker: 'service', text: expect.stringContaining('Ihre Bestellung vom') },
         { speaker: 'customer', key: pressed },
         { speaker: 'service', text: expect.stringContaining('Auf Wiederhören') },
       ]);
-      const opening = attempt.transcript[0]!.text!.replace(/[\u00a0\u202f]/g, ' ');
+      const opening = attempt.transcript[2]!.text!.replace(/[\u00a0\u202f]/g, ' ');
       expect(opening).toContain('2 mal Coffee beans, zu je 9,99 €.');
       expect(opening).toContain('Der Gesamtbetrag ist 19,98 €.');
       // The upsell rule applies to every order here: 3 takes the 1 kg bag.

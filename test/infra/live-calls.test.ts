@@ -98,6 +98,7 @@ describe('the stack with live calls through Amazon Connect', () => {
       RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^ContactEventsDeadLetterQueue'), 'Arn'] }, maxReceiveCount: 5 },
     });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: Match.stringLikeRegexp('ContactEventsDlqDepth$'), Threshold: 0 });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: Match.stringLikeRegexp('DialsRefused$'), MetricName: 'DialsRefused', Threshold: 0 });
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       EventSourceArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^ContactEventsQueue'), 'Arn'] },
       FunctionResponseTypes: ['ReportBatchItemFailures'],

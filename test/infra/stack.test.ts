@@ -165,6 +165,7 @@ describe('the CDK app', () => {
         'StreamIteratorAge',
         'StreamFailureDepth',
         'ContactEventsDlqDepth',
+        'DialsRefused',
         'WebhookDlqDepth',
         'WebhookQueueBacklog',
         'DeliverySuccessRate',
@@ -174,7 +175,7 @@ describe('the CDK app', () => {
       ]);
       const byName = new Map(alarms().map(([, a]) => [(a.Properties.AlarmName as string).replace(/^Test-/, ''), a.Properties]));
       // Deployed only with callPlatform=connect: test/infra/live-calls.test.ts holds that stack to it.
-      const liveCallsOnly = new Set(['ContactEventsDlqDepth']);
+      const liveCallsOnly = new Set(['ContactEventsDlqDepth', 'DialsRefused']);
       for (const d of documented.filter((x) => x.name !== 'Errors' && !liveCallsOnly.has(x.name))) {
         const alarm = byName.get(d.name);
         expect(alarm, d.name).toBeDefined();

@@ -220,11 +220,13 @@ describe('the sandbox scenarios', () => {
     for (const d of ['0', '6', '7', '8']) expect(call(d, 1)).toMatchObject({ call_disposition: 'answered', decision: 'confirmed' });
   });
 
-  it('carry what the customer heard and pressed, and nothing for a call nobody took', () => {
+  it('carry what the customer heard and pressed, nothing of the order before their first key, and nothing for a call nobody took', () => {
     const declined = call('3', 1);
-    expect(declined.transcript.map((t) => t.speaker)).toEqual(['service', 'customer', 'service']);
-    expect(declined.transcript[1]).toEqual({ speaker: 'customer', key: '2' });
-    expect(declined.transcript[0]).toMatchObject({ text: expect.stringContaining('2 mal Beans') });
+    expect(declined.transcript.map((t) => t.speaker)).toEqual(['service', 'customer', 'service', 'customer', 'service']);
+    expect(declined.transcript[0]).toMatchObject({ text: expect.not.stringContaining('Beans') });
+    expect(declined.transcript[1]).toEqual({ speaker: 'customer', key: '1' });
+    expect(declined.transcript[2]).toMatchObject({ text: expect.stringContaining('2 mal Beans') });
+    expect(declined.transcript[3]).toEqual({ speaker: 'customer', key: '2' });
     expect(call('1', 1).transcript).toEqual([]);
   });
 });

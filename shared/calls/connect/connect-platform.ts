@@ -188,7 +188,7 @@ async function contactOutcome(
       disconnectReason: Contact.DisconnectReason,
       detection: Contact.AnsweringMachineDetectionStatus,
     },
-    attempt?.decision,
+    attempt,
     now,
   );
 }

@@ -63,15 +63,22 @@ export function contactEnd(event: unknown): ContactEnd | undefined {
 }
 
 /**
- * The attempt's report from the end of its contact and the choice the dialog kept. A choice the
+ * The attempt's report from the end of its contact and what the dialog kept of it. A choice the
  * customer made stands whatever the call's end says (a line that dropped after the key was
  * pressed reports a telecom problem): they answered, and decided.
  */
-export function reportOfContactEnd(end: ContactEnd, decision: Decision | undefined, receivedAt: Date): AttemptReport {
+export function reportOfContactEnd(
+  end: ContactEnd,
+  attempt: { decision?: Decision | undefined; heard?: boolean | undefined } | undefined,
+  receivedAt: Date,
+): AttemptReport {
   const ended_at = end.disconnectedAt ?? receivedAt.toISOString();
   const started_at = end.initiatedAt ?? ended_at;
-  if (decision) return { call_disposition: 'answered', decision, started_at, ended_at };
+  if (attempt?.decision) return { call_disposition: 'answered', decision: attempt.decision, started_at, ended_at };
   const call_disposition = connectDisposition({ detection: end.detection, disconnectReason: end.disconnectReason, connected: end.connectedAt !== undefined });
+  // Answered, yet no one pressed the key that reads the order, and nothing told a person from a
+  // mailbox: it was no answer a person gave (contract-decisions section 11).
+  if (call_disposition === 'answered' && !attempt?.heard && !end.detection) return { call_disposition: 'no_answer', started_at, ended_at };
   return { call_disposition, started_at, ended_at };
 }
 
@@ -101,7 +108,6 @@ export async function recordContactEnd(ports: ContactEndPorts, event: unknown, n
     const endedAt = Date.parse(end.disconnectedAt ?? end.initiatedAt ?? '');
     return Number.isNaN(endedAt) || now.getTime() - endedAt < UNKNOWN_CONTACT_WAIT_SECONDS * 1000 ? 'retry' : 'ignored';
   }
-  const decision = (await ports.contacts.byReference(contact.reference))?.decision;
-  await ports.reportAttempt(contact, reportOfContactEnd(end, decision, now), now);
+  await ports.reportAttempt(contact, reportOfContactEnd(end, await ports.contacts.byReference(contact.reference), now), now);
   return 'recorded';
 }

@@ -26,6 +26,8 @@ export interface AttemptOfReference extends AttemptKey {
   external_customer_id: string;
   /** What the customer chose in the flow, once the dialog ended with a choice. */
   decision?: Decision | undefined;
+  /** Whether the customer pressed the key that reads the order (a person, not a mailbox, took the call). */
+  heard?: boolean | undefined;
   /** The contact placed for it, once the dial returned. */
   contactId?: string | undefined;
 }
@@ -46,6 +48,8 @@ export interface ContactMap {
   claimStop(key: AttemptKey): Promise<boolean>;
   /** Keeps the customer's choice with the attempt's reference; the first choice stands. */
   decide(reference: string, decision: Decision): Promise<void>;
+  /** Keeps with the attempt's reference that the customer pressed the key that reads the order. */
+  hear(reference: string): Promise<void>;
   /** The customer's calls (an erasure blanks and forgets them). */
   ofCustomer(tenant: string, external_customer_id: string): Promise<AttemptOfReference[]>;
   /** Forgets an attempt's items. */
@@ -62,6 +66,7 @@ const attemptOf = (item: Record<string, unknown>): AttemptOfReference => ({
   attempt: item.attempt as number,
   external_customer_id: item.external_customer_id as string,
   ...(item.decision ? { decision: item.decision as Decision } : {}),
+  ...(item.heard ? { heard: true } : {}),
   ...(item.contact_id ? { contactId: item.contact_id as string } : {}),
 });
 
@@ -134,6 +139,18 @@ export const dynamoContactMap: ContactMap = {
         UpdateExpression: 'SET decision = :decision',
         ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(decision)',
         ExpressionAttributeValues: { ':decision': decision },
+      },
+    });
+  },
+  async hear(reference) {
+    // Idempotent as it is (it sets what a repeat sets), so no condition but that the attempt is known.
+    await landed({
+      update: {
+        TableName: tableName(),
+        Key: keys.callReference(reference),
+        UpdateExpression: 'SET heard = :true',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':true': true },
       },
     });
   },

@@ -40,7 +40,7 @@ export interface FlowTurnAnswer {
 }
 
 export interface FlowTurnPorts {
-  contacts: Pick<ContactMap, 'byReference' | 'decide'>;
+  contacts: Pick<ContactMap, 'byReference' | 'decide' | 'hear'>;
   /**
    * What the attempt's call says; undefined when its order is no longer in this attempt's call
    * (a cancel or an erasure that landed since the dial), and the flow hangs up without a word.
@@ -51,8 +51,15 @@ export interface FlowTurnPorts {
 /** Hang up without a word: the contact is not (or no longer) a call this service places. */
 const HANG_UP: FlowTurnAnswer = { action: 'hang-up', say: '', state: '', keys: '', language: 'en' };
 
-/** The misses so far, as the flow carries them: a bare number this function gave. */
-const stateOf = (text: string | undefined): DialogState | undefined => (/^\d{1,2}$/.test(text ?? '') ? { misses: Number(text) } : undefined);
+/** In the order, the state is the misses there plus this; at the greeting, the misses alone. */
+const IN_ORDER = 10;
+/** The dialog's state as the flow carries it: a bare number this function gave. */
+const stateOf = (text: string | undefined): DialogState | undefined => {
+  if (!/^\d{1,2}$/.test(text ?? '')) return undefined;
+  const n = Number(text);
+  return n >= IN_ORDER ? { stage: 'order', misses: n - IN_ORDER } : { stage: 'greeting', misses: n };
+};
+const stateText = (state: DialogState) => String(state.misses + (state.stage === 'order' ? IN_ORDER : 0));
 
 /** The key the flow stored: nothing when the customer pressed none in time (Connect stores `Timeout`). */
 const pressedOf = (stored: string | undefined): string | null => (!stored || stored === STORED_INPUT_TIMEOUT ? null : stored);
@@ -60,7 +67,7 @@ const pressedOf = (stored: string | undefined): string | null => (!stored || sto
 const answerOf = (state: DialogState, turn: Turn, language: Language): FlowTurnAnswer => ({
   action: turn.end ? 'end' : 'ask',
   say: turn.say,
-  state: String(state.misses),
+  state: stateText(state),
   keys: turn.input?.digits.join('') ?? '',
   language,
 });
@@ -75,6 +82,8 @@ export async function flowTurn(ports: FlowTurnPorts, request: FlowTurnRequest): 
   const state = first ? undefined : stateOf(request.parameters.state);
   if (!first && !state) return HANG_UP;
   const { state: next, turn } = first ? openingTurn(script) : nextTurn(script, state!, pressedOf(request.parameters.pressed));
+  // The customer pressed the key that reads the order: a person was there (the attempt's disposition says so).
+  if (state?.stage === 'greeting' && next.stage === 'order') await ports.contacts.hear(contact.reference);
   if (turn.end?.decision) await ports.contacts.decide(contact.reference, turn.end.decision);
   return answerOf(next, turn, script.language);
 }

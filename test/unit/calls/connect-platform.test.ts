@@ -51,6 +51,10 @@ function memoryContacts(): ContactMap & { items: Map<string, Item> } {
       const item = find((i) => i.reference === reference);
       if (item && !item.decision) item.decision = decision;
     },
+    async hear(reference) {
+      const item = find((i) => i.reference === reference);
+      if (item) item.heard = true;
+    },
     async ofCustomer(tenant, customer) {
       return [...items.values()].filter((i) => i.tenant === tenant && i.external_customer_id === customer);
     },

@@ -16,7 +16,7 @@ describe('the end of a contact from its events', () => {
         disconnectReason: 'CONTACT_FLOW_DISCONNECT',
       }),
     )!;
-    expect(reportOfContactEnd(end, 'declined', new Date())).toEqual({
+    expect(reportOfContactEnd(end, { decision: 'declined', heard: true }, new Date())).toEqual({
       call_disposition: 'answered',
       decision: 'declined',
       started_at: '2026-11-28T09:00:00.000Z',
@@ -46,8 +46,30 @@ describe('the end of a contact from its events', () => {
         disconnectReason: 'TELECOM_PROBLEM',
       }),
     )!;
-    expect(reportOfContactEnd(end, 'confirmed', new Date('2026-11-28T09:02:00Z'))).toMatchObject({ call_disposition: 'answered', decision: 'confirmed' });
+    expect(reportOfContactEnd(end, { decision: 'confirmed', heard: true }, new Date('2026-11-28T09:02:00Z'))).toMatchObject({
+      call_disposition: 'answered',
+      decision: 'confirmed',
+    });
     expect(reportOfContactEnd(end, undefined, new Date('2026-11-28T09:02:00Z'))).toMatchObject({ call_disposition: 'failed' });
+  });
+
+  it('reads a call no one got past the greeting of as no answer without detection, and as detection said with it', () => {
+    const answered = (detection?: string) =>
+      contactEnd(
+        event({
+          eventType: 'DISCONNECTED',
+          contactId: 'c-4',
+          connectedToSystemTimestamp: '2026-11-28T09:00:10Z',
+          disconnectTimestamp: '2026-11-28T09:00:30Z',
+          disconnectReason: 'CONTACT_FLOW_DISCONNECT',
+          ...(detection ? { answeringMachineDetectionStatus: detection } : {}),
+        }),
+      )!;
+    const at = new Date('2026-11-28T09:01:00Z');
+    expect(reportOfContactEnd(answered(), { heard: false }, at).call_disposition).toBe('no_answer');
+    expect(reportOfContactEnd(answered(), { heard: true }, at).call_disposition).toBe('answered');
+    expect(reportOfContactEnd(answered('VOICEMAIL_BEEP'), { heard: false }, at).call_disposition).toBe('voicemail');
+    expect(reportOfContactEnd(answered('HUMAN_ANSWERED'), { heard: false }, at).call_disposition).toBe('answered');
   });
 
   it('ignores every other event, and one without a contact', () => {
