@@ -107,6 +107,8 @@ export class CommerceInterfaceStack extends Stack {
     new CfnOutput(this, 'ApiKeySecretsKeyArn', { value: data.keySecrets.keyArn });
     // The admin CLI refuses a live tenant on a deployment whose calls can only be simulated.
     new CfnOutput(this, 'CallPlatform', { value: environment.CALL_PLATFORM! });
+    // The admin CLI refuses a live market whose customers would see no number of their country.
+    if (props.connect && liveCalls) new CfnOutput(this, 'CallerIds', { value: JSON.stringify(props.connect.callerIds) });
 
     this.acknowledgeNagFindings([...partnerApi.functions, ...workers.functions, ...(liveCalls?.functions ?? [])]);
   }

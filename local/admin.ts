@@ -6,7 +6,8 @@
  *   npm run admin -- keys create --tenant T --scopes a,b [--json]
  *   npm run admin -- keys revoke --key-id K
  *   npm run admin -- keys reissue-legacy [--json]
- *   npm run admin -- tenants put --tenant T --config FILE
+ *   npm run admin -- tenants get --tenant T
+ *   npm run admin -- tenants put --tenant T --config FILE [--replace]
  *   npm run admin -- writeback rotate-secret --tenant T [--json]
  *   npm run admin -- dlq list
  *   npm run admin -- dlq redrive [--tenant T] [--event-type E] [--since TIME] [--rate N]
@@ -23,18 +24,27 @@ import { parseArgs } from 'node:util';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { ListMessageMoveTasksCommand, StartMessageMoveTaskCommand } from '@aws-sdk/client-sqs';
 import * as z from 'zod';
+import { parseCallerIds } from '#shared/config/runtime.ts';
 import { checkWebhookUrl } from '#shared/outbound/address-checks.ts';
 import { type TenantConfig, TenantConfigSchema } from '#shared/tenants/config.ts';
+import type { DeploymentCalls } from '#shared/tenants/config-writer.ts';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '#shared/webhooks/webhook-schemas.ts';
 import { type CommandHelp, failUsage, knownCommand, parseCli, stackProblem } from './cli.ts';
 import { localDataDir } from './data-dir.ts';
+import { localDeploymentCalls } from './deployment.ts';
 
 /** Every command with an example: `--help` prints them (or the one asked about), the default case their usages. */
 const COMMANDS: readonly CommandHelp[] = [
   { command: 'keys create', usage: 'keys create --tenant T --scopes a,b [--json]', example: 'keys create --tenant acme --scopes orders:read,orders:write' },
   { command: 'keys revoke', usage: 'keys revoke --key-id K', example: 'keys revoke --key-id key_0123456789abcdef' },
   { command: 'keys reissue-legacy', usage: 'keys reissue-legacy [--json]', example: 'keys reissue-legacy --json' },
-  { command: 'tenants put', usage: 'tenants put --tenant T --config FILE', example: 'tenants put --tenant acme --config acme.json' },
+  { command: 'tenants get', usage: 'tenants get --tenant T   (the stored configuration, every field)', example: 'tenants get --tenant acme' },
+  {
+    command: 'tenants put',
+    usage:
+      'tenants put --tenant T --config FILE [--replace]   (changes only the fields FILE names and prints what changed; --replace: FILE is the whole configuration)',
+    example: 'tenants put --tenant acme --config acme.json',
+  },
   {
     command: 'writeback rotate-secret',
     usage: "writeback rotate-secret --tenant T [--json]   (the write-back endpoint's signing secret, shown once; the previous one stays valid 24 h)",
@@ -85,6 +95,7 @@ const { positionals, values } = parseCli('admin', COMMANDS, () =>
       limit: { type: 'string' },
       rate: { type: 'string' },
       force: { type: 'boolean', default: false },
+      replace: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
     },
   }),
@@ -129,8 +140,8 @@ function deliveryFilter() {
 
 interface Target {
   local: boolean;
-  /** The deployment's call platform for live tenants (`sandbox`: none). */
-  callPlatform: string;
+  /** The deployment's call platform for live tenants (`sandbox`: none) and the countries it has a caller id for. */
+  calls: DeploymentCalls;
   streamFailureQueueUrl?: string;
   webhookQueueArn?: string;
   webhookDlqArn?: string;
@@ -154,7 +165,7 @@ async function selectTarget(): Promise<Target> {
     });
     return {
       local: false,
-      callPlatform: outputs.CallPlatform ?? 'sandbox',
+      calls: { callPlatform: outputs.CallPlatform ?? 'sandbox', callerIdCountries: Object.keys(parseCallerIds(outputs.CallerIds ?? '') ?? {}) },
       webhookQueueArn: outputs.WebhookQueueArn,
       webhookDlqArn: outputs.WebhookDlqArn,
       streamFailureQueueUrl: outputs.StreamFailureQueueUrl,
@@ -164,7 +175,7 @@ async function selectTarget(): Promise<Target> {
   if (!existsSync(runtimeFile)) fail(`no running local stack (${runtimeFile} is missing): run \`npm start\` first, or pass --stack NAME`);
   const { env } = JSON.parse(readFileSync(runtimeFile, 'utf8'));
   Object.assign(process.env, env);
-  return { local: true, callPlatform: env.CALL_PLATFORM ?? 'sandbox', streamFailureQueueUrl: env.STREAM_FAILURE_QUEUE_URL };
+  return { local: true, calls: localDeploymentCalls(env), streamFailureQueueUrl: env.STREAM_FAILURE_QUEUE_URL };
 }
 
 // The command first: a typo needs no running stack to be told.
@@ -172,8 +183,11 @@ if (!knownCommand(COMMANDS, positionals)) {
   const typed = positionals.slice(0, 2).join(' ');
   fail(`unknown command${typed ? ` "${typed}"` : ''}; the commands: ${COMMANDS.map((c) => c.command).join(', ')}`);
 }
-/** The configuration `tenants put` is given, read and checked before any stack is looked for. */
-function readTenantConfigFile(file: string): TenantConfig {
+/**
+ * The configuration `tenants put` is given, read and checked before any stack is looked for: the
+ * fields it names (a field it leaves out keeps its stored value, or its default).
+ */
+function readTenantConfigFile(file: string): Record<string, unknown> {
   let input: unknown;
   try {
     input = JSON.parse(readFileSync(file, 'utf8'));
@@ -188,12 +202,20 @@ function readTenantConfigFile(file: string): TenantConfig {
   // Locally a receiver on this machine is allowed, as the local runtime allows it; a deployed stack never sends to one.
   const urlCheck = url ? checkWebhookUrl(url, !values.stack) : undefined;
   if (urlCheck && !urlCheck.ok) invalidInput(`invalid configuration in ${file}:\n✖ ${urlCheck.reason}\n  → at writeback.url`);
-  return checked.data;
+  return input as Record<string, unknown>;
+}
+
+/** What a change of mode means, said in words (it decides whether real people are called). */
+function modeChangeInWords(tenant: string, before: TenantConfig | undefined, after: TenantConfig): string | undefined {
+  if ((before?.mode ?? 'sandbox') === after.mode) return undefined;
+  return after.mode === 'live'
+    ? `${tenant} is now LIVE: orders placed from now on call its real customers; its key_test_ keys stop working and its sandbox orders stay in the simulation.`
+    : `${tenant} is now in the SANDBOX: orders placed from now on are simulated; its key_live_ keys stop working and the orders it placed while live are still called live.`;
 }
 const tenantConfigFile = positionals[0] === 'tenants' && values.config ? readTenantConfigFile(values.config) : undefined;
 const target = await selectTarget();
 const { createApiKey, revokeApiKey } = await import('#shared/auth/api-keys.ts');
-const { LiveModeUnavailableError, putTenantConfig } = await import('#shared/tenants/config-writer.ts');
+const { TenantConfigRefusedError, getTenantConfig, putTenantConfig } = await import('#shared/tenants/config-writer.ts');
 const { isScope } = await import('#shared/api/scopes.ts');
 const { KEY_RECORD_SECONDS } = await import('#shared/auth/dynamodb-adapters.ts');
 const { TENANT_ID_PATTERN } = await import('#shared/tenants/config.ts');
@@ -240,10 +262,25 @@ switch (area === 'recover' ? area : `${area} ${action}`) {
     const tenant = values.tenant ?? fail('--tenant is required');
     if (!TENANT_ID_PATTERN.test(tenant)) fail(`--tenant must match ${TENANT_ID_PATTERN}`);
     const given = tenantConfigFile ?? fail('--config FILE is required');
-    const config = await putTenantConfig(tenant, given, { callPlatform: target.callPlatform }).catch((error: Error) =>
-      error instanceof LiveModeUnavailableError ? invalidInput(error.message) : Promise.reject(error),
+    const written = await putTenantConfig(tenant, given, target.calls, { replace: values.replace }).catch((error: Error) =>
+      error instanceof TenantConfigRefusedError ? invalidInput(error.message) : Promise.reject(error),
     );
-    console.log(JSON.stringify({ tenant, config }, null, 2));
+    if (values.json) {
+      console.log(JSON.stringify({ tenant, config: written.config, changes: written.changes }));
+      break;
+    }
+    const what = written.before ? `${written.changes.length} change(s)` : 'a new tenant';
+    console.log(`${tenant}: ${what}${values.replace ? ' (the whole configuration replaced)' : ''}`);
+    for (const change of written.changes) console.log(`  ${change}`);
+    const mode = modeChangeInWords(tenant, written.before, written.config);
+    if (mode) console.log(mode);
+    break;
+  }
+  case 'tenants get': {
+    const tenant = values.tenant ?? fail('--tenant is required');
+    if (!TENANT_ID_PATTERN.test(tenant)) fail(`--tenant must match ${TENANT_ID_PATTERN}`);
+    const config = (await getTenantConfig(tenant)) ?? cannot(`no tenant ${tenant}: it has no configuration (tenants put creates one)`);
+    console.log(JSON.stringify(config, null, 2));
     break;
   }
   case 'writeback rotate-secret': {

@@ -17,6 +17,8 @@ import { LIVE_CALL_FUNCTIONS, WORKERS } from '#functions/workers.ts';
 import { routeFunctionId, workerFunctionId } from '#infra/parts/commerce-function.ts';
 import { DATA_STORE_IDS } from '#infra/parts/data-store.ts';
 import { LIVE_CALL_IDS } from '#infra/parts/live-calls.ts';
+import { parseCallerIds } from '#shared/config/runtime.ts';
+import type { DeploymentCalls } from '#shared/tenants/config-writer.ts';
 import { writeFileAtomic } from './durable-file.ts';
 import type { PolicyStatement } from './iam.ts';
 
@@ -339,6 +341,13 @@ export function localConnectContext(env: Readonly<Record<string, string | undefi
   };
 }
 export const LOCAL_CONNECT_CONTEXT = localConnectContext();
+
+/** What a local runtime with environment `env` offers tenants: its call platform and the countries of its caller ids. */
+export function localDeploymentCalls(env: Readonly<Record<string, string | undefined>> = process.env): DeploymentCalls {
+  const callPlatform = env.CALL_PLATFORM ?? 'sandbox';
+  if (callPlatform === 'sandbox') return { callPlatform };
+  return { callPlatform, callerIdCountries: Object.keys(parseCallerIds(localConnectContext(env).connectCallerIds) ?? {}) };
+}
 
 /** The local stand-in of the API key secrets' KMS key (the root key file answers its GenerateMac calls). */
 export const LOCAL_KEY_ARN = 'arn:aws:kms:us-east-1:000000000000:key/local-key-root';

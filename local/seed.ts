@@ -4,6 +4,7 @@ import { SCOPES } from '#shared/api/scopes.ts';
 import { createApiKey, readApiKey } from '#shared/auth/api-keys.ts';
 import { putTenantConfig } from '#shared/tenants/config-writer.ts';
 import { readTenantConfig } from '#shared/tenants/store.ts';
+import { localDeploymentCalls } from './deployment.ts';
 import { readJsonFile, writeFileAtomic } from './durable-file.ts';
 
 const SANDBOX_TENANT = 'sandbox';
@@ -23,8 +24,7 @@ export interface LocalCredentials {
 }
 
 export async function seedSandbox(credentialsFile: string, baseUrl: string, eventsEndpoint: string): Promise<LocalCredentials> {
-  if (!(await readTenantConfig(SANDBOX_TENANT)))
-    await putTenantConfig(SANDBOX_TENANT, SANDBOX_CONFIG, { callPlatform: process.env.CALL_PLATFORM ?? 'sandbox' });
+  if (!(await readTenantConfig(SANDBOX_TENANT))) await putTenantConfig(SANDBOX_TENANT, SANDBOX_CONFIG, localDeploymentCalls());
   const existing = readJsonFile<LocalCredentials>(credentialsFile, (reason) => console.error(`WARNING: ${reason}; a new key is created`));
   const stillValid = typeof existing?.key_id === 'string' && (await readApiKey(existing.key_id))?.status === 'active';
   const credentials = stillValid

@@ -1,5 +1,6 @@
 /** A signed HTTP client for benchmarks: a fresh nonce per request, as partners send them. */
 import { randomUUID } from 'node:crypto';
+import { localDeploymentCalls } from '#local/deployment.ts';
 import { BASE_PATH } from '#shared/api/routes.ts';
 import { SCOPES } from '#shared/api/scopes.ts';
 import { createApiKey } from '#shared/auth/api-keys.ts';
@@ -20,7 +21,7 @@ export const CALL_NOW_CONFIG = {
 
 export async function benchTenant(name: string, config: unknown = CALL_NOW_CONFIG): Promise<BenchKey> {
   const tenant = `${name}-${randomUUID().slice(0, 8)}`;
-  await putTenantConfig(tenant, config, { callPlatform: process.env.CALL_PLATFORM ?? 'sandbox' });
+  await putTenantConfig(tenant, config, localDeploymentCalls());
   const key = await createApiKey(tenant, [...SCOPES]);
   return { tenant, keyId: key.key_id, secret: key.secret };
 }

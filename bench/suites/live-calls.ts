@@ -8,6 +8,7 @@
  * most in flight at once must never pass.
  */
 import { randomUUID } from 'node:crypto';
+import { localDeploymentCalls } from '#local/deployment.ts';
 import type { LocalStack } from '#local/stack.ts';
 import { mapWithConcurrency } from '#shared/async/concurrency.ts';
 import { type BenchKey, CALL_NOW_CONFIG, send } from '../lib/client.ts';
@@ -34,7 +35,7 @@ async function liveTenant(baseUrl: string, name: string): Promise<BenchKey> {
   const { createApiKey } = await import('#shared/auth/api-keys.ts');
   const { SCOPES } = await import('#shared/api/scopes.ts');
   const tenant = `${name}-${randomUUID().slice(0, 8)}`;
-  await putTenantConfig(tenant, { ...CALL_NOW_CONFIG, mode: 'live' }, { callPlatform: 'connect' });
+  await putTenantConfig(tenant, { ...CALL_NOW_CONFIG, mode: 'live' }, localDeploymentCalls({ ...process.env, CALL_PLATFORM: 'connect' }));
   const created = await createApiKey(tenant, [...SCOPES]);
   const key = { tenant, keyId: created.key_id, secret: created.secret };
   await send(baseUrl, key, 'POST', '/products/batch', CATALOG);
@@ -45,7 +46,7 @@ async function liveTenant(baseUrl: string, name: string): Promise<BenchKey> {
 async function burst(baseUrl: string, key: BenchKey, count: number, phones: Map<string, string>): Promise<string[]> {
   const ids = Array.from({ length: count }, (_, i) => `o-${i}`);
   await mapWithConcurrency(ids, 10, async (id) => {
-    const phone = `+49152${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}0`;
+    const phone = `+49152${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}0`;
     phones.set(phone, key.tenant);
     const customer = {
       phone,

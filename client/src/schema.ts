@@ -659,6 +659,8 @@ export interface components {
                     dont_call_hour_start: number;
                     dont_call_hour_end: number;
                 };
+                /** @description The number this market's customers see when they are called (E.164), for a live tenant; null in the sandbox, or where the deployment has none (a blocker). An extension of the contract. */
+                caller_id: string | null;
             }[];
             quiet_hours: {
                 timezone: string;
@@ -675,6 +677,8 @@ export interface components {
                 endpoint?: string | null;
             };
             max_call_attempts: number;
+            /** @description The least time, in seconds, between an attempt that did not decide the order (no answer, busy, voicemail, answered without a choice) and the next: live default 1800 (at least 600), sandbox default 2. An extension of the contract. */
+            call_retry_delay_seconds: number;
             rate_limit: {
                 requests_per_second: number;
                 burst: number;
@@ -683,7 +687,7 @@ export interface components {
         /** @description What keeps orders from being called. */
         ReadinessBlocker: {
             /** @enum {string} */
-            code: "no_market_configured";
+            code: "no_market_configured" | "market_without_caller_id" | "no_store_name";
             message: string;
         };
         /** @description What is missing without blocking calls: a tenant may poll GET /orders and the results instead of receiving webhooks. */
@@ -1916,7 +1920,8 @@ export interface operations {
                      *             7
                      *           ],
                      *           "country": "DE",
-                     *           "locale_default": "de-DE"
+                     *           "locale_default": "de-DE",
+                     *           "caller_id": null
                      *         }
                      *       ],
                      *       "quiet_hours": {
@@ -1933,6 +1938,7 @@ export interface operations {
                      *         "endpoint": "https://store.example.com/…"
                      *       },
                      *       "max_call_attempts": 3,
+                     *       "call_retry_delay_seconds": 2,
                      *       "rate_limit": {
                      *         "requests_per_second": 50,
                      *         "burst": 100
@@ -2308,7 +2314,7 @@ export interface operations {
                      *         {
                      *           "source_version": "2026-11-22T10:00:00Z",
                      *           "variant_count": 2,
-                     *           "updated_at": "2026-12-07T23:21:35.545Z",
+                     *           "updated_at": "2026-12-08T00:46:44.677Z",
                      *           "availability": "in_stock",
                      *           "external_product_id": "gid://shopify/Product/123",
                      *           "title": "Espresso beans",
@@ -2497,8 +2503,8 @@ export interface operations {
                      *         }
                      *       ],
                      *       "archived_at": null,
-                     *       "created_at": "2026-12-07T23:21:35.545Z",
-                     *       "updated_at": "2026-12-07T23:21:35.545Z"
+                     *       "created_at": "2026-12-08T00:46:44.677Z",
+                     *       "updated_at": "2026-12-08T00:46:44.677Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Product"];
@@ -2678,9 +2684,9 @@ export interface operations {
                      *           "currency": "EUR"
                      *         }
                      *       ],
-                     *       "archived_at": "2026-12-07T23:21:57.154Z",
-                     *       "created_at": "2026-12-07T23:21:35.545Z",
-                     *       "updated_at": "2026-12-07T23:21:57.154Z"
+                     *       "archived_at": "2026-12-08T00:47:09.275Z",
+                     *       "created_at": "2026-12-08T00:46:44.677Z",
+                     *       "updated_at": "2026-12-08T00:47:09.275Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ProductOutput"];
@@ -2858,8 +2864,8 @@ export interface operations {
                      *       },
                      *       "source_version": "17",
                      *       "anonymized_at": null,
-                     *       "created_at": "2026-12-07T23:21:36.793Z",
-                     *       "updated_at": "2026-12-07T23:21:36.793Z"
+                     *       "created_at": "2026-12-08T00:46:46.835Z",
+                     *       "updated_at": "2026-12-08T00:46:46.835Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Customer"];
@@ -3213,7 +3219,7 @@ export interface operations {
                      * @example {
                      *       "external_customer_id": "cust/42 ü",
                      *       "outcome": "anonymized",
-                     *       "anonymized_at": "2026-12-07T23:21:59.511Z"
+                     *       "anonymized_at": "2026-12-08T00:47:11.613Z"
                      *     }
                      */
                     "application/json": components["schemas"]["AnonymizeResult"];
@@ -3388,7 +3394,7 @@ export interface operations {
                      *           "external_customer_id": "cust/42 ü",
                      *           "processing_state": "completed",
                      *           "priority": 5,
-                     *           "updated_at": "2026-12-07T23:21:40.434Z"
+                     *           "updated_at": "2026-12-08T00:46:51.445Z"
                      *         },
                      *         {
                      *           "external_order_id": "o-2",
@@ -3396,7 +3402,7 @@ export interface operations {
                      *           "external_customer_id": "cust/42 ü",
                      *           "processing_state": "completed",
                      *           "priority": 5,
-                     *           "updated_at": "2026-12-07T23:21:45.648Z"
+                     *           "updated_at": "2026-12-08T00:46:57.374Z"
                      *         },
                      *         {
                      *           "external_order_id": "ri-1",
@@ -3404,7 +3410,7 @@ export interface operations {
                      *           "external_customer_id": "cust/42 ü",
                      *           "processing_state": "cancelled",
                      *           "priority": 7,
-                     *           "updated_at": "2026-12-07T23:21:42.627Z"
+                     *           "updated_at": "2026-12-08T00:46:54.298Z"
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -3592,7 +3598,7 @@ export interface operations {
                      *       "external_order_id": "o-1",
                      *       "order_kind": "standard",
                      *       "processing_state": "completed",
-                     *       "correlation_id": "cor_e02952b2-5a1d-4504-ad08-e54c0319a772",
+                     *       "correlation_id": "cor_4df5de9a-1214-4e4c-bd91-f85f2d43dc52",
                      *       "outcome": "unchanged"
                      *     }
                      */
@@ -3612,7 +3618,7 @@ export interface operations {
                      *       "external_order_id": "o-1",
                      *       "order_kind": "standard",
                      *       "processing_state": "received",
-                     *       "correlation_id": "cor_e02952b2-5a1d-4504-ad08-e54c0319a772",
+                     *       "correlation_id": "cor_4df5de9a-1214-4e4c-bd91-f85f2d43dc52",
                      *       "outcome": "created"
                      *     }
                      */
@@ -3801,9 +3807,9 @@ export interface operations {
                      *       "state_reason": "confirmed",
                      *       "next_contact_at": null,
                      *       "call_attempts": 1,
-                     *       "correlation_id": "cor_e02952b2-5a1d-4504-ad08-e54c0319a772",
-                     *       "created_at": "2026-12-07T23:21:38.935Z",
-                     *       "updated_at": "2026-12-07T23:21:40.434Z"
+                     *       "correlation_id": "cor_4df5de9a-1214-4e4c-bd91-f85f2d43dc52",
+                     *       "created_at": "2026-12-08T00:46:49.453Z",
+                     *       "updated_at": "2026-12-08T00:46:51.445Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -3974,7 +3980,7 @@ export interface operations {
                      * @example {
                      *       "external_order_id": "ri-1",
                      *       "processing_state": "validated",
-                     *       "correlation_id": "cor_f7b123d7-f6a0-4e16-a176-376c4067bdf7",
+                     *       "correlation_id": "cor_ece6c609-6000-4195-9476-e0920eae12b6",
                      *       "outcome": "updated"
                      *     }
                      */
@@ -4156,7 +4162,7 @@ export interface operations {
                      * @example {
                      *       "external_order_id": "ri-1",
                      *       "processing_state": "cancelled",
-                     *       "correlation_id": "cor_f7b123d7-f6a0-4e16-a176-376c4067bdf7",
+                     *       "correlation_id": "cor_ece6c609-6000-4195-9476-e0920eae12b6",
                      *       "outcome": "cancelled"
                      *     }
                      */
@@ -4341,7 +4347,7 @@ export interface operations {
                      *         "reason": null
                      *       },
                      *       "applied_rules": [],
-                     *       "completed_at": "2026-12-07T23:21:40.434Z",
+                     *       "completed_at": "2026-12-08T00:46:51.445Z",
                      *       "writeback": {
                      *         "state": "written",
                      *         "attempts": 1
@@ -4509,8 +4515,8 @@ export interface operations {
                      *         {
                      *           "attempt": 1,
                      *           "call_disposition": "answered",
-                     *           "started_at": "2026-12-07T23:21:40.434Z",
-                     *           "ended_at": "2026-12-07T23:21:40.434Z",
+                     *           "started_at": "2026-12-08T00:46:51.445Z",
+                     *           "ended_at": "2026-12-08T00:46:51.445Z",
                      *           "transcript": [
                      *             {
                      *               "speaker": "service",
@@ -4720,8 +4726,8 @@ export interface operations {
                      *       },
                      *       "source_version": "1",
                      *       "archived_at": null,
-                     *       "created_at": "2026-12-07T23:21:37.802Z",
-                     *       "updated_at": "2026-12-07T23:21:37.802Z"
+                     *       "created_at": "2026-12-08T00:46:47.962Z",
+                     *       "updated_at": "2026-12-08T00:46:47.962Z"
                      *     }
                      */
                     "application/json": components["schemas"]["SalesRule"];
@@ -5084,9 +5090,9 @@ export interface operations {
                      *         "max_quantity": 2
                      *       },
                      *       "source_version": "1",
-                     *       "archived_at": "2026-12-07T23:21:57.998Z",
-                     *       "created_at": "2026-12-07T23:21:37.802Z",
-                     *       "updated_at": "2026-12-07T23:21:57.998Z"
+                     *       "archived_at": "2026-12-08T00:47:10.065Z",
+                     *       "created_at": "2026-12-08T00:46:47.962Z",
+                     *       "updated_at": "2026-12-08T00:47:10.065Z"
                      *     }
                      */
                     "application/json": components["schemas"]["SalesRuleOutput"];
@@ -5258,7 +5264,7 @@ export interface operations {
                      *           "rule_type": "upsell",
                      *           "enabled": true,
                      *           "priority": 10,
-                     *           "updated_at": "2026-12-07T23:21:37.802Z"
+                     *           "updated_at": "2026-12-08T00:46:47.962Z"
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -5425,16 +5431,16 @@ export interface operations {
                      *       "health": {
                      *         "status": "healthy",
                      *         "consecutive_failures": 0,
-                     *         "last_success_at": "2026-12-07T23:21:48.037Z",
+                     *         "last_success_at": "2026-12-08T00:47:00.026Z",
                      *         "last_failure_at": null,
                      *         "success_rate_24h": 1,
                      *         "breaker": "closed",
                      *         "paused_until": null
                      *       },
-                     *       "secret_last_rotated_at": "2026-12-07T23:21:44.273Z",
-                     *       "previous_secret_expires_at": "2026-12-08T00:21:44.273Z",
-                     *       "created_at": "2026-12-07T23:21:43.413Z",
-                     *       "updated_at": "2026-12-07T23:21:45.339Z"
+                     *       "secret_last_rotated_at": "2026-12-08T00:46:55.962Z",
+                     *       "previous_secret_expires_at": "2026-12-08T01:46:55.962Z",
+                     *       "created_at": "2026-12-08T00:46:55.130Z",
+                     *       "updated_at": "2026-12-08T00:46:57.163Z"
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookSubscription"];
@@ -5618,10 +5624,10 @@ export interface operations {
                      *         "breaker": "closed",
                      *         "paused_until": null
                      *       },
-                     *       "secret_last_rotated_at": "2026-12-07T23:21:44.273Z",
-                     *       "previous_secret_expires_at": "2026-12-08T00:21:44.273Z",
-                     *       "created_at": "2026-12-07T23:21:43.413Z",
-                     *       "updated_at": "2026-12-07T23:21:45.339Z"
+                     *       "secret_last_rotated_at": "2026-12-08T00:46:55.962Z",
+                     *       "previous_secret_expires_at": "2026-12-08T01:46:55.962Z",
+                     *       "created_at": "2026-12-08T00:46:55.130Z",
+                     *       "updated_at": "2026-12-08T00:46:57.163Z"
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookSubscriptionOutput"];
@@ -5654,10 +5660,10 @@ export interface operations {
                      *         "breaker": "closed",
                      *         "paused_until": null
                      *       },
-                     *       "secret_last_rotated_at": "2026-12-07T23:21:43.413Z",
+                     *       "secret_last_rotated_at": "2026-12-08T00:46:55.130Z",
                      *       "previous_secret_expires_at": null,
-                     *       "created_at": "2026-12-07T23:21:43.413Z",
-                     *       "updated_at": "2026-12-07T23:21:43.413Z",
+                     *       "created_at": "2026-12-08T00:46:55.130Z",
+                     *       "updated_at": "2026-12-08T00:46:55.130Z",
                      *       "secret": "whsec_YW4gZXhhbXBsZSBzZWNyZXQsIG5ldmVyIGEgcmVhbCBvbmU="
                      *     }
                      */
@@ -5832,8 +5838,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "secret": "whsec_YW4gZXhhbXBsZSBzZWNyZXQsIG5ldmVyIGEgcmVhbCBvbmU=",
-                     *       "previous_secret_expires_at": "2026-12-08T00:21:44.273Z",
-                     *       "secret_last_rotated_at": "2026-12-07T23:21:44.273Z"
+                     *       "previous_secret_expires_at": "2026-12-08T01:46:55.962Z",
+                     *       "secret_last_rotated_at": "2026-12-08T00:46:55.962Z"
                      *     }
                      */
                     "application/json": components["schemas"]["RotateSecretResult"];
@@ -5997,8 +6003,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "event_id": "evt_H9Ry045pXdkj2-6AIJKgZvs2_e",
-                     *       "delivery_id": "dlv_ILnxsmGPEpewb7q5Rv6SRK8T",
+                     *       "event_id": "evt_76R_a9Sw-qb7IDIsAfXx0fv1nz",
+                     *       "delivery_id": "dlv_wk54lCUb4PeH8XFyUVcOm9I4",
                      *       "status": "queued"
                      *     }
                      */
@@ -6167,21 +6173,21 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "delivery_id": "dlv_ILnxsmGPEpewb7q5Rv6SRK8T",
-                     *           "event_id": "evt_H9Ry045pXdkj2-6AIJKgZvs2_e",
+                     *           "delivery_id": "dlv_wk54lCUb4PeH8XFyUVcOm9I4",
+                     *           "event_id": "evt_76R_a9Sw-qb7IDIsAfXx0fv1nz",
                      *           "event_type": "commerce.order.status_changed.v1",
                      *           "status": "delivered",
                      *           "attempts": 1,
-                     *           "created_at": "2026-12-07T23:21:48.011Z",
-                     *           "delivered_at": "2026-12-07T23:21:48.037Z",
+                     *           "created_at": "2026-12-08T00:46:59.997Z",
+                     *           "delivered_at": "2026-12-08T00:47:00.026Z",
                      *           "next_attempt_at": null,
                      *           "replay_of": null,
                      *           "recovered_by": null,
                      *           "last_attempt": {
-                     *             "at": "2026-12-07T23:21:48.037Z",
+                     *             "at": "2026-12-08T00:47:00.026Z",
                      *             "status_code": 200,
                      *             "error": null,
-                     *             "latency_ms": 4
+                     *             "latency_ms": 10
                      *           }
                      *         },
                      *         {
@@ -6190,16 +6196,16 @@ export interface operations {
                      *           "event_type": "commerce.order.result_ready.v1",
                      *           "status": "delivered",
                      *           "attempts": 1,
-                     *           "created_at": "2026-12-07T23:21:46.326Z",
-                     *           "delivered_at": "2026-12-07T23:21:46.757Z",
+                     *           "created_at": "2026-12-08T00:46:57.868Z",
+                     *           "delivered_at": "2026-12-08T00:46:58.471Z",
                      *           "next_attempt_at": null,
                      *           "replay_of": null,
                      *           "recovered_by": null,
                      *           "last_attempt": {
-                     *             "at": "2026-12-07T23:21:46.757Z",
+                     *             "at": "2026-12-08T00:46:58.471Z",
                      *             "status_code": 200,
                      *             "error": null,
-                     *             "latency_ms": 60
+                     *             "latency_ms": 77
                      *           }
                      *         },
                      *         {
@@ -6208,16 +6214,16 @@ export interface operations {
                      *           "event_type": "commerce.order.status_changed.v1",
                      *           "status": "delivered",
                      *           "attempts": 1,
-                     *           "created_at": "2026-12-07T23:21:46.194Z",
-                     *           "delivered_at": "2026-12-07T23:21:46.746Z",
+                     *           "created_at": "2026-12-08T00:46:57.798Z",
+                     *           "delivered_at": "2026-12-08T00:46:58.471Z",
                      *           "next_attempt_at": null,
                      *           "replay_of": null,
                      *           "recovered_by": null,
                      *           "last_attempt": {
-                     *             "at": "2026-12-07T23:21:46.746Z",
+                     *             "at": "2026-12-08T00:46:58.471Z",
                      *             "status_code": 200,
                      *             "error": null,
-                     *             "latency_ms": 29
+                     *             "latency_ms": 91
                      *           }
                      *         },
                      *         {
@@ -6226,16 +6232,16 @@ export interface operations {
                      *           "event_type": "commerce.order.status_changed.v1",
                      *           "status": "delivered",
                      *           "attempts": 1,
-                     *           "created_at": "2026-12-07T23:21:45.974Z",
-                     *           "delivered_at": "2026-12-07T23:21:46.746Z",
+                     *           "created_at": "2026-12-08T00:46:57.667Z",
+                     *           "delivered_at": "2026-12-08T00:46:58.471Z",
                      *           "next_attempt_at": null,
                      *           "replay_of": null,
                      *           "recovered_by": null,
                      *           "last_attempt": {
-                     *             "at": "2026-12-07T23:21:46.746Z",
+                     *             "at": "2026-12-08T00:46:58.471Z",
                      *             "status_code": 200,
                      *             "error": null,
-                     *             "latency_ms": 62
+                     *             "latency_ms": 30
                      *           }
                      *         },
                      *         {
@@ -6244,16 +6250,16 @@ export interface operations {
                      *           "event_type": "commerce.order.status_changed.v1",
                      *           "status": "delivered",
                      *           "attempts": 1,
-                     *           "created_at": "2026-12-07T23:21:45.878Z",
-                     *           "delivered_at": "2026-12-07T23:21:46.746Z",
+                     *           "created_at": "2026-12-08T00:46:57.570Z",
+                     *           "delivered_at": "2026-12-08T00:46:58.470Z",
                      *           "next_attempt_at": null,
                      *           "replay_of": null,
                      *           "recovered_by": null,
                      *           "last_attempt": {
-                     *             "at": "2026-12-07T23:21:46.746Z",
+                     *             "at": "2026-12-08T00:46:58.470Z",
                      *             "status_code": 200,
                      *             "error": null,
-                     *             "latency_ms": 17
+                     *             "latency_ms": 75
                      *           }
                      *         },
                      *         {
@@ -6262,16 +6268,16 @@ export interface operations {
                      *           "event_type": "commerce.order.status_changed.v1",
                      *           "status": "delivered",
                      *           "attempts": 1,
-                     *           "created_at": "2026-12-07T23:21:45.784Z",
-                     *           "delivered_at": "2026-12-07T23:21:46.745Z",
+                     *           "created_at": "2026-12-08T00:46:57.512Z",
+                     *           "delivered_at": "2026-12-08T00:46:58.470Z",
                      *           "next_attempt_at": null,
                      *           "replay_of": null,
                      *           "recovered_by": null,
                      *           "last_attempt": {
-                     *             "at": "2026-12-07T23:21:46.745Z",
+                     *             "at": "2026-12-08T00:46:58.470Z",
                      *             "status_code": 200,
                      *             "error": null,
-                     *             "latency_ms": 28
+                     *             "latency_ms": 35
                      *           }
                      *         },
                      *         {
@@ -6280,16 +6286,16 @@ export interface operations {
                      *           "event_type": "commerce.order.status_changed.v1",
                      *           "status": "delivered",
                      *           "attempts": 1,
-                     *           "created_at": "2026-12-07T23:21:45.449Z",
-                     *           "delivered_at": "2026-12-07T23:21:46.706Z",
+                     *           "created_at": "2026-12-08T00:46:57.139Z",
+                     *           "delivered_at": "2026-12-08T00:46:58.446Z",
                      *           "next_attempt_at": null,
                      *           "replay_of": null,
                      *           "recovered_by": null,
                      *           "last_attempt": {
-                     *             "at": "2026-12-07T23:21:46.706Z",
+                     *             "at": "2026-12-08T00:46:58.446Z",
                      *             "status_code": 200,
                      *             "error": null,
-                     *             "latency_ms": 56
+                     *             "latency_ms": 63
                      *           }
                      *         }
                      *       ],
@@ -6454,24 +6460,24 @@ export interface operations {
                      *       "event_type": "commerce.order.status_changed.v1",
                      *       "status": "delivered",
                      *       "attempts": 1,
-                     *       "created_at": "2026-12-07T23:21:45.449Z",
-                     *       "delivered_at": "2026-12-07T23:21:46.706Z",
+                     *       "created_at": "2026-12-08T00:46:57.139Z",
+                     *       "delivered_at": "2026-12-08T00:46:58.446Z",
                      *       "next_attempt_at": null,
                      *       "replay_of": null,
                      *       "recovered_by": null,
                      *       "last_attempt": {
-                     *         "at": "2026-12-07T23:21:46.706Z",
+                     *         "at": "2026-12-08T00:46:58.446Z",
                      *         "status_code": 200,
                      *         "error": null,
-                     *         "latency_ms": 56
+                     *         "latency_ms": 63
                      *       },
                      *       "attempt_log": [
                      *         {
                      *           "attempt": 1,
-                     *           "at": "2026-12-07T23:21:46.706Z",
+                     *           "at": "2026-12-08T00:46:58.446Z",
                      *           "status_code": 200,
                      *           "error": null,
-                     *           "latency_ms": 56,
+                     *           "latency_ms": 63,
                      *           "response_excerpt": "ok"
                      *         }
                      *       ]
@@ -6815,14 +6821,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "listen_session_id": "lsn_0a8341063418656a2bafbdf89bf1bd72",
+                     *       "listen_session_id": "lsn_0220f0ce0effc94f8ec862c25864f75b",
                      *       "event_types": [
                      *         "commerce.order.status_changed.v1",
                      *         "commerce.call.attempt_completed.v1",
                      *         "commerce.order.result_ready.v1",
                      *         "commerce.writeback.failed.v1"
                      *       ],
-                     *       "expires_at": "2026-12-07T23:22:34Z"
+                     *       "expires_at": "2026-12-08T00:47:42Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ListenSession"];
@@ -6972,7 +6978,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example lsn_0a8341063418656a2bafbdf89bf1bd72 */
+                /** @example lsn_0220f0ce0effc94f8ec862c25864f75b */
                 listenSessionId: string;
             };
             cookie?: never;
@@ -6990,140 +6996,140 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "cursor": "2026-12-07T23:21:40.343Z#evt_b0lanyKk7EEZm4w10L21_ed8KA",
+                     *           "cursor": "2026-12-08T00:46:51.218Z#evt_b0lanyKk7EEZm4w10L21_ed8KA",
                      *           "event_id": "evt_b0lanyKk7EEZm4w10L21_ed8KA",
                      *           "event_type": "commerce.order.status_changed.v1",
-                     *           "payload": "{\"event_id\":\"evt_b0lanyKk7EEZm4w10L21_ed8KA\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-07T23:21:38.935Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-1\",\"correlation_id\":\"cor_e02952b2-5a1d-4504-ad08-e54c0319a772\",\"causation_id\":\"0f71c059-b8dd-4b5d-92b3-80764d1f448e\",\"data\":{\"previous_state\":null,\"processing_state\":\"received\",\"reason\":null}}"
+                     *           "payload": "{\"event_id\":\"evt_b0lanyKk7EEZm4w10L21_ed8KA\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-08T00:46:49.453Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-1\",\"correlation_id\":\"cor_4df5de9a-1214-4e4c-bd91-f85f2d43dc52\",\"causation_id\":\"b103cd82-ce5c-49b4-b6f4-fd8137f8d04a\",\"data\":{\"previous_state\":null,\"processing_state\":\"received\",\"reason\":null}}"
                      *         },
                      *         {
-                     *           "cursor": "2026-12-07T23:21:40.344Z#evt_xlQl8iW3f-9uwhIy0pu4PiN5I7",
-                     *           "event_id": "evt_xlQl8iW3f-9uwhIy0pu4PiN5I7",
-                     *           "event_type": "commerce.order.status_changed.v1",
-                     *           "payload": "{\"event_id\":\"evt_xlQl8iW3f-9uwhIy0pu4PiN5I7\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-07T23:21:39.053Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"ri-1\",\"correlation_id\":\"cor_5371085d-4bc5-44ef-a78c-c52587f404e9\",\"causation_id\":\"e50d988e-d9e8-4b3f-8bd1-5d561ce8cead\",\"data\":{\"previous_state\":null,\"processing_state\":\"received\",\"reason\":null}}"
-                     *         },
-                     *         {
-                     *           "cursor": "2026-12-07T23:21:40.563Z#evt_i1a3WNrreNNdMgw_fxElOZUHQS",
+                     *           "cursor": "2026-12-08T00:46:51.721Z#evt_i1a3WNrreNNdMgw_fxElOZUHQS",
                      *           "event_id": "evt_i1a3WNrreNNdMgw_fxElOZUHQS",
                      *           "event_type": "commerce.order.status_changed.v1",
-                     *           "payload": "{\"event_id\":\"evt_i1a3WNrreNNdMgw_fxElOZUHQS\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-07T23:21:40.365Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-1\",\"correlation_id\":\"cor_e02952b2-5a1d-4504-ad08-e54c0319a772\",\"causation_id\":\"evt_b0lanyKk7EEZm4w10L21_ed8KA\",\"data\":{\"previous_state\":\"received\",\"processing_state\":\"validated\",\"reason\":null}}"
+                     *           "payload": "{\"event_id\":\"evt_i1a3WNrreNNdMgw_fxElOZUHQS\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-08T00:46:51.236Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-1\",\"correlation_id\":\"cor_4df5de9a-1214-4e4c-bd91-f85f2d43dc52\",\"causation_id\":\"evt_b0lanyKk7EEZm4w10L21_ed8KA\",\"data\":{\"previous_state\":\"received\",\"processing_state\":\"validated\",\"reason\":null}}"
                      *         },
                      *         {
-                     *           "cursor": "2026-12-07T23:21:40.579Z#evt_3Ufa71hkQIgij8t-zlYlWZEnKE",
+                     *           "cursor": "2026-12-08T00:46:51.742Z#evt_xlQl8iW3f-9uwhIy0pu4PiN5I7",
+                     *           "event_id": "evt_xlQl8iW3f-9uwhIy0pu4PiN5I7",
+                     *           "event_type": "commerce.order.status_changed.v1",
+                     *           "payload": "{\"event_id\":\"evt_xlQl8iW3f-9uwhIy0pu4PiN5I7\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-08T00:46:49.559Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"ri-1\",\"correlation_id\":\"cor_2391c796-d7a2-47e9-b387-11fc99d55104\",\"causation_id\":\"586d5f9e-7ff6-4e28-b80a-1ce3b45c40ec\",\"data\":{\"previous_state\":null,\"processing_state\":\"received\",\"reason\":null}}"
+                     *         },
+                     *         {
+                     *           "cursor": "2026-12-08T00:46:51.765Z#evt_3Ufa71hkQIgij8t-zlYlWZEnKE",
                      *           "event_id": "evt_3Ufa71hkQIgij8t-zlYlWZEnKE",
                      *           "event_type": "commerce.order.status_changed.v1",
-                     *           "payload": "{\"event_id\":\"evt_3Ufa71hkQIgij8t-zlYlWZEnKE\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-07T23:21:40.412Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-1\",\"correlation_id\":\"cor_e02952b2-5a1d-4504-ad08-e54c0319a772\",\"causation_id\":\"evt_i1a3WNrreNNdMgw_fxElOZUHQS\",\"data\":{\"previous_state\":\"validated\",\"processing_state\":\"scheduled\",\"reason\":null}}"
+                     *           "payload": "{\"event_id\":\"evt_3Ufa71hkQIgij8t-zlYlWZEnKE\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-08T00:46:51.403Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-1\",\"correlation_id\":\"cor_4df5de9a-1214-4e4c-bd91-f85f2d43dc52\",\"causation_id\":\"evt_i1a3WNrreNNdMgw_fxElOZUHQS\",\"data\":{\"previous_state\":\"validated\",\"processing_state\":\"scheduled\",\"reason\":null}}"
                      *         },
                      *         {
-                     *           "cursor": "2026-12-07T23:21:40.586Z#evt_aLdVbnIvYZB1hPSKnLWXt8JAs4",
-                     *           "event_id": "evt_aLdVbnIvYZB1hPSKnLWXt8JAs4",
-                     *           "event_type": "commerce.order.status_changed.v1",
-                     *           "payload": "{\"event_id\":\"evt_aLdVbnIvYZB1hPSKnLWXt8JAs4\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-07T23:21:40.382Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"ri-1\",\"correlation_id\":\"cor_5371085d-4bc5-44ef-a78c-c52587f404e9\",\"causation_id\":\"evt_xlQl8iW3f-9uwhIy0pu4PiN5I7\",\"data\":{\"previous_state\":\"received\",\"processing_state\":\"validated\",\"reason\":null}}"
-                     *         },
-                     *         {
-                     *           "cursor": "2026-12-07T23:21:40.625Z#evt_ORo0OL0lsPT-uMwrcQrhhUL5y-",
-                     *           "event_id": "evt_ORo0OL0lsPT-uMwrcQrhhUL5y-",
-                     *           "event_type": "commerce.order.status_changed.v1",
-                     *           "payload": "{\"event_id\":\"evt_ORo0OL0lsPT-uMwrcQrhhUL5y-\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-07T23:21:40.440Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"ri-1\",\"correlation_id\":\"cor_5371085d-4bc5-44ef-a78c-c52587f404e9\",\"causation_id\":\"evt_aLdVbnIvYZB1hPSKnLWXt8JAs4\",\"data\":{\"previous_state\":\"validated\",\"processing_state\":\"scheduled\",\"reason\":null}}"
-                     *         },
-                     *         {
-                     *           "cursor": "2026-12-07T23:21:40.632Z#evt_0QqXZWqN6-o8kNN7dEaCzMKTDc",
+                     *           "cursor": "2026-12-08T00:46:51.895Z#evt_0QqXZWqN6-o8kNN7dEaCzMKTDc",
                      *           "event_id": "evt_0QqXZWqN6-o8kNN7dEaCzMKTDc",
                      *           "event_type": "commerce.order.status_changed.v1",
-                     *           "payload": "{\"event_id\":\"evt_0QqXZWqN6-o8kNN7dEaCzMKTDc\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-07T23:21:40.434Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-1\",\"correlation_id\":\"cor_e02952b2-5a1d-4504-ad08-e54c0319a772\",\"causation_id\":\"evt_3Ufa71hkQIgij8t-zlYlWZEnKE\",\"data\":{\"previous_state\":\"scheduled\",\"processing_state\":\"in_call\",\"reason\":null}}"
+                     *           "payload": "{\"event_id\":\"evt_0QqXZWqN6-o8kNN7dEaCzMKTDc\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-08T00:46:51.445Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-1\",\"correlation_id\":\"cor_4df5de9a-1214-4e4c-bd91-f85f2d43dc52\",\"causation_id\":\"evt_3Ufa71hkQIgij8t-zlYlWZEnKE\",\"data\":{\"previous_state\":\"scheduled\",\"processing_state\":\"in_call\",\"reason\":null}}"
                      *         },
                      *         {
-                     *           "cursor": "2026-12-07T23:21:40.870Z#evt_g5AGP0uNXUcGHY8o0IuFUjfi4B",
+                     *           "cursor": "2026-12-08T00:46:51.931Z#evt_aLdVbnIvYZB1hPSKnLWXt8JAs4",
+                     *           "event_id": "evt_aLdVbnIvYZB1hPSKnLWXt8JAs4",
+                     *           "event_type": "commerce.order.status_changed.v1",
+                     *           "payload": "{\"event_id\":\"evt_aLdVbnIvYZB1hPSKnLWXt8JAs4\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-08T00:46:51.500Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"ri-1\",\"correlation_id\":\"cor_2391c796-d7a2-47e9-b387-11fc99d55104\",\"causation_id\":\"evt_xlQl8iW3f-9uwhIy0pu4PiN5I7\",\"data\":{\"previous_state\":\"received\",\"processing_state\":\"validated\",\"reason\":null}}"
+                     *         },
+                     *         {
+                     *           "cursor": "2026-12-08T00:46:51.983Z#evt_ORo0OL0lsPT-uMwrcQrhhUL5y-",
+                     *           "event_id": "evt_ORo0OL0lsPT-uMwrcQrhhUL5y-",
+                     *           "event_type": "commerce.order.status_changed.v1",
+                     *           "payload": "{\"event_id\":\"evt_ORo0OL0lsPT-uMwrcQrhhUL5y-\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-08T00:46:51.575Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"ri-1\",\"correlation_id\":\"cor_2391c796-d7a2-47e9-b387-11fc99d55104\",\"causation_id\":\"evt_aLdVbnIvYZB1hPSKnLWXt8JAs4\",\"data\":{\"previous_state\":\"validated\",\"processing_state\":\"scheduled\",\"reason\":null}}"
+                     *         },
+                     *         {
+                     *           "cursor": "2026-12-08T00:46:52.144Z#evt_g5AGP0uNXUcGHY8o0IuFUjfi4B",
                      *           "event_id": "evt_g5AGP0uNXUcGHY8o0IuFUjfi4B",
                      *           "event_type": "commerce.order.status_changed.v1",
-                     *           "payload": "{\"event_id\":\"evt_g5AGP0uNXUcGHY8o0IuFUjfi4B\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-07T23:21:40.434Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-1\",\"correlation_id\":\"cor_e02952b2-5a1d-4504-ad08-e54c0319a772\",\"causation_id\":\"evt_0QqXZWqN6-o8kNN7dEaCzMKTDc\",\"data\":{\"previous_state\":\"in_call\",\"processing_state\":\"completed\",\"reason\":\"confirmed\"}}"
+                     *           "payload": "{\"event_id\":\"evt_g5AGP0uNXUcGHY8o0IuFUjfi4B\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-08T00:46:51.445Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-1\",\"correlation_id\":\"cor_4df5de9a-1214-4e4c-bd91-f85f2d43dc52\",\"causation_id\":\"evt_0QqXZWqN6-o8kNN7dEaCzMKTDc\",\"data\":{\"previous_state\":\"in_call\",\"processing_state\":\"completed\",\"reason\":\"confirmed\"}}"
                      *         },
                      *         {
-                     *           "cursor": "2026-12-07T23:21:40.888Z#evt_aJ5jnwrI0cG7pg5vOnBj4N_tbA",
+                     *           "cursor": "2026-12-08T00:46:52.166Z#evt_aJ5jnwrI0cG7pg5vOnBj4N_tbA",
                      *           "event_id": "evt_aJ5jnwrI0cG7pg5vOnBj4N_tbA",
                      *           "event_type": "commerce.call.attempt_completed.v1",
-                     *           "payload": "{\"event_id\":\"evt_aJ5jnwrI0cG7pg5vOnBj4N_tbA\",\"event_type\":\"commerce.call.attempt_completed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-07T23:21:40.434Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-1\",\"correlation_id\":\"cor_e02952b2-5a1d-4504-ad08-e54c0319a772\",\"causation_id\":\"evt_0QqXZWqN6-o8kNN7dEaCzMKTDc\",\"data\":{\"attempt\":1,\"call_disposition\":\"answered\",\"started_at\":\"2026-12-07T23:21:40.434Z\",\"ended_at\":\"2026-12-07T23:21:40.434Z\"}}"
+                     *           "payload": "{\"event_id\":\"evt_aJ5jnwrI0cG7pg5vOnBj4N_tbA\",\"event_type\":\"commerce.call.attempt_completed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-08T00:46:51.445Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-1\",\"correlation_id\":\"cor_4df5de9a-1214-4e4c-bd91-f85f2d43dc52\",\"causation_id\":\"evt_0QqXZWqN6-o8kNN7dEaCzMKTDc\",\"data\":{\"attempt\":1,\"call_disposition\":\"answered\",\"started_at\":\"2026-12-08T00:46:51.445Z\",\"ended_at\":\"2026-12-08T00:46:51.445Z\"}}"
                      *         },
                      *         {
-                     *           "cursor": "2026-12-07T23:21:40.905Z#evt_FleSviG6IJi2NGfWzp0tPj-dwH",
+                     *           "cursor": "2026-12-08T00:46:52.188Z#evt_FleSviG6IJi2NGfWzp0tPj-dwH",
                      *           "event_id": "evt_FleSviG6IJi2NGfWzp0tPj-dwH",
                      *           "event_type": "commerce.order.result_ready.v1",
-                     *           "payload": "{\"event_id\":\"evt_FleSviG6IJi2NGfWzp0tPj-dwH\",\"event_type\":\"commerce.order.result_ready.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-07T23:21:40.434Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-1\",\"correlation_id\":\"cor_e02952b2-5a1d-4504-ad08-e54c0319a772\",\"causation_id\":\"evt_0QqXZWqN6-o8kNN7dEaCzMKTDc\",\"data\":{\"result\":{\"external_order_id\":\"o-1\",\"processing_state\":\"completed\",\"call_disposition\":\"answered\",\"business_outcome\":\"confirmed\",\"final_order_snapshot\":{\"reason\":null,\"currency\":\"EUR\",\"total\":\"17.80\",\"items\":[{\"price\":\"8.90\",\"external_variant_id\":\"espresso-250g\",\"quantity\":2}],\"confirmed\":true},\"applied_rules\":[],\"completed_at\":\"2026-12-07T23:21:40.434Z\"}}}"
+                     *           "payload": "{\"event_id\":\"evt_FleSviG6IJi2NGfWzp0tPj-dwH\",\"event_type\":\"commerce.order.result_ready.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-08T00:46:51.445Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-1\",\"correlation_id\":\"cor_4df5de9a-1214-4e4c-bd91-f85f2d43dc52\",\"causation_id\":\"evt_0QqXZWqN6-o8kNN7dEaCzMKTDc\",\"data\":{\"result\":{\"external_order_id\":\"o-1\",\"processing_state\":\"completed\",\"call_disposition\":\"answered\",\"business_outcome\":\"confirmed\",\"final_order_snapshot\":{\"reason\":null,\"currency\":\"EUR\",\"total\":\"17.80\",\"items\":[{\"price\":\"8.90\",\"external_variant_id\":\"espresso-250g\",\"quantity\":2}],\"confirmed\":true},\"applied_rules\":[],\"completed_at\":\"2026-12-08T00:46:51.445Z\"}}}"
                      *         },
                      *         {
-                     *           "cursor": "2026-12-07T23:21:42.071Z#evt_QztHx6GUdC5a_BPOIRV4Nlq9OH",
+                     *           "cursor": "2026-12-08T00:46:53.382Z#evt_QztHx6GUdC5a_BPOIRV4Nlq9OH",
                      *           "event_id": "evt_QztHx6GUdC5a_BPOIRV4Nlq9OH",
                      *           "event_type": "commerce.order.status_changed.v1",
-                     *           "payload": "{\"event_id\":\"evt_QztHx6GUdC5a_BPOIRV4Nlq9OH\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-07T23:21:41.626Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"ri-1\",\"correlation_id\":\"cor_f7b123d7-f6a0-4e16-a176-376c4067bdf7\",\"causation_id\":\"2fe5d789-da25-4f71-acd9-1b1e04dd1742\",\"data\":{\"previous_state\":\"scheduled\",\"processing_state\":\"validated\",\"reason\":null}}"
+                     *           "payload": "{\"event_id\":\"evt_QztHx6GUdC5a_BPOIRV4Nlq9OH\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-08T00:46:53.057Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"ri-1\",\"correlation_id\":\"cor_ece6c609-6000-4195-9476-e0920eae12b6\",\"causation_id\":\"a378bf09-5cf0-4b01-9a58-44c4a5cdaa88\",\"data\":{\"previous_state\":\"scheduled\",\"processing_state\":\"validated\",\"reason\":null}}"
                      *         },
                      *         {
-                     *           "cursor": "2026-12-07T23:21:42.262Z#evt_xDLwwML-xkVo5Ac6SRE_ICN5Re",
+                     *           "cursor": "2026-12-08T00:46:53.566Z#evt_xDLwwML-xkVo5Ac6SRE_ICN5Re",
                      *           "event_id": "evt_xDLwwML-xkVo5Ac6SRE_ICN5Re",
                      *           "event_type": "commerce.order.status_changed.v1",
-                     *           "payload": "{\"event_id\":\"evt_xDLwwML-xkVo5Ac6SRE_ICN5Re\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-07T23:21:42.087Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"ri-1\",\"correlation_id\":\"cor_f7b123d7-f6a0-4e16-a176-376c4067bdf7\",\"causation_id\":\"evt_QztHx6GUdC5a_BPOIRV4Nlq9OH\",\"data\":{\"previous_state\":\"validated\",\"processing_state\":\"scheduled\",\"reason\":null}}"
+                     *           "payload": "{\"event_id\":\"evt_xDLwwML-xkVo5Ac6SRE_ICN5Re\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-08T00:46:53.403Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"ri-1\",\"correlation_id\":\"cor_ece6c609-6000-4195-9476-e0920eae12b6\",\"causation_id\":\"evt_QztHx6GUdC5a_BPOIRV4Nlq9OH\",\"data\":{\"previous_state\":\"validated\",\"processing_state\":\"scheduled\",\"reason\":null}}"
                      *         },
                      *         {
-                     *           "cursor": "2026-12-07T23:21:42.762Z#evt_zWm7EkZfDnfCEVeGimF-IjhiNN",
+                     *           "cursor": "2026-12-08T00:46:54.484Z#evt_zWm7EkZfDnfCEVeGimF-IjhiNN",
                      *           "event_id": "evt_zWm7EkZfDnfCEVeGimF-IjhiNN",
                      *           "event_type": "commerce.order.status_changed.v1",
-                     *           "payload": "{\"event_id\":\"evt_zWm7EkZfDnfCEVeGimF-IjhiNN\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-07T23:21:42.627Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"ri-1\",\"correlation_id\":\"cor_f7b123d7-f6a0-4e16-a176-376c4067bdf7\",\"causation_id\":\"97022c8c-52f1-46c7-837f-8139e2815087\",\"data\":{\"previous_state\":\"scheduled\",\"processing_state\":\"cancelled\",\"reason\":\"customer_request\"}}"
+                     *           "payload": "{\"event_id\":\"evt_zWm7EkZfDnfCEVeGimF-IjhiNN\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-08T00:46:54.298Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"ri-1\",\"correlation_id\":\"cor_ece6c609-6000-4195-9476-e0920eae12b6\",\"causation_id\":\"8606ebd8-40c3-453e-8f3c-85071b896282\",\"data\":{\"previous_state\":\"scheduled\",\"processing_state\":\"cancelled\",\"reason\":\"customer_request\"}}"
                      *         },
                      *         {
-                     *           "cursor": "2026-12-07T23:21:45.449Z#evt_4nkMjeh2QYjmlThU-HsK__1PuO",
+                     *           "cursor": "2026-12-08T00:46:57.139Z#evt_4nkMjeh2QYjmlThU-HsK__1PuO",
                      *           "event_id": "evt_4nkMjeh2QYjmlThU-HsK__1PuO",
                      *           "event_type": "commerce.order.status_changed.v1",
-                     *           "payload": "{\"event_id\":\"evt_4nkMjeh2QYjmlThU-HsK__1PuO\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-07T23:21:45.178Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-2\",\"correlation_id\":\"cor_a2867eae-4a4f-40da-8a30-ba640d1b529a\",\"causation_id\":\"1983737a-182a-4e83-80bd-c0ac46d4e38d\",\"data\":{\"previous_state\":null,\"processing_state\":\"received\",\"reason\":null}}"
+                     *           "payload": "{\"event_id\":\"evt_4nkMjeh2QYjmlThU-HsK__1PuO\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-08T00:46:57.002Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-2\",\"correlation_id\":\"cor_83acda00-9880-4e1b-8769-9f438a34fc62\",\"causation_id\":\"a142e050-818f-4b76-a281-160e924e8459\",\"data\":{\"previous_state\":null,\"processing_state\":\"received\",\"reason\":null}}"
                      *         },
                      *         {
-                     *           "cursor": "2026-12-07T23:21:45.784Z#evt_A2AOUPiwAwIa0IbIpGtsnz-4_l",
+                     *           "cursor": "2026-12-08T00:46:57.512Z#evt_A2AOUPiwAwIa0IbIpGtsnz-4_l",
                      *           "event_id": "evt_A2AOUPiwAwIa0IbIpGtsnz-4_l",
                      *           "event_type": "commerce.order.status_changed.v1",
-                     *           "payload": "{\"event_id\":\"evt_A2AOUPiwAwIa0IbIpGtsnz-4_l\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-07T23:21:45.530Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-2\",\"correlation_id\":\"cor_a2867eae-4a4f-40da-8a30-ba640d1b529a\",\"causation_id\":\"evt_4nkMjeh2QYjmlThU-HsK__1PuO\",\"data\":{\"previous_state\":\"received\",\"processing_state\":\"validated\",\"reason\":null}}"
+                     *           "payload": "{\"event_id\":\"evt_A2AOUPiwAwIa0IbIpGtsnz-4_l\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-08T00:46:57.220Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-2\",\"correlation_id\":\"cor_83acda00-9880-4e1b-8769-9f438a34fc62\",\"causation_id\":\"evt_4nkMjeh2QYjmlThU-HsK__1PuO\",\"data\":{\"previous_state\":\"received\",\"processing_state\":\"validated\",\"reason\":null}}"
                      *         },
                      *         {
-                     *           "cursor": "2026-12-07T23:21:45.878Z#evt_XKbbdcqs4uC9TD2lklL0wLrTct",
+                     *           "cursor": "2026-12-08T00:46:57.570Z#evt_XKbbdcqs4uC9TD2lklL0wLrTct",
                      *           "event_id": "evt_XKbbdcqs4uC9TD2lklL0wLrTct",
                      *           "event_type": "commerce.order.status_changed.v1",
-                     *           "payload": "{\"event_id\":\"evt_XKbbdcqs4uC9TD2lklL0wLrTct\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-07T23:21:45.629Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-2\",\"correlation_id\":\"cor_a2867eae-4a4f-40da-8a30-ba640d1b529a\",\"causation_id\":\"evt_A2AOUPiwAwIa0IbIpGtsnz-4_l\",\"data\":{\"previous_state\":\"validated\",\"processing_state\":\"scheduled\",\"reason\":null}}"
+                     *           "payload": "{\"event_id\":\"evt_XKbbdcqs4uC9TD2lklL0wLrTct\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-08T00:46:57.303Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-2\",\"correlation_id\":\"cor_83acda00-9880-4e1b-8769-9f438a34fc62\",\"causation_id\":\"evt_A2AOUPiwAwIa0IbIpGtsnz-4_l\",\"data\":{\"previous_state\":\"validated\",\"processing_state\":\"scheduled\",\"reason\":null}}"
                      *         },
                      *         {
-                     *           "cursor": "2026-12-07T23:21:45.974Z#evt_Ygo_6E1KM9BPRMi_FDfUhkFB1E",
+                     *           "cursor": "2026-12-08T00:46:57.667Z#evt_Ygo_6E1KM9BPRMi_FDfUhkFB1E",
                      *           "event_id": "evt_Ygo_6E1KM9BPRMi_FDfUhkFB1E",
                      *           "event_type": "commerce.order.status_changed.v1",
-                     *           "payload": "{\"event_id\":\"evt_Ygo_6E1KM9BPRMi_FDfUhkFB1E\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-07T23:21:45.648Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-2\",\"correlation_id\":\"cor_a2867eae-4a4f-40da-8a30-ba640d1b529a\",\"causation_id\":\"evt_XKbbdcqs4uC9TD2lklL0wLrTct\",\"data\":{\"previous_state\":\"scheduled\",\"processing_state\":\"in_call\",\"reason\":null}}"
+                     *           "payload": "{\"event_id\":\"evt_Ygo_6E1KM9BPRMi_FDfUhkFB1E\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-08T00:46:57.374Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-2\",\"correlation_id\":\"cor_83acda00-9880-4e1b-8769-9f438a34fc62\",\"causation_id\":\"evt_XKbbdcqs4uC9TD2lklL0wLrTct\",\"data\":{\"previous_state\":\"scheduled\",\"processing_state\":\"in_call\",\"reason\":null}}"
                      *         },
                      *         {
-                     *           "cursor": "2026-12-07T23:21:46.194Z#evt_hC7xCw0yPtj7QCPi13_QzZ9Bit",
+                     *           "cursor": "2026-12-08T00:46:57.798Z#evt_hC7xCw0yPtj7QCPi13_QzZ9Bit",
                      *           "event_id": "evt_hC7xCw0yPtj7QCPi13_QzZ9Bit",
                      *           "event_type": "commerce.order.status_changed.v1",
-                     *           "payload": "{\"event_id\":\"evt_hC7xCw0yPtj7QCPi13_QzZ9Bit\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-07T23:21:45.648Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-2\",\"correlation_id\":\"cor_a2867eae-4a4f-40da-8a30-ba640d1b529a\",\"causation_id\":\"evt_Ygo_6E1KM9BPRMi_FDfUhkFB1E\",\"data\":{\"previous_state\":\"in_call\",\"processing_state\":\"completed\",\"reason\":\"confirmed\"}}"
+                     *           "payload": "{\"event_id\":\"evt_hC7xCw0yPtj7QCPi13_QzZ9Bit\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-08T00:46:57.374Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-2\",\"correlation_id\":\"cor_83acda00-9880-4e1b-8769-9f438a34fc62\",\"causation_id\":\"evt_Ygo_6E1KM9BPRMi_FDfUhkFB1E\",\"data\":{\"previous_state\":\"in_call\",\"processing_state\":\"completed\",\"reason\":\"confirmed\"}}"
                      *         },
                      *         {
-                     *           "cursor": "2026-12-07T23:21:46.312Z#evt_yDOJ5wR1rnmWKHmF9WI0hwC0XF",
+                     *           "cursor": "2026-12-08T00:46:57.863Z#evt_yDOJ5wR1rnmWKHmF9WI0hwC0XF",
                      *           "event_id": "evt_yDOJ5wR1rnmWKHmF9WI0hwC0XF",
                      *           "event_type": "commerce.call.attempt_completed.v1",
-                     *           "payload": "{\"event_id\":\"evt_yDOJ5wR1rnmWKHmF9WI0hwC0XF\",\"event_type\":\"commerce.call.attempt_completed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-07T23:21:45.648Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-2\",\"correlation_id\":\"cor_a2867eae-4a4f-40da-8a30-ba640d1b529a\",\"causation_id\":\"evt_Ygo_6E1KM9BPRMi_FDfUhkFB1E\",\"data\":{\"attempt\":1,\"call_disposition\":\"answered\",\"started_at\":\"2026-12-07T23:21:45.648Z\",\"ended_at\":\"2026-12-07T23:21:45.648Z\"}}"
+                     *           "payload": "{\"event_id\":\"evt_yDOJ5wR1rnmWKHmF9WI0hwC0XF\",\"event_type\":\"commerce.call.attempt_completed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-08T00:46:57.374Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-2\",\"correlation_id\":\"cor_83acda00-9880-4e1b-8769-9f438a34fc62\",\"causation_id\":\"evt_Ygo_6E1KM9BPRMi_FDfUhkFB1E\",\"data\":{\"attempt\":1,\"call_disposition\":\"answered\",\"started_at\":\"2026-12-08T00:46:57.374Z\",\"ended_at\":\"2026-12-08T00:46:57.374Z\"}}"
                      *         },
                      *         {
-                     *           "cursor": "2026-12-07T23:21:46.326Z#evt_Y1WYcIIlZ2MSWL8fbQFHyGIO4B",
+                     *           "cursor": "2026-12-08T00:46:57.868Z#evt_Y1WYcIIlZ2MSWL8fbQFHyGIO4B",
                      *           "event_id": "evt_Y1WYcIIlZ2MSWL8fbQFHyGIO4B",
                      *           "event_type": "commerce.order.result_ready.v1",
-                     *           "payload": "{\"event_id\":\"evt_Y1WYcIIlZ2MSWL8fbQFHyGIO4B\",\"event_type\":\"commerce.order.result_ready.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-07T23:21:45.648Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-2\",\"correlation_id\":\"cor_a2867eae-4a4f-40da-8a30-ba640d1b529a\",\"causation_id\":\"evt_Ygo_6E1KM9BPRMi_FDfUhkFB1E\",\"data\":{\"result\":{\"external_order_id\":\"o-2\",\"processing_state\":\"completed\",\"call_disposition\":\"answered\",\"business_outcome\":\"confirmed\",\"final_order_snapshot\":{\"reason\":null,\"currency\":\"EUR\",\"total\":\"17.80\",\"items\":[{\"price\":\"8.90\",\"external_variant_id\":\"espresso-250g\",\"quantity\":2}],\"confirmed\":true},\"applied_rules\":[],\"completed_at\":\"2026-12-07T23:21:45.648Z\"}}}"
+                     *           "payload": "{\"event_id\":\"evt_Y1WYcIIlZ2MSWL8fbQFHyGIO4B\",\"event_type\":\"commerce.order.result_ready.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-08T00:46:57.374Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-2\",\"correlation_id\":\"cor_83acda00-9880-4e1b-8769-9f438a34fc62\",\"causation_id\":\"evt_Ygo_6E1KM9BPRMi_FDfUhkFB1E\",\"data\":{\"result\":{\"external_order_id\":\"o-2\",\"processing_state\":\"completed\",\"call_disposition\":\"answered\",\"business_outcome\":\"confirmed\",\"final_order_snapshot\":{\"reason\":null,\"currency\":\"EUR\",\"total\":\"17.80\",\"items\":[{\"price\":\"8.90\",\"external_variant_id\":\"espresso-250g\",\"quantity\":2}],\"confirmed\":true},\"applied_rules\":[],\"completed_at\":\"2026-12-08T00:46:57.374Z\"}}}"
                      *         },
                      *         {
-                     *           "cursor": "2026-12-07T23:21:46.410Z#evt_hcXRGzZZ2DwdxRtyO5yMNsWBHJ",
+                     *           "cursor": "2026-12-08T00:46:58.037Z#evt_hcXRGzZZ2DwdxRtyO5yMNsWBHJ",
                      *           "event_id": "evt_hcXRGzZZ2DwdxRtyO5yMNsWBHJ",
                      *           "event_type": "commerce.writeback.failed.v1",
-                     *           "payload": "{\"event_id\":\"evt_hcXRGzZZ2DwdxRtyO5yMNsWBHJ\",\"event_type\":\"commerce.writeback.failed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-07T23:21:46.117Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-2\",\"correlation_id\":\"cor_a2867eae-4a4f-40da-8a30-ba640d1b529a\",\"causation_id\":\"evt_hC7xCw0yPtj7QCPi13_QzZ9Bit\",\"data\":{\"reason\":\"store_refused: 422 {\\\"title\\\":\\\"Order is archived in the store\\\"}\",\"attempts\":1}}"
+                     *           "payload": "{\"event_id\":\"evt_hcXRGzZZ2DwdxRtyO5yMNsWBHJ\",\"event_type\":\"commerce.writeback.failed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-08T00:46:57.775Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"o-2\",\"correlation_id\":\"cor_83acda00-9880-4e1b-8769-9f438a34fc62\",\"causation_id\":\"evt_hC7xCw0yPtj7QCPi13_QzZ9Bit\",\"data\":{\"reason\":\"store_refused: 422 {\\\"title\\\":\\\"Order is archived in the store\\\"}\",\"attempts\":1}}"
                      *         },
                      *         {
-                     *           "cursor": "2026-12-07T23:21:48.011Z#evt_H9Ry045pXdkj2-6AIJKgZvs2_e",
-                     *           "event_id": "evt_H9Ry045pXdkj2-6AIJKgZvs2_e",
+                     *           "cursor": "2026-12-08T00:46:59.997Z#evt_76R_a9Sw-qb7IDIsAfXx0fv1nz",
+                     *           "event_id": "evt_76R_a9Sw-qb7IDIsAfXx0fv1nz",
                      *           "event_type": "commerce.order.status_changed.v1",
-                     *           "payload": "{\"event_id\":\"evt_H9Ry045pXdkj2-6AIJKgZvs2_e\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-07T23:21:47.868Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"test-2adedd31\",\"correlation_id\":\"8adb3a89-e21c-4448-9053-20e6771eeec6\",\"causation_id\":\"8adb3a89-e21c-4448-9053-20e6771eeec6\",\"test\":true,\"data\":{\"reason\":null,\"previous_state\":\"received\",\"processing_state\":\"validated\"}}"
+                     *           "payload": "{\"event_id\":\"evt_76R_a9Sw-qb7IDIsAfXx0fv1nz\",\"event_type\":\"commerce.order.status_changed.v1\",\"event_version\":\"1\",\"occurred_at\":\"2026-12-08T00:46:59.876Z\",\"integration_ref\":\"acme-coffee\",\"external_order_id\":\"test-c83ca058\",\"correlation_id\":\"64b04e69-0d92-49be-9c22-f85e8b80f3d1\",\"causation_id\":\"64b04e69-0d92-49be-9c22-f85e8b80f3d1\",\"test\":true,\"data\":{\"reason\":null,\"previous_state\":\"received\",\"processing_state\":\"validated\"}}"
                      *         }
                      *       ],
-                     *       "next_after": "2026-12-07T23:21:48.011Z#evt_H9Ry045pXdkj2-6AIJKgZvs2_e",
-                     *       "expires_at": "2026-12-07T23:22:56Z"
+                     *       "next_after": "2026-12-08T00:46:59.997Z#evt_76R_a9Sw-qb7IDIsAfXx0fv1nz",
+                     *       "expires_at": "2026-12-08T00:48:08Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ListenFeed"];
@@ -7279,7 +7285,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "dlv_PgmX5dW_2tgI3yT7iAYbfSG8",
+                     *       "delivery_id": "dlv_ybutCLsa4Q2gWeyaHeP98PW4",
                      *       "replay_of": "dlv_m6ntyHxisX60XeB09eLq159W",
                      *       "event_id": "evt_4nkMjeh2QYjmlThU-HsK__1PuO",
                      *       "status": "queued"
@@ -7455,10 +7461,10 @@ export interface operations {
                  *       "event_id": "evt_g5AGP0uNXUcGHY8o0IuFUjfi4B",
                  *       "event_type": "commerce.order.status_changed.v1",
                  *       "event_version": "1",
-                 *       "occurred_at": "2026-12-07T23:21:40.434Z",
+                 *       "occurred_at": "2026-12-08T00:46:51.445Z",
                  *       "integration_ref": "acme-coffee",
                  *       "external_order_id": "o-1",
-                 *       "correlation_id": "cor_e02952b2-5a1d-4504-ad08-e54c0319a772",
+                 *       "correlation_id": "cor_4df5de9a-1214-4e4c-bd91-f85f2d43dc52",
                  *       "causation_id": "evt_0QqXZWqN6-o8kNN7dEaCzMKTDc",
                  *       "data": {
                  *         "previous_state": "in_call",
@@ -7518,16 +7524,16 @@ export interface operations {
                  *       "event_id": "evt_aJ5jnwrI0cG7pg5vOnBj4N_tbA",
                  *       "event_type": "commerce.call.attempt_completed.v1",
                  *       "event_version": "1",
-                 *       "occurred_at": "2026-12-07T23:21:40.434Z",
+                 *       "occurred_at": "2026-12-08T00:46:51.445Z",
                  *       "integration_ref": "acme-coffee",
                  *       "external_order_id": "o-1",
-                 *       "correlation_id": "cor_e02952b2-5a1d-4504-ad08-e54c0319a772",
+                 *       "correlation_id": "cor_4df5de9a-1214-4e4c-bd91-f85f2d43dc52",
                  *       "causation_id": "evt_0QqXZWqN6-o8kNN7dEaCzMKTDc",
                  *       "data": {
                  *         "attempt": 1,
                  *         "call_disposition": "answered",
-                 *         "started_at": "2026-12-07T23:21:40.434Z",
-                 *         "ended_at": "2026-12-07T23:21:40.434Z"
+                 *         "started_at": "2026-12-08T00:46:51.445Z",
+                 *         "ended_at": "2026-12-08T00:46:51.445Z"
                  *       }
                  *     }
                  */
@@ -7582,10 +7588,10 @@ export interface operations {
                  *       "event_id": "evt_FleSviG6IJi2NGfWzp0tPj-dwH",
                  *       "event_type": "commerce.order.result_ready.v1",
                  *       "event_version": "1",
-                 *       "occurred_at": "2026-12-07T23:21:40.434Z",
+                 *       "occurred_at": "2026-12-08T00:46:51.445Z",
                  *       "integration_ref": "acme-coffee",
                  *       "external_order_id": "o-1",
-                 *       "correlation_id": "cor_e02952b2-5a1d-4504-ad08-e54c0319a772",
+                 *       "correlation_id": "cor_4df5de9a-1214-4e4c-bd91-f85f2d43dc52",
                  *       "causation_id": "evt_0QqXZWqN6-o8kNN7dEaCzMKTDc",
                  *       "data": {
                  *         "result": {
@@ -7607,7 +7613,7 @@ export interface operations {
                  *             "confirmed": true
                  *           },
                  *           "applied_rules": [],
-                 *           "completed_at": "2026-12-07T23:21:40.434Z"
+                 *           "completed_at": "2026-12-08T00:46:51.445Z"
                  *         }
                  *       }
                  *     }
@@ -7663,10 +7669,10 @@ export interface operations {
                  *       "event_id": "evt_hcXRGzZZ2DwdxRtyO5yMNsWBHJ",
                  *       "event_type": "commerce.writeback.failed.v1",
                  *       "event_version": "1",
-                 *       "occurred_at": "2026-12-07T23:21:46.117Z",
+                 *       "occurred_at": "2026-12-08T00:46:57.775Z",
                  *       "integration_ref": "acme-coffee",
                  *       "external_order_id": "o-2",
-                 *       "correlation_id": "cor_a2867eae-4a4f-40da-8a30-ba640d1b529a",
+                 *       "correlation_id": "cor_83acda00-9880-4e1b-8769-9f438a34fc62",
                  *       "causation_id": "evt_hC7xCw0yPtj7QCPi13_QzZ9Bit",
                  *       "data": {
                  *         "reason": "store_refused: 422 {\"title\":\"Order is archived in the store\"}",

@@ -51,7 +51,8 @@ export type RuntimeConfig = {
   referenceUrl: string | undefined;
   webhookBackoffScale: number;
   webhookTimeoutScale: number;
-  callRetryDelaySeconds: number;
+  /** Overrides every tenant's retry delay (the local runtime's tests only; a deployed stack never sets it). */
+  callRetryDelaySeconds: number | undefined;
   variantIndexGraceSeconds: number;
   callPlatform: 'sandbox' | 'connect';
   /** The Amazon Connect instance and its flow, numbers and dial rate (CALL_PLATFORM=connect only). */
@@ -151,7 +152,7 @@ export function parseRuntimeConfig(env: Env): RuntimeConfig {
     webhookBackoffScale: number(env, 'WEBHOOK_BACKOFF_SCALE', { min: 0, max: 1, above: true }, 1),
     /** Shrinks the 5 s connect and 15 s total delivery timeouts, for tests only. */
     webhookTimeoutScale: number(env, 'WEBHOOK_TIMEOUT_SCALE', { min: 0, max: 1, above: true }, 1),
-    callRetryDelaySeconds: number(env, 'CALL_RETRY_DELAY_SECONDS', { min: 0, max: Number.MAX_SAFE_INTEGER }, 2),
+    callRetryDelaySeconds: env.CALL_RETRY_DELAY_SECONDS ? number(env, 'CALL_RETRY_DELAY_SECONDS', { min: 0, max: 86_400 }) : undefined,
     /** How long a new order waits for its variants to reach the variant index before it is rejected. */
     variantIndexGraceSeconds: number(env, 'VARIANT_INDEX_GRACE_SECONDS', { min: 0, max: 3600 }, 60),
     callPlatform,

@@ -14,6 +14,7 @@ import { BASE_PATH } from '../api/routes.ts';
 import { EVENT_TYPES } from '../events/event-types.ts';
 import { MAX_BODY_BYTES } from '../http/limits.ts';
 import type { TenantConfig } from '../tenants/config.ts';
+import { retryDelaySecondsOf } from '../tenants/tenant-config.ts';
 import { INLINE_PAYLOAD_MAX_BYTES } from '../webhooks/payload.ts';
 import type { BlockerSchema, CapabilitiesSchema, EffectiveConfigurationSchema, NoticeSchema } from './schemas.ts';
 
@@ -45,10 +46,30 @@ export interface WebhookSubscriptionState {
   enabled: boolean;
 }
 
-export function effectiveConfiguration(config: TenantConfig, subscription: WebhookSubscriptionState | undefined): z.infer<typeof EffectiveConfigurationSchema> {
+/**
+ * The configuration in force for a tenant, as its partner sees it. `callerIds`: the deployment's
+ * claimed number per country, which a live tenant's customers see.
+ */
+export function effectiveConfiguration(
+  config: TenantConfig,
+  subscription: WebhookSubscriptionState | undefined,
+  callerIds: Readonly<Record<string, string>> = {},
+): z.infer<typeof EffectiveConfigurationSchema> {
   const blockers: z.infer<typeof BlockerSchema>[] = [];
   if (config.markets.length === 0) {
     blockers.push({ code: 'no_market_configured', message: 'No market is configured; calls cannot be scheduled.' });
+  }
+  const live = config.mode === 'live';
+  const markets = config.markets.map((market) => ({ ...market, caller_id: live ? (callerIds[market.country] ?? null) : null }));
+  const uncalled = markets.filter((m) => live && m.caller_id === null).map((m) => m.country);
+  if (uncalled.length > 0) {
+    blockers.push({
+      code: 'market_without_caller_id',
+      message: `The deployment has no number for ${uncalled.join(', ')}: those customers are not called until the platform team claims one.`,
+    });
+  }
+  if (live && config.display_name === null && config.markets.some((m) => m.display_name === undefined)) {
+    blockers.push({ code: 'no_store_name', message: 'No store name (display_name) is configured: customers would hear your tenant id instead of your store.' });
   }
   const notices: z.infer<typeof NoticeSchema>[] = [];
   if (!subscription) {
@@ -65,11 +86,12 @@ export function effectiveConfiguration(config: TenantConfig, subscription: Webho
     display_name: config.display_name,
     blockers,
     notices,
-    markets: config.markets,
+    markets,
     quiet_hours: config.quiet_hours,
     features_enabled: config.features_enabled,
     writeback: { enabled: config.writeback.enabled, endpoint: maskedEndpoint(config.writeback.url) },
     max_call_attempts: config.max_call_attempts,
+    call_retry_delay_seconds: retryDelaySecondsOf(config),
     rate_limit: config.rate_limit,
   };
 }

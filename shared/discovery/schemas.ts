@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { answerSchema } from '../api/answer-schema.ts';
 import { ORDER_KINDS } from '../api/limits.ts';
-import { integer, meta } from '../api/zod.ts';
+import { builtSchema, integer, meta } from '../api/zod.ts';
 import { EVENT_TYPES } from '../events/event-types.ts';
 import { MarketSchema, QuietHoursSchema } from '../tenants/config.ts';
 import { TENANT_MODES } from '../tenants/tenant-config.ts';
@@ -33,8 +33,14 @@ export const CapabilitiesSchema = answerSchema(() =>
   ),
 );
 
+/**
+ * What keeps a tenant's orders from being called: no market; and for a live tenant, a market
+ * whose customers would see no number of their country, or no store name for customers to hear.
+ */
+export const BLOCKER_CODES = ['no_market_configured', 'market_without_caller_id', 'no_store_name'] as const;
+
 export const BlockerSchema = answerSchema(() =>
-  meta(z.object({ code: z.enum(['no_market_configured']), message: z.string() }), {
+  meta(z.object({ code: z.enum(BLOCKER_CODES), message: z.string() }), {
     id: 'ReadinessBlocker',
     description: 'What keeps orders from being called.',
   }),
@@ -61,7 +67,14 @@ export const EffectiveConfigurationSchema = answerSchema(() =>
       }),
       blockers: z.array(BlockerSchema),
       notices: z.array(NoticeSchema),
-      markets: z.array(MarketSchema),
+      markets: z.array(
+        z.extend(builtSchema(MarketSchema), {
+          caller_id: meta(z.nullable(z.string()), {
+            description:
+              "The number this market's customers see when they are called (E.164), for a live tenant; null in the sandbox, or where the deployment has none (a blocker). An extension of the contract.",
+          }),
+        }),
+      ),
       quiet_hours: QuietHoursSchema,
       features_enabled: z.object({ upsell: z.boolean(), repurchase_intent: z.boolean() }),
       writeback: z.object({
@@ -72,6 +85,10 @@ export const EffectiveConfigurationSchema = answerSchema(() =>
         }),
       }),
       max_call_attempts: integer(),
+      call_retry_delay_seconds: meta(integer(), {
+        description:
+          'The least time, in seconds, between an attempt that did not decide the order (no answer, busy, voicemail, answered without a choice) and the next: live default 1800 (at least 600), sandbox default 2. An extension of the contract.',
+      }),
       rate_limit: z.object({ requests_per_second: integer(), burst: integer() }),
     }),
     { id: 'EffectiveConfiguration' },

@@ -10,11 +10,11 @@ import { retryOnRevisionConflict } from '../storage/revision-retry.ts';
 import { attemptCounts, attemptOutcome } from './call-outcome.ts';
 import { callRecords } from './call-records.ts';
 import { callScript } from './call-script.ts';
+import { marketOf } from './destination.ts';
 import { type Facts, factsFor } from './facts.ts';
 import type { StoredOrder } from './order.ts';
 import { lastStatus, recordsAttempt } from './order-log.ts';
 import type { ProcessingPorts } from './processing-ports.ts';
-import { marketOf } from './scheduler.ts';
 import { effectiveLines } from './snapshot.ts';
 import { isFinal } from './state-machine.ts';
 
@@ -62,7 +62,7 @@ export async function dial(ports: ProcessingPorts, platform: CallPlatform, claim
         external_customer_id: claimed.external_customer_id,
         phone: facts.customer!.phone!,
         script: callScript(claimed, facts, lines),
-        market: marketOf(facts.config, facts.customer?.locale)?.country,
+        market: marketOf(facts.config, facts.customer)?.country,
       },
       now,
     )

@@ -3,6 +3,7 @@
 import type { OrderState } from '../api/order-states.ts';
 import type { AttemptReport } from '../calls/call-platform.ts';
 import type { BusinessOutcome, OrderResult } from '../calls/call-schemas.ts';
+import { retryDelaySecondsOf } from '../tenants/tenant-config.ts';
 import type { Facts } from './facts.ts';
 import type { StoredOrder } from './order.ts';
 import { callingWindow, nextContactAt } from './scheduler.ts';
@@ -48,7 +49,7 @@ export function attemptOutcome(
   report: AttemptReport,
   facts: Facts,
   now: Date,
-  retryDelaySeconds: number,
+  retryDelayOverride: number | undefined,
 ): { to: OrderState; result?: OrderResult; nextContact: string | null } {
   const at = now.toISOString();
   const lines = effectiveLines(order.items, order.substitutions ?? [], facts.variants);
@@ -81,7 +82,7 @@ export function attemptOutcome(
     const reason = report.call_disposition === 'answered' ? 'no_decision' : 'unreachable';
     return completed(report.call_disposition, 'unreachable', snapshotOf(lines, currency, false, reason));
   }
-  const window = callingWindow(facts.config, facts.customer?.locale);
-  const earliest = new Date(now.getTime() + retryDelaySeconds * 1000);
+  const window = callingWindow(facts.config, facts.customer);
+  const earliest = new Date(now.getTime() + (retryDelayOverride ?? retryDelaySecondsOf(facts.config)) * 1000);
   return { to: 'scheduled', nextContact: (window ? nextContactAt(earliest, window) : earliest).toISOString() };
 }

@@ -6,14 +6,14 @@
  */
 import { type DialogScript, dialogScript } from '../calls/dialog.ts';
 import { storeNameFor } from '../tenants/tenant-config.ts';
+import { marketOf } from './destination.ts';
 import type { Facts } from './facts.ts';
 import type { StoredOrder } from './order.ts';
-import { marketOf } from './scheduler.ts';
 import { acceptFirstSuggestion, type SnapshotLine, total } from './snapshot.ts';
 
 export function callScript(order: StoredOrder, facts: Facts, lines: readonly SnapshotLine[]): DialogScript {
   const currency = order.items[0]!.currency;
-  const market = marketOf(facts.config, facts.customer?.locale);
+  const market = marketOf(facts.config, facts.customer);
   const suggestion = facts.config.features_enabled.upsell ? acceptFirstSuggestion(lines, facts.variants, facts.rules, currency) : undefined;
   const titleOf = (variantId: string) => facts.variants.get(variantId)?.title ?? variantId;
   return dialogScript({

@@ -12,5 +12,6 @@ export interface ProcessingPorts extends FactsPorts {
   dialRate?: DialRate | undefined;
   /** The deployment's places for live calls in flight (its live platform's concurrency quota): a live dial takes one before its place in the rate. */
   callSlots?: CallSlots | undefined;
-  settings: { variantIndexGraceSeconds: number; callRetryDelaySeconds: number };
+  /** `callRetryDelaySeconds`: where set, every tenant's retry delay (tests only). */
+  settings: { variantIndexGraceSeconds: number; callRetryDelaySeconds: number | undefined };
 }

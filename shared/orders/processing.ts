@@ -25,6 +25,7 @@ import {
   unreportedOutcome,
   untilNextSecond,
 } from './call-attempts.ts';
+import { destinationAllowed } from './destination.ts';
 import { type Facts, factsFor } from './facts.ts';
 import { rejectionFields, type StoredOrder } from './order.ts';
 import { pendingChanges } from './pending-changes.ts';
@@ -48,6 +49,7 @@ function qualificationOf(order: StoredOrder, facts: Facts): Qualification {
     variants: facts.variants,
     rules: facts.rules,
     repurchaseIntentEnabled: facts.config.features_enabled.repurchase_intent,
+    destinationAllowed: destinationAllowed(facts.config, facts.customer),
   });
 }
 
@@ -112,7 +114,7 @@ async function step(ports: ProcessingPorts, order: StoredOrder, now: Date, facts
           now,
         );
       }
-      const window = callingWindow(facts.config, facts.customer?.locale);
+      const window = callingWindow(facts.config, facts.customer);
       if (!window) return ports.orders.write(order, { to: 'rejected', reason: 'no_market_configured' }, now);
       const earliest = new Date(Math.max(now.getTime(), order.contact_not_before ? Date.parse(order.contact_not_before) : 0));
       return ports.orders.write(order, { to: 'scheduled', set: { next_contact_at: nextContactAt(earliest, window).toISOString() } }, now);
@@ -163,7 +165,7 @@ async function startAttempt(ports: ProcessingPorts, order: StoredOrder, now: Dat
   if (!q.qualified)
     return ports.orders.write(order, { to: 'rejected', reason: q.reason, set: { next_contact_at: null, ...rejectionFields(order, q.reason) } }, now);
   // Due is not callable: an order dialled late (a backlog, a retry at the edge of the window) waits for the market's next calling hour.
-  const window = callingWindow(facts.config, facts.customer?.locale);
+  const window = callingWindow(facts.config, facts.customer);
   if (window && !isCallable(now, window)) return deferCall(ports, order, now, nextContactAt(now, window).getTime() - now.getTime());
   const platform = platformFor(ports.callPlatforms, facts.config.mode);
   if (!platform) {

@@ -26,6 +26,7 @@ export const REJECTION_REASONS = [
   'currency_mismatch',
   'quantity_out_of_range',
   'price_out_of_range',
+  'destination_not_allowed',
 ] as const;
 export type RejectionReason = (typeof REJECTION_REASONS)[number];
 
@@ -44,6 +45,8 @@ export interface QualificationInput {
   variants: ReadonlyMap<string, ResolvedVariant>;
   rules: readonly SalesRule[];
   repurchaseIntentEnabled: boolean;
+  /** Whether the tenant may call the customer's number (destination.ts): a live tenant never dials any other. */
+  destinationAllowed: boolean;
 }
 
 const reject = (reason: RejectionReason, detail: string): Qualification => ({ qualified: false, reason, detail });
@@ -54,6 +57,12 @@ export function qualify(input: QualificationInput): Qualification {
   if (customer.anonymized) return reject('customer_anonymized', 'The customer was anonymized; no calls are made for them.');
   if (customer.consent !== 'granted') return reject('consent_not_granted', "The customer's contact consent is not granted.");
   if (order.contact_permission.status !== 'granted') return reject('contact_permission_not_granted', "The order's contact permission is not granted.");
+  if (!input.destinationAllowed) {
+    return reject(
+      'destination_not_allowed',
+      "The customer's number is not a mobile or fixed-line number of a country among the tenant's markets: it is not called.",
+    );
+  }
   if (order.order_kind === 'repurchase_intent' && !input.repurchaseIntentEnabled) {
     return reject('repurchase_intent_disabled', 'Repurchase intents are not enabled for this tenant.');
   }

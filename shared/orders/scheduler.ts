@@ -3,7 +3,8 @@
  * market's calling days and outside the quiet hours, both in the configured IANA time zone
  * (the platform's Intl data, so daylight-saving changes are handled by the zone rules).
  */
-import type { Market, TenantConfig } from '../tenants/tenant-config.ts';
+import type { TenantConfig } from '../tenants/tenant-config.ts';
+import { type CustomerContact, marketOf } from './destination.ts';
 
 export interface CallingWindow {
   timezone: string;
@@ -101,14 +102,9 @@ function offsetChangeWithin(from: number, to: number, before: number, timezone: 
   return hi;
 }
 
-/** The customer's market: the one of their locale's region, else the tenant's first. */
-export function marketOf(config: TenantConfig, locale: string | undefined): Market | undefined {
-  const region = locale?.split('-')[1]?.toUpperCase();
-  return config.markets.find((m) => m.country === region) ?? config.markets[0];
-}
-
-export function callingWindow(config: TenantConfig, locale: string | undefined): CallingWindow | undefined {
-  const market = marketOf(config, locale);
+/** When the customer's market may be called; undefined where the tenant has no market for them. */
+export function callingWindow(config: TenantConfig, customer: CustomerContact | undefined): CallingWindow | undefined {
+  const market = marketOf(config, customer);
   if (!market) return undefined;
   // The customer's market's own hours where it names them: a call is lawful by the customer's clock, not the tenant's.
   const quiet = market.quiet_hours ?? config.quiet_hours;

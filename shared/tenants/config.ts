@@ -5,7 +5,7 @@
  */
 import * as z from 'zod/mini';
 import { builtOnFirstUse, integer, text } from '../api/zod.ts';
-import { TENANT_DEFAULTS, TENANT_MODES, type TenantConfig } from './tenant-config.ts';
+import { MAX_RETRY_DELAY_SECONDS, TENANT_DEFAULTS, TENANT_MODES, type TenantConfig } from './tenant-config.ts';
 
 export { TENANT_DEFAULTS, TENANT_ID_PATTERN, type TenantConfig } from './tenant-config.ts';
 
@@ -62,6 +62,7 @@ export const TenantConfigSchema = builtOnFirstUse(() =>
       TENANT_DEFAULTS.writeback,
     ),
     max_call_attempts: z._default(integer(1, 10), TENANT_DEFAULTS.max_call_attempts),
+    call_retry_delay_seconds: z._default(z.nullable(integer(0, MAX_RETRY_DELAY_SECONDS)), TENANT_DEFAULTS.call_retry_delay_seconds),
     rate_limit: z._default(
       z.strictObject({
         requests_per_second: z._default(integer(1, 10_000), TENANT_DEFAULTS.rate_limit.requests_per_second),

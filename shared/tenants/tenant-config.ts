@@ -36,6 +36,11 @@ export interface TenantConfig {
    */
   writeback: { enabled: boolean; url: string | null };
   max_call_attempts: number;
+  /**
+   * The least time between an attempt that did not decide the order and the next (null: the
+   * mode's default, `RETRY_DELAY_SECONDS`); a live tenant's is at least `LIVE_MIN_RETRY_DELAY_SECONDS`.
+   */
+  call_retry_delay_seconds: number | null;
   rate_limit: { requests_per_second: number; burst: number };
 }
 
@@ -53,10 +58,24 @@ export const TENANT_DEFAULTS: Readonly<TenantConfig> = {
   features_enabled: { upsell: true, repurchase_intent: true },
   writeback: { enabled: false, url: null },
   max_call_attempts: 3,
+  call_retry_delay_seconds: null,
   rate_limit: { requests_per_second: 50, burst: 100 },
 };
 
 export const TENANT_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+
+/**
+ * How soon a customer is called again by default: half an hour for real customers (a redial
+ * within minutes of a missed call is what a person resents most), at once in the sandbox.
+ */
+export const RETRY_DELAY_SECONDS: Readonly<Record<TenantMode, number>> = { live: 1800, sandbox: 2 };
+/** A live tenant's customers are never called again sooner than this. */
+export const LIVE_MIN_RETRY_DELAY_SECONDS = 600;
+/** The largest retry delay a configuration may name: a day. */
+export const MAX_RETRY_DELAY_SECONDS = 86_400;
+
+/** The least time between a tenant's undecided attempt and the next. */
+export const retryDelaySecondsOf = (config: TenantConfig): number => config.call_retry_delay_seconds ?? RETRY_DELAY_SECONDS[config.mode];
 
 /** How a new key id of a tenant in `mode` begins. */
 export const keyIdPrefix = (mode: TenantMode): string => (mode === 'live' ? 'key_live_' : 'key_test_');
@@ -79,6 +98,7 @@ export function withTenantDefaults(stored: StoredTenantConfig = {}): TenantConfi
     },
     writeback: { enabled: stored.writeback?.enabled ?? d.writeback.enabled, url: stored.writeback?.url ?? d.writeback.url },
     max_call_attempts: stored.max_call_attempts ?? d.max_call_attempts,
+    call_retry_delay_seconds: stored.call_retry_delay_seconds ?? d.call_retry_delay_seconds,
     rate_limit: {
       requests_per_second: stored.rate_limit?.requests_per_second ?? d.rate_limit.requests_per_second,
       burst: stored.rate_limit?.burst ?? d.rate_limit.burst,

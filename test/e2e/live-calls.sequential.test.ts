@@ -84,7 +84,8 @@ afterAll(async () => {
 });
 
 /** A number of its own for each order (the simulated customer counts how often a number was rung), ending in the scenario's digit. */
-const numberEnding = (digit: string) => `+49151${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}${digit}`;
+// A German mobile number (0151 and eight digits), the last one the scenario's.
+const numberEnding = (digit: string) => `+49151${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}${digit}`;
 
 async function placeOrder(digit: string, phone = numberEnding(digit), order: Record<string, unknown> = {}) {
   const id = `o-${randomUUID().slice(0, 8)}`;
@@ -263,6 +264,15 @@ describe('cancels and erasure on the telephone network', () => {
 });
 
 describe("Connect's refusals and quotas", () => {
+  it("never dials a number outside the tenant's markets, nor one a person does not answer: rejected, destination_not_allowed", async () => {
+    // A French mobile (the tenant has no French market) and a German premium-rate number (0900).
+    for (const phone of ['+33612345678', '+4990012345678']) {
+      const { id } = await placeOrder('0', phone);
+      expect(await finished(id)).toMatchObject({ processing_state: 'rejected', state_reason: 'destination_not_allowed', call_attempts: 0 });
+      expect(contactsTo(phone)).toEqual([]);
+    }
+  });
+
   it('ends an order whose destination Connect refuses at once, with one failed attempt, while the other orders of the same sweep are dialled', async () => {
     const { standIn } = stack.connect!;
     const allowed = standIn.allowedCountries;
@@ -341,8 +351,8 @@ describe("Connect's refusals and quotas", () => {
       expect(heard.said).toHaveLength(3);
       expect(heard.said[1]).toMatch(/Um Ihre Bestellung zu hören, drücken Sie die 1/);
       expect(heard.said[2]).toMatch(/später wieder an/);
-      // Not a word of the order: no line, no total, no date.
-      expect(heard.said.join(' ')).not.toMatch(/€|EUR|\d{4}/);
+      // Not a word of the order: no line, no price, no total, no date.
+      expect(heard.said.join(' ')).not.toMatch(/€|EUR|mal |Gesamtbetrag|Bestellung vom/);
       expect(new Set(heard.voices)).toEqual(new Set(['Vicki']));
       expect(
         await eventually(

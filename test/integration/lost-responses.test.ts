@@ -598,7 +598,7 @@ describe('a conditional write whose answer was lost', () => {
     expect(lossy).toEqual(clean);
   });
 
-  it("live calls: an attempt's one stop is claimed once, the customer's first choice stands", async () => {
+  it("live calls: an attempt's one stop is claimed once, the order heard is kept, the customer's first choice stands", async () => {
     const { dynamoContactMap } = await import('#shared/calls/connect/contact-store.ts');
     const { clean, lossy } = await bothWays(async () => {
       const key = { tenant: tenantId(), external_order_id: 'o-1', attempt: 1 };
@@ -606,11 +606,14 @@ describe('a conditional write whose answer was lost', () => {
       await dynamoContactMap.prepare(attempt);
       await dynamoContactMap.placed({ ...attempt, contactId: randomUUID() });
       const claims = [await dynamoContactMap.claimStop(key), await dynamoContactMap.claimStop(key)];
+      await dynamoContactMap.hear(attempt.reference);
+      await dynamoContactMap.hear(attempt.reference);
       await dynamoContactMap.decide(attempt.reference, 'declined');
       await dynamoContactMap.decide(attempt.reference, 'confirmed');
-      return { claims, decision: (await dynamoContactMap.byReference(attempt.reference))?.decision };
+      const kept = await dynamoContactMap.byReference(attempt.reference);
+      return { claims, heard: kept?.heard, decision: kept?.decision };
     });
-    expect(clean).toEqual({ claims: [true, false], decision: 'declined' });
+    expect(clean).toEqual({ claims: [true, false], heard: true, decision: 'declined' });
     expect(lossy).toEqual(clean);
   });
 

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { type BenchKey, send } from '#bench/lib/client.ts';
+import { localDeploymentCalls } from '#local/deployment.ts';
 import { SCOPES } from '#shared/api/scopes.ts';
 import { ORDER_TENANT_CATALOG } from './order-fixtures.ts';
 
@@ -20,7 +21,7 @@ export async function ownOrderTenant(baseUrl: string, prefix: string, config: ob
   const { putTenantConfig } = await import('#shared/tenants/config-writer.ts');
   const { createApiKey } = await import('#shared/auth/api-keys.ts');
   const tenant = `${prefix}-${randomUUID().slice(0, 8)}`;
-  await putTenantConfig(tenant, config, { callPlatform });
+  await putTenantConfig(tenant, config, localDeploymentCalls({ ...process.env, CALL_PLATFORM: callPlatform }));
   const created = await createApiKey(tenant, [...SCOPES]);
   const key = { tenant, keyId: created.key_id, secret: created.secret };
   expect((await send(baseUrl, key, 'POST', '/products/batch', ORDER_TENANT_CATALOG)).body.rejected).toBe(0);

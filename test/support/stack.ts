@@ -15,6 +15,7 @@ export const baseUrl = stack.baseUrl;
 
 const { createApiKey } = await import('#shared/auth/api-keys.ts');
 const { putTenantConfig } = await import('#shared/tenants/config-writer.ts');
+const { localDeploymentCalls } = await import('#local/deployment.ts');
 
 /** Ready to call (a market) and a rate limit no functional test reaches. */
 export const DEFAULT_TEST_CONFIG = {
@@ -31,7 +32,7 @@ export interface TestKey {
 /** A new tenant (unique per call, so test files never share data) with one key. */
 export async function newTenant(options: { scopes?: readonly Scope[]; config?: unknown } = {}): Promise<TestKey> {
   const tenant = `t-${randomUUID().slice(0, 12)}`;
-  await putTenantConfig(tenant, options.config ?? DEFAULT_TEST_CONFIG, { callPlatform: process.env.CALL_PLATFORM ?? 'sandbox' });
+  await putTenantConfig(tenant, options.config ?? DEFAULT_TEST_CONFIG, localDeploymentCalls());
   const key = await createApiKey(tenant, [...(options.scopes ?? SCOPES)]);
   return { tenant, keyId: key.key_id, secret: key.secret };
 }

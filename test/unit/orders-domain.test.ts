@@ -74,6 +74,7 @@ const input = (over: Partial<QualificationInput> = {}): QualificationInput => ({
   ]),
   rules: [],
   repurchaseIntentEnabled: true,
+  destinationAllowed: true,
   ...over,
 });
 
@@ -84,6 +85,7 @@ describe('qualify', () => {
       [{ customer: undefined }, 'customer_not_found'],
       [{ customer: { consent: 'granted', anonymized: true } }, 'customer_anonymized'],
       [{ customer: { consent: 'withdrawn', anonymized: false } }, 'consent_not_granted'],
+      [{ destinationAllowed: false }, 'destination_not_allowed'],
       [{ variants: new Map() }, 'unknown_variant'],
       [{ variants: new Map([['a', variant('a', { archived: true })]]) }, 'variant_archived'],
       [{ variants: new Map([['a', variant('a', { currency: 'USD' })]]) }, 'currency_mismatch'],

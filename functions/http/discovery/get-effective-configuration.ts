@@ -1,3 +1,4 @@
+import { config as runtime } from '#functions/composition-root.ts';
 import { tenantConfigOf } from '#functions/tenant-configs.ts';
 import { effectiveConfiguration } from '#shared/discovery/discovery.ts';
 import { EffectiveConfigurationSchema } from '#shared/discovery/schemas.ts';
@@ -13,5 +14,5 @@ export const contract = defineOperation({
 
 export const handler = readHandler(contract, async ({ principal }) => {
   const [config, subscription] = await Promise.all([tenantConfigOf(principal.tenant), readWebhookSubscription(principal.tenant)]);
-  return { status: 200, body: effectiveConfiguration(config, subscription) };
+  return { status: 200, body: effectiveConfiguration(config, subscription, runtime.connect?.callerIds) };
 });

@@ -84,16 +84,18 @@ export interface ConnectClients {
   client: ConnectClient;
 }
 
+/** A market's customers see a number of their own country, never another's: without one nothing is dialled. */
+const callerIdOf = (settings: ConnectSettings, request: CallRequest): string | undefined => settings.callerIds[request.market ?? ''];
+
 export function connectCallPlatform(clients: ConnectClients, settings: ConnectSettings, contacts: ContactMap): CallPlatform {
   const { dialer, client } = clients;
-  const callerIdFor = (request: CallRequest) => settings.callerIds[request.market ?? ''] ?? Object.values(settings.callerIds)[0];
   const dial = (request: CallRequest, reference: string, contactFlowId: string) =>
     dialer.send(
       new StartOutboundVoiceContactCommand({
         InstanceId: settings.instanceId,
         ContactFlowId: contactFlowId,
         DestinationPhoneNumber: request.phone,
-        SourcePhoneNumber: callerIdFor(request),
+        SourcePhoneNumber: callerIdOf(settings, request),
         ClientToken: reference,
         Attributes: { [ATTEMPT_ATTRIBUTE]: reference },
         ...(settings.campaignTraffic
@@ -111,6 +113,7 @@ export function connectCallPlatform(clients: ConnectClients, settings: ConnectSe
     async startAttempt(request) {
       const { contactFlowId } = settings;
       if (!contactFlowId) throw new Error('this function places no calls: its environment has no CONNECT_CONTACT_FLOW_ID');
+      if (!callerIdOf(settings, request)) throw new DialRefused(`the deployment has no caller id for market ${request.market ?? '(none)'}`);
       const { tenant, external_order_id, attempt, external_customer_id } = request;
       const prepared = { reference: attemptReference(request), tenant, external_order_id, attempt, external_customer_id };
       // Before the dial: however soon the customer answers, the flow's first turn finds the attempt.

@@ -6,7 +6,7 @@
 import { ConnectClient } from '@aws-sdk/client-connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ConnectStandIn, startConnectStandIn } from '#local/connect-stand-in.ts';
-import { type AttemptKey, attemptReference, DialThrottled } from '#shared/calls/call-platform.ts';
+import { type AttemptKey, attemptReference, DialRefused, DialThrottled } from '#shared/calls/call-platform.ts';
 import { connectCallPlatform } from '#shared/calls/connect/connect-platform.ts';
 import type { AttemptOfReference, ContactMap } from '#shared/calls/connect/contact-store.ts';
 import { dialogScript } from '#shared/calls/dialog.ts';
@@ -107,7 +107,7 @@ describe('the Connect call platform', () => {
     const key = { tenant: 'acme', external_order_id: 'o-2', attempt: 1 };
     const live = platform(contacts);
     await live.cancel(key);
-    await live.startAttempt({ ...key, external_customer_id: 'c-1', phone: '+4915100000002', script }, new Date());
+    await live.startAttempt({ ...key, external_customer_id: 'c-1', phone: '+4915100000002', script, market: 'DE' }, new Date());
     const contactId = contacts.items.get('acme/o-2/1')!.contactId!;
     await Promise.all([live.cancel(key), live.cancel(key), live.cancel(key)]);
     expect(standIn.contacts.get(contactId)!.stops).toBe(1);
@@ -117,7 +117,7 @@ describe('the Connect call platform', () => {
     const contacts = memoryContacts();
     const key = { tenant: 'acme', external_order_id: 'o-3', attempt: 2 };
     const live = platform(contacts);
-    await live.startAttempt({ ...key, external_customer_id: 'c-1', phone: '+4915100000003', script }, new Date());
+    await live.startAttempt({ ...key, external_customer_id: 'c-1', phone: '+4915100000003', script, market: 'DE' }, new Date());
     const now = new Date();
     expect(await live.outcomeOf!(key, now)).toBe('ongoing');
     standIn.finish(contacts.items.get('acme/o-3/2')!.contactId!, { connected: true, disconnectReason: 'CUSTOMER_DISCONNECT', detection: 'VOICEMAIL_BEEP' });
@@ -129,7 +129,7 @@ describe('the Connect call platform', () => {
     const contacts = memoryContacts();
     const live = platform(contacts);
     const answered = { tenant: 'acme', external_order_id: 'o-4', attempt: 1 };
-    await live.startAttempt({ ...answered, external_customer_id: 'c-1', phone: '+4915100000005', script }, new Date());
+    await live.startAttempt({ ...answered, external_customer_id: 'c-1', phone: '+4915100000005', script, market: 'DE' }, new Date());
     const { contactId, reference } = contacts.items.get('acme/o-4/1')!;
     await contacts.decide(reference, 'declined');
     standIn.finish(contactId!, { connected: true, disconnectReason: 'CONTACT_FLOW_DISCONNECT' });
@@ -139,8 +139,14 @@ describe('the Connect call platform', () => {
   it("erases a customer's contacts: their reference blanked in Connect, their items gone", async () => {
     const contacts = memoryContacts();
     const live = platform(contacts);
-    await live.startAttempt({ tenant: 'acme', external_order_id: 'o-5', attempt: 1, external_customer_id: 'c-9', phone: '+4915100000006', script }, new Date());
-    await live.startAttempt({ tenant: 'acme', external_order_id: 'o-6', attempt: 1, external_customer_id: 'c-8', phone: '+4915100000007', script }, new Date());
+    await live.startAttempt(
+      { tenant: 'acme', external_order_id: 'o-5', attempt: 1, external_customer_id: 'c-9', phone: '+4915100000006', script, market: 'DE' },
+      new Date(),
+    );
+    await live.startAttempt(
+      { tenant: 'acme', external_order_id: 'o-6', attempt: 1, external_customer_id: 'c-8', phone: '+4915100000007', script, market: 'DE' },
+      new Date(),
+    );
     const erased = contacts.items.get('acme/o-5/1')!.contactId!;
     await live.erase({ tenant: 'acme', external_customer_id: 'c-9' });
     expect(standIn.contacts.get(erased)!.attributes).toEqual({ attempt_ref: '' });
@@ -151,7 +157,7 @@ describe('the Connect call platform', () => {
     const live = platform(memoryContacts());
     // Twice throttled, then placed: the SDK's own retries (three attempts) carry the dial through.
     standIn.throttleNextDials(2);
-    const dial = { tenant: 'acme', external_order_id: 't-1', attempt: 1, external_customer_id: 'c-1', phone: '+4915100000004', script };
+    const dial = { tenant: 'acme', external_order_id: 't-1', attempt: 1, external_customer_id: 'c-1', phone: '+4915100000004', script, market: 'DE' };
     expect(await live.startAttempt(dial, new Date())).toBe('pending');
     const placed = [...standIn.contacts.values()].filter((c) => c.destination === '+4915100000004');
     // A throttled request placed nothing, so its retry is the attempt's only contact.
@@ -163,9 +169,16 @@ describe('a dial Connect keeps throttling', () => {
   it('is refused as DialThrottled, having placed nothing', async () => {
     const live = platform(memoryContacts());
     standIn.throttleNextDials(10);
-    const dial = { tenant: 'acme', external_order_id: 't-2', attempt: 1, external_customer_id: 'c-1', phone: '+4915100000008', script };
+    const dial = { tenant: 'acme', external_order_id: 't-2', attempt: 1, external_customer_id: 'c-1', phone: '+4915100000008', script, market: 'DE' };
     await expect(live.startAttempt(dial, new Date())).rejects.toBeInstanceOf(DialThrottled);
     standIn.throttleNextDials(0);
     expect([...standIn.contacts.values()].filter((c) => c.destination === '+4915100000008')).toEqual([]);
+  });
+
+  it("dials nothing for a market the deployment has no caller id for: its customers never see another country's number", async () => {
+    const live = platform(memoryContacts());
+    const dial = { tenant: 'acme', external_order_id: 't-3', attempt: 1, external_customer_id: 'c-1', phone: '+33612345678', script, market: 'FR' };
+    await expect(live.startAttempt(dial, new Date())).rejects.toBeInstanceOf(DialRefused);
+    expect([...standIn.contacts.values()].filter((c) => c.destination === '+33612345678')).toEqual([]);
   });
 });

@@ -35,7 +35,7 @@ describe('the runtime configuration read from the environment', () => {
       webhookAllowPrivateUrls: false,
       webhookBackoffScale: 1,
       webhookTimeoutScale: 1,
-      callRetryDelaySeconds: 2,
+      callRetryDelaySeconds: undefined,
       variantIndexGraceSeconds: 60,
       callPlatform: 'sandbox',
       connect: undefined,
