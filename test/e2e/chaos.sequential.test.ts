@@ -146,7 +146,9 @@ describe('chaos: faults, failing receivers and kills', () => {
         expect((await call('POST', '/products/batch', { products: [coffee] })).body.rejected).toBe(0);
         expect((await call('PUT', '/sales-rules/upsell', upsell)).status).toBe(200);
         for (let d = 0; d < 10; d++) {
-          expect((await call('PUT', `/customers/c${d}`, { phone: `+491510000000${d}`, locale: 'de-DE', consent, source_version: '1' })).status).toBeLessThan(300);
+          expect((await call('PUT', `/customers/c${d}`, { phone: `+491510000000${d}`, locale: 'de-DE', consent, source_version: '1' })).status).toBeLessThan(
+            300,
+          );
         }
       }
       // Let the variant index take the catalog in before the orders come.
