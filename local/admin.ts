@@ -215,7 +215,8 @@ function modeChangeInWords(tenant: string, before: TenantConfig | undefined, aft
 const tenantConfigFile = positionals[0] === 'tenants' && values.config ? readTenantConfigFile(values.config) : undefined;
 const target = await selectTarget();
 const { createApiKey, revokeApiKey } = await import('#shared/auth/api-keys.ts');
-const { TenantConfigRefusedError, getTenantConfig, putTenantConfig } = await import('#shared/tenants/config-writer.ts');
+const { TenantConfigRefusedError, putTenantConfig } = await import('#shared/tenants/config-writer.ts');
+const { readTenantConfig } = await import('#shared/tenants/store.ts');
 const { isScope } = await import('#shared/api/scopes.ts');
 const { KEY_RECORD_SECONDS } = await import('#shared/auth/dynamodb-adapters.ts');
 const { TENANT_ID_PATTERN } = await import('#shared/tenants/config.ts');
@@ -279,7 +280,7 @@ switch (area === 'recover' ? area : `${area} ${action}`) {
   case 'tenants get': {
     const tenant = values.tenant ?? fail('--tenant is required');
     if (!TENANT_ID_PATTERN.test(tenant)) fail(`--tenant must match ${TENANT_ID_PATTERN}`);
-    const config = (await getTenantConfig(tenant)) ?? cannot(`no tenant ${tenant}: it has no configuration (tenants put creates one)`);
+    const config = (await readTenantConfig(tenant, { consistent: true })) ?? cannot(`no tenant ${tenant}: it has no configuration (tenants put creates one)`);
     console.log(JSON.stringify(config, null, 2));
     break;
   }

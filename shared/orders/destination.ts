@@ -37,5 +37,6 @@ export function marketOf(config: TenantConfig, customer: CustomerContact | undef
 
 /** Whether a live tenant may call this customer's number at all (a sandbox tenant's simulated customers always may). */
 export function destinationAllowed(config: TenantConfig, customer: CustomerContact | undefined): boolean {
+  // A tenant without markets is rejected for that (no_market_configured) where its order is scheduled.
   return config.mode !== 'live' || config.markets.length === 0 || marketOf(config, customer) !== undefined;
 }

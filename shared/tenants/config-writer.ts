@@ -1,9 +1,10 @@
 /** Writing a tenant's configuration: validated here, where it enters the table, and read back by the functions as stored. */
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { tableClient, tableName } from '../storage/clients.ts';
 import { keys } from '../storage/keys.ts';
 import { type TenantConfig, TenantConfigSchema } from './config.ts';
-import { LIVE_MIN_RETRY_DELAY_SECONDS, type StoredTenantConfig, withTenantDefaults } from './tenant-config.ts';
+import { readTenantConfig } from './store.ts';
+import { LIVE_MIN_RETRY_DELAY_SECONDS } from './tenant-config.ts';
 
 /** A configuration the deployment cannot honour for real customers (a live tenant with no platform, no caller id, too short a retry delay). */
 export class TenantConfigRefusedError extends Error {
@@ -81,12 +82,6 @@ export function configChanges(before: TenantConfig | undefined, after: TenantCon
   return changes;
 }
 
-/** The configuration stored for `tenant`, with every missing field at its default; undefined when it has none. */
-export async function getTenantConfig(tenant: string): Promise<TenantConfig | undefined> {
-  const { Item } = await tableClient().send(new GetCommand({ TableName: tableName(), Key: keys.tenantConfig(tenant), ConsistentRead: true }));
-  return Item ? withTenantDefaults(Item.config as StoredTenantConfig) : undefined;
-}
-
 export interface TenantConfigWrite {
   config: TenantConfig;
   /** The configuration before the write (undefined: the tenant had none). */
@@ -106,7 +101,7 @@ export async function putTenantConfig(
   deployment: DeploymentCalls,
   options: { replace?: boolean; now?: Date } = {},
 ): Promise<TenantConfigWrite> {
-  const before = await getTenantConfig(tenant);
+  const before = await readTenantConfig(tenant, { consistent: true });
   const whole = options.replace || !before || !isPlainObject(input) ? input : mergeConfig(before as unknown as Record<string, unknown>, input);
   const config = TenantConfigSchema.parse(whole);
   checkTenantConfig(tenant, config, deployment);
